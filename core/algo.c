@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The table of mapping algorithms and the entry point topomap_map(). Adding an
+ * algorithm = one file core/map_NAME.c + one line here (as Scotch's arch.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "internal.h"
+
+static const struct topomap_algo algos[] = {
+    {"block", "in order: consecutive ranks fill a node, nodes in allocation order (Slurm's default)",
+     topomap_map_block},
+    {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic},
+    {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random},
+};
+#define NALGOS ((int)(sizeof algos / sizeof algos[0]))
+
+const char *topomap_algo_name(int i)
+{
+    return i >= 0 && i < NALGOS ? algos[i].name : NULL;
+}
+
+const char *topomap_algo_summary(int i)
+{
+    return i >= 0 && i < NALGOS ? algos[i].summary : NULL;
+}
+
+void topomap_opts_init(topomap_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->affinity = TOPOMAP_AFFINITY_BYTES;
+    o->loop = -1;
+}
+
+static const struct topomap_algo *find_algo(const char *name)
+{
+    for (int i = 0; i < NALGOS; i++)
+        if (!strcmp(algos[i].name, name))
+            return &algos[i];
+    return NULL;
+}
+
+static int unknown_algo(const char *name, char *err, size_t errlen)
+{
+    char list[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < NALGOS; i++)
+        len += (size_t)snprintf(list + len, len < sizeof list ? sizeof list - len : 0, "%s%s",
+                                i ? ", " : "", algos[i].name);
+    return topomap_fail(err, errlen, EINVAL, "unknown algorithm '%s' (known: %s)", name, list);
+}
+
+/* Check that an algorithm returned an injective rank -> slot map. */
+static int check_result(const struct topomap_problem *pb, const char *name, const int *r2s,
+                        char *err, size_t errlen)
+{
+    char *used = calloc((size_t)pb->nslots, 1);
+    if (!used)
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    int rc = 0;
+    for (int r = 0; r < pb->n && rc == 0; r++) {
+        if (r2s[r] < 0 || r2s[r] >= pb->nslots || used[r2s[r]])
+            rc = topomap_fail(err, errlen, EPROTO,
+                              "internal error: algorithm '%s' gave rank %d an invalid slot %d",
+                              name, r, r2s[r]);
+        else
+            used[r2s[r]] = 1;
+    }
+    free(used);
+    return rc;
+}
+
+int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
+                const topomap_opts_t *o, int *rank_to_slot, char *err, size_t errlen)
+{
+    topomap_opts_t defaults;
+    if (!o) {
+        topomap_opts_init(&defaults);
+        o = &defaults;
+    }
+    if (!algo || !p || !a || !rank_to_slot)
+        return topomap_fail(err, errlen, EINVAL, "topomap_map: NULL argument");
+    const struct topomap_algo *al = find_algo(algo);
+    if (!al)
+        return unknown_algo(algo, err, errlen);
+
+    struct topomap_problem pb = {0};
+    pb.profile = p;
+    pb.alloc = a;
+    pb.topo = topomap_alloc_topology(a);
+    pb.opts = o;
+    pb.n = topomap_profile_nranks(p);
+    pb.nslots = topomap_alloc_nslots(a);
+    if (pb.n > pb.nslots)
+        return topomap_fail(err, errlen, E2BIG,
+                            "%d ranks do not fit in %d slots of the allocation", pb.n, pb.nslots);
+    if (topomap_profile_graph(p, o->affinity, 1, &pb.g) < 0)
+        return topomap_fail(err, errlen, errno,
+                            "the profile has no message counts: use byte affinity");
+
+    int *sn = malloc(sizeof(int) * (size_t)pb.nslots);
+    int *sc = malloc(sizeof(int) * (size_t)pb.nslots);
+    if (!sn || !sc) {
+        free(sn);
+        free(sc);
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    for (int s = 0; s < pb.nslots; s++) {
+        sn[s] = topomap_alloc_slot_node(a, s);
+        sc[s] = topomap_alloc_slot_core(a, s);
+    }
+    pb.slot_node = sn;
+    pb.slot_core = sc;
+    double start = topomap_now();
+    if (o->time_limit > 0)
+        pb.deadline = start + o->time_limit;
+
+#ifdef _OPENMP
+    int saved_threads = omp_get_max_threads();
+    if (o->nthreads > 0)
+        omp_set_num_threads(o->nthreads);
+#endif
+    int rc = al->map(&pb, rank_to_slot, err, errlen);
+    int e = errno;
+#ifdef _OPENMP
+    omp_set_num_threads(saved_threads);
+#endif
+    if (rc == 0)
+        rc = check_result(&pb, al->name, rank_to_slot, err, errlen);
+    else
+        errno = e;
+    if (rc == 0 && o->time_limit > 0 && topomap_expired(&pb))
+        rc = topomap_fail(err, errlen, ETIMEDOUT,
+                          "algorithm '%s' took %.3f s, over the time limit of %.3f s",
+                          al->name, topomap_now() - start, o->time_limit);
+    free(sn);
+    free(sc);
+    return rc;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file topomap.h
+ * @brief libtopomap: place the ranks of a parallel job onto a machine so that
+ *        ranks which talk a lot sit close together.
+ *
+ * The one public header of libtopomap. Everything it declares is prefixed
+ * topomap_ / TOPOMAP_. Conventions (hwloc's):
+ *  - functions returning int give 0 on success, -1 with errno set on failure;
+ *  - functions returning a pointer give NULL with errno set on failure;
+ *  - loaders and algorithms also fill an optional error buffer @p err of
+ *    @p errlen bytes with one human sentence, prefixed "FILE:LINE:COL: " or
+ *    "FILE:LINE: " where a file is involved. @p err may be NULL;
+ *  - handles are opaque; *_free() accepts NULL;
+ *  - the library never prints, exits or aborts; inputs marked const are never
+ *    modified; results depend only on inputs and an explicit seed, never on
+ *    the number of threads.
+ */
+#ifndef TOPOMAP_H
+#define TOPOMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Suggested size of error buffers. */
+#define TOPOMAP_ERRLEN 512
+
+/** Library version string, e.g. "0.1.0". */
+const char *topomap_version(void);
+
+/* ======================================================================== */
+/* Hostlists (Slurm hostlist expressions such as "cn[0000-0003,0010],login1") */
+/* ======================================================================== */
+
+typedef struct topomap_hostlist topomap_hostlist_t;
+
+/**
+ * Expand a Slurm hostlist expression. Order is preserved, duplicates are kept.
+ * Supports several bracket groups per name ("r[1-2]n[01-02]" expands the last
+ * group fastest, as Slurm does) and zero padding.
+ * @return a new hostlist (caller frees with topomap_hostlist_free), or NULL
+ *         with errno EINVAL (syntax, message in @p err) or ENOMEM.
+ */
+topomap_hostlist_t *topomap_hostlist_parse(const char *expr, char *err, size_t errlen);
+/** Number of hostnames in @p hl. */
+size_t topomap_hostlist_count(const topomap_hostlist_t *hl);
+/** The @p i-th hostname; valid until topomap_hostlist_free(). NULL if out of range. */
+const char *topomap_hostlist_get(const topomap_hostlist_t *hl, size_t i);
+void topomap_hostlist_free(topomap_hostlist_t *hl);
+/**
+ * Compress @p n hostnames, in the given order, into a hostlist expression
+ * (consecutive numeric suffixes with the same prefix and width are ranged).
+ * @return a malloc'ed string (caller frees), or NULL with errno ENOMEM.
+ */
+char *topomap_hostlist_compress(const char *const *names, size_t n);
+
+/* ======================================================================== */
+/* Communication profiles                                                     */
+/* ======================================================================== */
+
+/** A communication profile: bytes (and messages) sent from rank to rank. */
+typedef struct topomap_profile topomap_profile_t;
+
+/** File formats of profiles. */
+enum topomap_profile_format {
+    TOPOMAP_FMT_AUTO = 0, /**< by extension (.mtx, .mat) and content */
+    TOPOMAP_FMT_EDGES,    /**< "src dst bytes [msgs]" lines, 0-based ranks */
+    TOPOMAP_FMT_DENSE,    /**< n lines of n numbers (TreeMatch, profile2mat.pl) */
+    TOPOMAP_FMT_MTX       /**< Matrix Market coordinate, 1-based */
+};
+
+/** Which quantity is the affinity between two ranks. */
+enum topomap_affinity {
+    TOPOMAP_AFFINITY_BYTES = 0, /**< bytes (default) */
+    TOPOMAP_AFFINITY_MSGS = 1   /**< message counts (needs a msgs column) */
+};
+
+/**
+ * Load a profile from @p path in format @p format (enum topomap_profile_format).
+ * Duplicate (src, dst) entries are summed. The rank count comes from, in order:
+ * a "# nranks=N" comment or a first data line holding a single integer (edge
+ * list), the matrix size (dense, mtx), "nranks=" in the side file PATH.meta,
+ * else the largest rank + 1.
+ * Rejected with file:line in @p err and errno EINVAL: negative, NaN or infinite
+ * values, ranks out of range, malformed or truncated lines, empty files. errno
+ * is ENOENT/EACCES etc. for files that cannot be read.
+ * @return a new profile (caller frees with topomap_profile_free) or NULL.
+ */
+topomap_profile_t *topomap_profile_load(const char *path, int format, char *err, size_t errlen);
+
+/**
+ * Build a profile from @p nedges directed entries (src[k] -> dst[k], bytes[k],
+ * msgs[k]); @p msgs may be NULL (no message counts). Duplicates are summed.
+ * Arrays are copied. @return a new profile or NULL (errno EINVAL, ENOMEM).
+ */
+topomap_profile_t *topomap_profile_create(int nranks, size_t nedges, const int *src,
+                                          const int *dst, const double *bytes,
+                                          const double *msgs, char *err, size_t errlen);
+void topomap_profile_free(topomap_profile_t *p);
+
+/** Number of ranks. */
+int topomap_profile_nranks(const topomap_profile_t *p);
+/** Number of distinct directed (src, dst) entries with a nonzero value. */
+size_t topomap_profile_nedges(const topomap_profile_t *p);
+/** Total bytes over all entries (self traffic included). */
+double topomap_profile_total_bytes(const topomap_profile_t *p);
+/** 1 if the profile carries message counts, else 0. */
+int topomap_profile_has_msgs(const topomap_profile_t *p);
+/**
+ * Metadata value recorded in the file's "# key=value" comments (e.g.
+ * "application", "date", "counted"), or NULL. Valid until topomap_profile_free.
+ */
+const char *topomap_profile_meta(const topomap_profile_t *p, const char *key);
+
+/**
+ * Write @p p in the edge-list format to @p f: "# key=value" header lines
+ * (nranks first, then every metadata entry of @p p), then one
+ * "src dst bytes msgs" line per entry in (src, dst) order.
+ * @return 0, or -1 with errno from the stream.
+ */
+int topomap_profile_write(const topomap_profile_t *p, FILE *f);
+
+/**
+ * A compressed sparse row view of a profile. Row i lists the ranks j that i
+ * exchanges with, in increasing order, with weights w. Arrays belong to the
+ * profile and are valid until topomap_profile_free().
+ */
+typedef struct topomap_graph {
+    int n;               /**< number of ranks (rows) */
+    const int64_t *xadj; /**< n + 1 row offsets */
+    const int *adj;      /**< xadj[n] column indices */
+    const double *w;     /**< xadj[n] weights */
+} topomap_graph_t;
+
+/**
+ * Get a CSR view of @p p. @p affinity is enum topomap_affinity.
+ * With @p symmetric 0: directed, w = A[i][j] as recorded (diagonal kept).
+ * With @p symmetric 1: w = A[i][j] + A[j][i], diagonal dropped (what mapping
+ * algorithms use; sum over it of w * hops is twice the directed hop-bytes).
+ * @return 0, or -1 with errno EINVAL (messages asked for, none recorded).
+ */
+int topomap_profile_graph(const topomap_profile_t *p, int affinity, int symmetric,
+                          topomap_graph_t *out);
+
+/* ======================================================================== */
+/* Topologies                                                                 */
+/* ======================================================================== */
+
+/** A machine: a network of nodes (hostnames) and the inside of a node. */
+typedef struct topomap_topology topomap_topology_t;
+
+/**
+ * Load a topology from @p path: a site YAML description (see
+ * topologies/README.md), or a Slurm topology.conf (recognised by its
+ * SwitchName= lines; nodes then get one core unless @p path is YAML naming it).
+ * Errors: errno EINVAL with "FILE:LINE:COL: problem" in @p err (unknown keys,
+ * wrong types, inconsistent sizes), or the errno of the failed open.
+ * @return a new topology (caller frees with topomap_topology_free) or NULL.
+ */
+topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t errlen);
+
+/**
+ * Build an n-D mesh/torus: dims[k] nodes along dimension k, wrap[k] nonzero for
+ * wraparound. Node index = x0 + d0*(x1 + d1*(x2 + ...)). @p hostlist names the
+ * nodes in index order (NULL: "node[0-N]" with zero padding). Each node has
+ * @p cores cores in one flat level.
+ */
+topomap_topology_t *topomap_topology_torus(int ndims, const int *dims, const int *wrap,
+                                           int cores, const char *hostlist,
+                                           char *err, size_t errlen);
+/**
+ * Build a Tianhe-3 style machine (OHTMA paper, section 4.2, Table 1): a
+ * @p rows x @p cols mesh of chips, @p nodes_per_chip nodes per chip (even; the
+ * first half is the left side). Node index = chip * nodes_per_chip + k with
+ * chip = row * cols + col. Hops: same chip 1, same row or column 3, else 5;
+ * one more when the two nodes are on different sides; 0 for the same node.
+ */
+topomap_topology_t *topomap_topology_tianhe3(int rows, int cols, int nodes_per_chip,
+                                             int cores, const char *hostlist,
+                                             char *err, size_t errlen);
+/**
+ * Build a tree (fat-tree) network: @p nlevels switch levels, arity[0] children
+ * of the top switch, ..., arity[nlevels-1] nodes per leaf switch. hops[k] is the
+ * hop count between two nodes whose lowest common switch is at level k
+ * (0 = top), e.g. {4, 2} for leaf switches under one top switch.
+ */
+topomap_topology_t *topomap_topology_tree(int nlevels, const int *arity, const int *hops,
+                                          int cores, const char *hostlist,
+                                          char *err, size_t errlen);
+
+/**
+ * Replace the inside of every node with a hierarchy of @p nlevels levels, from
+ * the outermost (e.g. socket) to the innermost (core): arity[k] children per
+ * object of the level above; cost[k] is the SumCom cost between two cores whose
+ * deepest common object is at level k-1 (cost[0]: only the node is shared),
+ * and cost[nlevels] the cost between a core and itself.
+ * Cores per node = product of arity.
+ */
+int topomap_topology_set_node_levels(topomap_topology_t *t, int nlevels, const int *arity,
+                                     const double *cost, char *err, size_t errlen);
+/**
+ * Replace the inside of every node by what hwloc reports: from the XML file
+ * @p xml_path (as written by `lstopo node.xml`), or from the running machine
+ * when @p xml_path is NULL. Levels: packages, NUMA nodes (when they split a
+ * package), cores.
+ */
+int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path,
+                                    char *err, size_t errlen);
+void topomap_topology_free(topomap_topology_t *t);
+
+/** "torus", "mesh", "tianhe3" or "fat-tree". */
+const char *topomap_topology_kind(const topomap_topology_t *t);
+/** Number of nodes. */
+int topomap_topology_nnodes(const topomap_topology_t *t);
+/** Hostname of node @p node, valid until topomap_topology_free(); NULL if out of range. */
+const char *topomap_topology_node_name(const topomap_topology_t *t, int node);
+/** Node index of @p hostname, or -1 with errno ENOENT. O(1) average. */
+int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname);
+/** Number of cores in each node. */
+int topomap_topology_cores(const topomap_topology_t *t);
+/** Network hops between nodes @p a and @p b (0 when a == b). O(1)/O(levels). */
+int topomap_topology_hops(const topomap_topology_t *t, int a, int b);
+/**
+ * SumCom cost of moving one byte from core @p ca of node @p na to core @p cb of
+ * node @p nb: hops * hop_cost between nodes, the node-level cost inside a node.
+ */
+double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb);
+/** Largest hop count between two nodes. */
+int topomap_topology_diameter(const topomap_topology_t *t);
+/**
+ * Coordinates of @p node: fills up to @p maxdims entries of @p coords and
+ * returns the number of dimensions (torus/mesh: one per dimension; tianhe3:
+ * row, col, side, slot; tree: the switch index at each level, then the port).
+ */
+int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, int maxdims);
+/**
+ * Print a human summary (kind, size, node names, cores, levels, diameter) to @p f.
+ * @return 0 or -1 with errno from the stream.
+ */
+int topomap_topology_describe(const topomap_topology_t *t, FILE *f);
+
+/* ======================================================================== */
+/* Allocations: the slots (node, core) a job may use                          */
+/* ======================================================================== */
+
+typedef struct topomap_alloc topomap_alloc_t;
+
+/**
+ * The allocation of a job on @p t: nodes given by the hostlist expression
+ * @p hostlist in allocation order (any order, non-contiguous), and the number
+ * of slots on each node by @p slots: NULL or "" for all cores of each node,
+ * "K" for K on every node, or Slurm's SLURM_JOB_CPUS_PER_NODE syntax
+ * ("4(x3),2": one count per node). Slot s on a node uses core s mod cores.
+ * Slots are numbered node by node in allocation order, cores ascending.
+ * Errors (errno EINVAL, message in @p err): unknown hostname, a node listed
+ * twice, count mismatch, zero slots.
+ */
+topomap_alloc_t *topomap_alloc_create(const topomap_topology_t *t, const char *hostlist,
+                                      const char *slots, char *err, size_t errlen);
+void topomap_alloc_free(topomap_alloc_t *a);
+/** The topology @p a was made on. */
+const topomap_topology_t *topomap_alloc_topology(const topomap_alloc_t *a);
+int topomap_alloc_nslots(const topomap_alloc_t *a);
+/** Number of nodes in the allocation. */
+int topomap_alloc_nnodes(const topomap_alloc_t *a);
+/** Topology node index of the @p i-th allocated node. */
+int topomap_alloc_node(const topomap_alloc_t *a, int i);
+/** Topology node index of slot @p s. */
+int topomap_alloc_slot_node(const topomap_alloc_t *a, int s);
+/** Core (0-based inside the node) of slot @p s. */
+int topomap_alloc_slot_core(const topomap_alloc_t *a, int s);
+
+/* ======================================================================== */
+/* Mapping algorithms                                                         */
+/* ======================================================================== */
+
+/** Options of topomap_map(). Initialise with topomap_opts_init(). */
+typedef struct topomap_opts {
+    uint64_t seed;     /**< seed of randomised algorithms (default 1) */
+    int affinity;      /**< enum topomap_affinity (default bytes) */
+    int nthreads;      /**< OpenMP threads, 0 = runtime default */
+    double time_limit; /**< seconds, 0 = none; exceeded: -1, errno ETIMEDOUT */
+    int refine;        /**< 1: run the swap-refinement engine afterwards */
+    long loop;         /**< pair-exchange steps (ohtma), -1 = algorithm default */
+} topomap_opts_t;
+
+void topomap_opts_init(topomap_opts_t *o);
+
+/**
+ * Map the ranks of @p p onto the slots of @p a with algorithm @p algo.
+ * Fills @p rank_to_slot[0 .. nranks-1] (caller-allocated) with distinct slots.
+ * Errors: EINVAL unknown algorithm (message lists the known ones), E2BIG more
+ * ranks than slots, ETIMEDOUT time limit exceeded, ENOMEM.
+ * @p o may be NULL for defaults.
+ */
+int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
+                const topomap_opts_t *o, int *rank_to_slot, char *err, size_t errlen);
+
+/** Name of the @p i-th algorithm (0-based), NULL past the end. */
+const char *topomap_algo_name(int i);
+/** One-line description of the @p i-th algorithm, NULL past the end. */
+const char *topomap_algo_summary(int i);
+
+/* ======================================================================== */
+/* Metrics and matrix statistics                                              */
+/* ======================================================================== */
+
+/** Quality of a mapping. All byte quantities use the directed profile as recorded. */
+typedef struct topomap_metrics {
+    double total_bytes;        /**< sum of A[i][j], self traffic included */
+    double hop_bytes;          /**< sum A[i][j] * hops(node(i), node(j)) (OHTMA eq. 1) */
+    double avg_hops_per_byte;  /**< hop_bytes / total_bytes (0 if no bytes) */
+    int max_dilation;          /**< max hops over pairs with A[i][j] > 0 */
+    double sumcom;             /**< sum A[i][j] * cost(slot(i), slot(j)) */
+    double maxcom;             /**< max A[i][j] * cost(slot(i), slot(j)) */
+    double internode_bytes;    /**< bytes between ranks on different nodes */
+    double internode_fraction; /**< internode_bytes / total_bytes */
+} topomap_metrics_t;
+
+/**
+ * Evaluate the placement rank i -> (node[i], core[i]) of @p p on @p t.
+ * @return 0, or -1 with errno EINVAL (node or core out of range).
+ */
+int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                 const int *core, topomap_metrics_t *m);
+/** Same for rank -> slot of allocation @p a. */
+int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
+                       const int *rank_to_slot, topomap_metrics_t *m);
+
+/** Matrix statistics of the metrics study (Bordage & Jeannot, section 4.4). */
+#define TOPOMAP_STATS_MAXK 8
+typedef struct topomap_stats {
+    double ch;  /**< communication heterogeneity */
+    double cb;  /**< communication balance */
+    double cc;  /**< communication centrality */
+    double nbc; /**< neighbour communication fraction (the square root of NBC^2) */
+    int nk;     /**< number of SP(k) values */
+    int k[TOPOMAP_STATS_MAXK];
+    double sp[TOPOMAP_STATS_MAXK]; /**< split fraction SP(k[i]) */
+} topomap_stats_t;
+
+/**
+ * Compute the statistics of @p p on the symmetrised byte matrix C = A + A^T
+ * (the study assumes C symmetric), for the @p nk (<= TOPOMAP_STATS_MAXK)
+ * block sizes @p ks. O(nnz + n log n), no dense matrix.
+ */
+int topomap_stats(const topomap_profile_t *p, const int *ks, int nk, topomap_stats_t *s);
+
+/* ======================================================================== */
+/* Mapping files                                                              */
+/* ======================================================================== */
+
+enum topomap_mapping_format {
+    TOPOMAP_MAPPING_SLOTS = 0, /**< "RANK HOSTNAME CORE" per line */
+    TOPOMAP_MAPPING_HOSTFILE,  /**< SLURM_HOSTFILE: a hostname per line, rank order */
+    TOPOMAP_MAPPING_RANKFILE   /**< Open MPI rankfile: "rank R=HOST slot=CORE" */
+};
+
+/** Write the placement of @p n ranks to @p f in @p format. @return 0 or -1 (errno). */
+int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
+                          const int *rank_to_slot);
+/**
+ * Read a mapping in the slots format (as written above; '#' comments) for a
+ * profile of @p nranks ranks on @p t: fills node[r] and core[r].
+ * Errors (errno EINVAL, "FILE:LINE: problem"): unknown hostname, core out of
+ * range, rank out of range, missing or duplicate rank, malformed line.
+ */
+int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks,
+                         int *node, int *core, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TOPOMAP_H */
