@@ -42,6 +42,85 @@ struct topomap_algo {
 int topomap_map_block(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_cyclic(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_random(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_ohtma(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_ohtma_fast(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_greedy(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+
+/* map_ohtma.c: the initial greedy phase of OHTMA alone (Algorithm 1, lines
+ * 1-19), exposed for tests. Fills r2s[0..n-1] and, when order is not NULL,
+ * order[k] = the process selected at step k (its slot is r2s[order[k]]). */
+int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order, char *err,
+                         size_t errlen);
+
+/* refine.c: the pair-exchange engine. A placement of the n ranks of a problem
+ * on its slots. Hop-bytes only depend on the node of each rank, so slots are
+ * grouped by node ("groups", numbered in order of first slot); cost[i] is
+ * sum_l g_il hops(grp(i), grp(l)) over the symmetric graph, so the hop-bytes
+ * of eq. (1) of the OHTMA paper are sum_i cost[i] / 2. Exchanging the
+ * contents of two slots touches only the two ranks and their neighbours. */
+struct topomap_xchg {
+    const struct topomap_problem *pb;
+    int n, nslots, ngrp;
+    int *slot_grp;      /* nslots: group of each slot */
+    int *grp_node;      /* ngrp: topology node of each group */
+    int *grp_xslot;     /* ngrp + 1: offsets into grp_slot */
+    int *grp_slot;      /* nslots: the slots of each group, ascending */
+    unsigned char *hop; /* ngrp * ngrp hop table, or NULL (then the topology is asked) */
+    int metric;         /* 1: hops obey the triangle inequality (search may prune) */
+    int *r2s;           /* n: slot of each rank, -1 = not placed */
+    int *s2r;           /* nslots: rank in each slot, -1 = free */
+    int *rgrp;          /* n: group of each placed rank */
+    double *cost;       /* n: see above (0 until placed) */
+    double *wdeg;       /* n: sum of the weights of each rank */
+};
+
+/* Set up groups and hops with every slot free. 0, or -1 + errno (ENOMEM). */
+int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, char *err,
+                      size_t errlen);
+/* Place rank i on slot r2s[i] for every rank (distinct valid slots), compute costs. */
+void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
+void topomap_xchg_free(struct topomap_xchg *x);
+
+static inline int topomap_xchg_hops(const struct topomap_xchg *x, int ga, int gb)
+{
+    return x->hop ? x->hop[(size_t)ga * (size_t)x->ngrp + (size_t)gb]
+                  : topomap_topology_hops(x->pb->topo, x->grp_node[ga], x->grp_node[gb]);
+}
+/* sum_l g_il hops(grp, grp(l)): the cost rank i would have on group grp. */
+double topomap_xchg_cost_at(const struct topomap_xchg *x, int i, int grp);
+/* g_ij (0 when i and j do not communicate); O(log degree). */
+double topomap_xchg_weight(const struct topomap_xchg *x, int i, int j);
+/* Hop-bytes saved by exchanging the contents (rank or nothing) of slots s1
+ * and s2: positive = better. Exact, not the approximation of line 26 of
+ * Algorithm 1 (see map_ohtma.c). */
+double topomap_xchg_gain(const struct topomap_xchg *x, int s1, int s2);
+/* Exchange the contents of slots s1 and s2 and update the costs. */
+void topomap_xchg_swap(struct topomap_xchg *x, int s1, int s2);
+/* Hop-bytes of the placement, recomputed from scratch. */
+double topomap_xchg_hop_bytes(const struct topomap_xchg *x);
+
+/* The swap-refinement driver: passes of best-improving moves (exchange two
+ * ranks, or move a rank to a free slot) evaluated in parallel on a frozen
+ * state and committed in rank order after re-checking their gain, until a
+ * pass commits nothing (no improving exchange or move is left), max_passes
+ * passes (0 = no limit) or the deadline (topomap_now() value, 0 = none).
+ * Results do not depend on the number of threads. */
+struct topomap_refine_params {
+    long max_passes;
+    double deadline;
+};
+struct topomap_refine_stats {
+    long passes, swaps, moves; /* moves: to a free slot */
+    double gain;               /* hop-bytes removed */
+    int converged;             /* 1: the last pass found nothing to do */
+};
+int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
+                        struct topomap_refine_stats *st, char *err, size_t errlen);
+/* Same from a rank -> slot array, updated in place; rp and st may be NULL. */
+int topomap_refine(const struct topomap_problem *pb, int *r2s,
+                   const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
+                   char *err, size_t errlen);
 
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */

@@ -120,8 +120,10 @@ const char *topomap_profile_meta(const topomap_profile_t *p, const char *key);
 /**
  * Write @p p in the edge-list format to @p f: "# key=value" header lines
  * (nranks first, then every metadata entry of @p p), then one
- * "src dst bytes msgs" line per entry in (src, dst) order.
- * @return 0, or -1 with errno from the stream.
+ * "src dst bytes msgs" line per entry in (src, dst) order ("src dst bytes"
+ * when the profile has no message counts). Values read back bit for bit.
+ * The stream is flushed, not closed.
+ * @return 0, or -1 with errno from the stream (EINVAL for NULL arguments).
  */
 int topomap_profile_write(const topomap_profile_t *p, FILE *f);
 
@@ -142,6 +144,8 @@ typedef struct topomap_graph {
  * With @p symmetric 0: directed, w = A[i][j] as recorded (diagonal kept).
  * With @p symmetric 1: w = A[i][j] + A[j][i], diagonal dropped (what mapping
  * algorithms use; sum over it of w * hops is twice the directed hop-bytes).
+ * Both views share one structure for bytes and messages, so an entry that
+ * carried messages of zero bytes appears with w = 0 in the byte view.
  * @return 0, or -1 with errno EINVAL (messages asked for, none recorded).
  */
 int topomap_profile_graph(const topomap_profile_t *p, int affinity, int symmetric,
@@ -223,15 +227,27 @@ const char *topomap_topology_node_name(const topomap_topology_t *t, int node);
 int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname);
 /** Number of cores in each node. */
 int topomap_topology_cores(const topomap_topology_t *t);
-/** Network hops between nodes @p a and @p b (0 when a == b). O(1)/O(levels). */
+/**
+ * Network hops between nodes @p a and @p b (0 when a == b). O(1)/O(levels),
+ * no allocation. -1 with errno EINVAL when a node is out of range.
+ */
 int topomap_topology_hops(const topomap_topology_t *t, int a, int b);
 /**
  * SumCom cost of moving one byte from core @p ca of node @p na to core @p cb of
  * node @p nb: hops * hop_cost between nodes, the node-level cost inside a node.
+ * -1.0 with errno EINVAL when a node or core is out of range.
  */
 double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb);
 /** Largest hop count between two nodes. */
 int topomap_topology_diameter(const topomap_topology_t *t);
+/**
+ * Set the SumCom cost of one network hop (default 1, or the YAML hop_cost).
+ * Intra-node costs already set are not rescaled.
+ * @return 0, or -1 with errno EINVAL (negative or not finite).
+ */
+int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost);
+/** The SumCom cost of one network hop. */
+double topomap_topology_hop_cost(const topomap_topology_t *t);
 /**
  * Coordinates of @p node: fills up to @p maxdims entries of @p coords and
  * returns the number of dimensions (torus/mesh: one per dimension; tianhe3:
@@ -346,8 +362,12 @@ typedef struct topomap_stats {
 
 /**
  * Compute the statistics of @p p on the symmetrised byte matrix C = A + A^T
- * (the study assumes C symmetric), for the @p nk (<= TOPOMAP_STATS_MAXK)
- * block sizes @p ks. O(nnz + n log n), no dense matrix.
+ * (the study assumes C symmetric) without its diagonal (self traffic is not
+ * placement dependent), for the @p nk (<= TOPOMAP_STATS_MAXK) block sizes
+ * @p ks (SP(k): ranks i and j share a block when i / k == j / k). All zero
+ * for a profile without traffic between ranks. O(nnz + n log n), no dense
+ * matrix; core/stats.c documents how the formulas' edge cases are read.
+ * @return 0, or -1 with errno EINVAL (NULL argument, nk out of range, k < 1).
  */
 int topomap_stats(const topomap_profile_t *p, const int *ks, int nk, topomap_stats_t *s);
 
@@ -372,6 +392,98 @@ int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
  */
 int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks,
                          int *node, int *core, char *err, size_t errlen);
+
+/* ======================================================================== */
+/* Profile store                                                              */
+/* ======================================================================== */
+
+/*
+ * A directory of communication profiles keyed by name (usually the
+ * application's executable name): profile NAME is the file DIR/NAME.profile
+ * in the edge-list format of topomap_profile_write(), whose "# nranks=N" first
+ * line records the rank count it was recorded with.
+ *
+ * Writes are atomic: a profile is written to a temporary file in DIR, flushed
+ * to disk and renamed over DIR/NAME.profile, so readers see either the old or
+ * the new complete profile, never a partial one, and when several jobs store
+ * the same name at once the last rename wins. Names are 1 to 200 characters
+ * from [A-Za-z0-9._+-], not starting with '.' or '-'.
+ *
+ * Rank counts: a stored profile is only used for a job with the same number of
+ * ranks. topomap_store_lookup() refuses any other count (errno ERANGE, the
+ * message says both counts); callers report it and keep the default layout.
+ * Profiles are never scaled to another rank count.
+ */
+
+/** The store used when neither a directory nor $TOPOMAP_STORE is given. */
+#define TOPOMAP_STORE_DEFAULT "/var/lib/topomap/profiles"
+
+/**
+ * The store directory to use: @p dir when non-NULL and non-empty, else the
+ * environment variable TOPOMAP_STORE when set and non-empty, else
+ * TOPOMAP_STORE_DEFAULT. The result points to @p dir, the environment or a
+ * constant: valid until the environment changes; never NULL.
+ */
+const char *topomap_store_dir(const char *dir);
+
+/** 1 if @p name is a valid profile name (see above), else 0. */
+int topomap_store_name_valid(const char *name);
+
+/**
+ * Write the path of profile @p name in store @p dir into @p buf (@p len bytes).
+ * @return 0, or -1 with errno EINVAL (invalid name, message in @p err) or
+ *         ENAMETOOLONG (does not fit in @p buf).
+ */
+int topomap_store_path(const char *dir, const char *name, char *buf, size_t len,
+                       char *err, size_t errlen);
+
+/**
+ * Store @p p under @p name in @p dir, atomically replacing any profile of that
+ * name. Creates @p dir (and its parents, mode 0755) when missing. The file is
+ * made readable by everyone (mode 0644) so that every user's jobs can use it.
+ * @return 0, or -1 with errno EINVAL (invalid name), or the errno of the failed
+ *         mkdir/write/rename (EACCES, ENOSPC, ...), with a message in @p err.
+ *         On failure no temporary file is left behind.
+ */
+int topomap_store_add(const char *dir, const char *name, const topomap_profile_t *p,
+                      char *err, size_t errlen);
+
+/**
+ * Load profile @p name from @p dir for a job of @p nranks ranks (@p nranks <= 0:
+ * any rank count). The rank count is checked from the file's first line before
+ * the rest is read.
+ * @return a new profile (caller frees with topomap_profile_free), or NULL with
+ *         errno ENOENT (no such profile), ERANGE (recorded for another rank
+ *         count), EINVAL (invalid name, or a corrupt file: "FILE:LINE: problem"
+ *         in @p err), or the errno of the failed open.
+ */
+topomap_profile_t *topomap_store_lookup(const char *dir, const char *name, int nranks,
+                                        char *err, size_t errlen);
+
+/** One profile of a store, as listed by topomap_store_list(). */
+typedef struct topomap_store_entry {
+    char name[201];   /**< profile name */
+    int nranks;       /**< recorded rank count, -1 if the first line does not say */
+    long long bytes;  /**< file size */
+    long long mtime;  /**< last modification, seconds since the epoch */
+} topomap_store_entry_t;
+
+/**
+ * List the profiles of @p dir, sorted by name. Temporary files of writes in
+ * progress and files that are not NAME.profile are skipped.
+ * @return 0 with *@p entries (caller frees with free(); NULL when *@p n is 0)
+ *         and *@p n set, or -1 with the errno of the failed opendir (ENOENT
+ *         for a missing store) or ENOMEM, with a message in @p err.
+ */
+int topomap_store_list(const char *dir, topomap_store_entry_t **entries, size_t *n,
+                       char *err, size_t errlen);
+
+/**
+ * Remove profile @p name from @p dir.
+ * @return 0, or -1 with errno EINVAL (invalid name), ENOENT (no such profile)
+ *         or the errno of the failed unlink, with a message in @p err.
+ */
+int topomap_store_remove(const char *dir, const char *name, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

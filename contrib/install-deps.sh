@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Install what topomap needs to build, test and demo on Debian 12 (run as root,
+# or it uses sudo). The single list of the project's Debian dependencies.
+set -e
+PKGS="build-essential autoconf automake libtool pkg-config
+      libhwloc-dev hwloc libmetis-dev libyaml-dev
+      libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
+      mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
+      libscotch-dev"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+missing=
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "install-deps: installing$missing"
+    $SUDO apt-get update -q
+    # Do not let package scripts start system-wide munged/slurm daemons: the
+    # tests and the demo start their own private cluster.
+    DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 $SUDO apt-get install -y -q --no-install-recommends $missing
+fi

@@ -1,0 +1,845 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libtopomap-profiler: PMPI wrappers that record, per (sender, receiver) pair
+ * of MPI_COMM_WORLD ranks, the bytes and messages of point-to-point sends, and
+ * write one profile in topomap's edge-list format at MPI_Finalize.
+ *
+ * The spectral-clustering mapping paper (Wang et al. 2015, section 4.1) and
+ * the metrics study (Bordage & Jeannot, section 4.1) record their profiles the
+ * same way: a thin library around MPI through the standard profiling interface.
+ * This file: state, set-up, communicator translation, persistent requests,
+ * the point-to-point C wrappers, and the gather/write at finalize. What is
+ * counted, the environment variables and the limits are in README.md.
+ *
+ * Cost on the send path (what the 5% overhead target is about): one TLS read,
+ * one flag, one comparison with MPI_COMM_WORLD, PMPI_Type_size, two adds.
+ * Other communicators cost an attribute lookup, cached for the last one used.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profiler.h"
+
+#define TP_VERSION "0.1.0"
+
+struct tp_state tp;
+__thread int tp_fdepth __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t tp_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tp_keyval = MPI_KEYVAL_INVALID;
+static MPI_Group tp_wgroup = MPI_GROUP_NULL;
+static int tp_done;
+
+/* Say something on stderr, one line, prefixed; the profiler never aborts the
+ * program it watches. */
+static void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tp_warn(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "topomap-profiler: %s\n", line);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set-up: lazily, at the first recorded call (or at finalize), so that no   */
+/* MPI_Init wrapper is needed and MPI_Init_thread's level is already known.  */
+/* ------------------------------------------------------------------------ */
+
+static int tp_env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") && strcasecmp(v, "no") && strcasecmp(v, "false");
+}
+
+static void tp_do_setup(void)
+{
+    int init = 0, fin = 0, level = MPI_THREAD_SINGLE;
+    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS ||
+        fin) {
+        tp.failed = 1;
+        return;
+    }
+    PMPI_Comm_rank(MPI_COMM_WORLD, &tp.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &tp.size);
+    if (PMPI_Query_thread(&level) == MPI_SUCCESS)
+        tp.multi = level == MPI_THREAD_MULTIPLE;
+    tp.coll = tp_env_flag("TOPOMAP_PROFILE_COLLECTIVES");
+    size_t n = (size_t)tp.size;
+    tp.p2p = calloc(2 * n, sizeof *tp.p2p);
+    if (tp.coll) {
+        tp.cout = calloc(2 * n, sizeof *tp.cout);
+        tp.cin = calloc(2 * n, sizeof *tp.cin);
+    }
+    if (!tp.p2p || (tp.coll && (!tp.cout || !tp.cin))) {
+        tp_warn("rank %d: out of memory for %d counters: recording nothing", tp.rank, tp.size);
+        tp.failed = 1;
+        return;
+    }
+    PMPI_Comm_group(MPI_COMM_WORLD, &tp_wgroup);
+    __atomic_store_n(&tp.ready, 1, __ATOMIC_RELEASE);
+}
+
+int tp_setup_slow(void)
+{
+    pthread_once(&tp_once, tp_do_setup);
+    return __atomic_load_n(&tp.ready, __ATOMIC_ACQUIRE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Communicator translation: rank in comm -> MPI_COMM_WORLD rank, computed   */
+/* once per communicator and kept as an attribute, so MPI frees it (and our  */
+/* one-entry cache forgets it) when the communicator is freed.               */
+/* ------------------------------------------------------------------------ */
+
+struct tp_cmap {
+    struct tp_cinfo info;
+    int map[];
+};
+
+/* The last communicator translated (single-threaded programs only). */
+static MPI_Comm tp_last_comm = MPI_COMM_NULL;
+static struct tp_cmap *tp_last_map;
+
+static int tp_delete_fn(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm, (void)keyval, (void)extra;
+    if (tp_last_map == val) {
+        tp_last_map = NULL;
+        tp_last_comm = MPI_COMM_NULL;
+    }
+    free(val);
+    return MPI_SUCCESS;
+}
+
+static struct tp_cmap *tp_cmap_build(MPI_Comm comm)
+{
+    int inter = 0, n = 0, rank = 0;
+    MPI_Group g;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return NULL;
+    if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
+        return NULL;
+    PMPI_Group_size(g, &n);
+    PMPI_Comm_rank(comm, &rank);
+    struct tp_cmap *m = malloc(sizeof *m + (size_t)n * sizeof(int));
+    int *in = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (m && in) {
+        for (int i = 0; i < n; i++)
+            in[i] = i;
+        if (PMPI_Group_translate_ranks(g, n, in, tp_wgroup, m->map) != MPI_SUCCESS) {
+            free(m);
+            m = NULL;
+        }
+    } else {
+        free(m);
+        m = NULL;
+    }
+    free(in);
+    PMPI_Group_free(&g);
+    if (!m)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (m->map[i] == MPI_UNDEFINED || m->map[i] < 0 || m->map[i] >= tp.size)
+            m->map[i] = -1;
+    m->info.size = n;
+    m->info.rank = rank;
+    m->info.inter = inter;
+    m->info.map = m->map;
+    return m;
+}
+
+/* The translation of comm; NULL if it cannot be made. Called with tp_lock
+ * held in MPI_THREAD_MULTIPLE programs. */
+static struct tp_cmap *tp_cmap_get(MPI_Comm comm)
+{
+    void *v = NULL;
+    int flag = 0;
+    if (tp_keyval == MPI_KEYVAL_INVALID &&
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, tp_delete_fn, &tp_keyval, NULL) !=
+            MPI_SUCCESS) {
+        tp_keyval = MPI_KEYVAL_INVALID;
+        return NULL;
+    }
+    if (PMPI_Comm_get_attr(comm, tp_keyval, &v, &flag) == MPI_SUCCESS && flag)
+        return v;
+    struct tp_cmap *m = tp_cmap_build(comm);
+    if (m && PMPI_Comm_set_attr(comm, tp_keyval, m) != MPI_SUCCESS) {
+        free(m);
+        m = NULL;
+    }
+    return m;
+}
+
+int tp_world_slow(MPI_Comm comm, int r)
+{
+    struct tp_cmap *m;
+    int w = -1;
+    if (!tp.multi) {
+        if (comm != tp_last_comm || !tp_last_map) {
+            m = tp_cmap_get(comm);
+            if (!m)
+                return -1;
+            tp_last_comm = comm;
+            tp_last_map = m;
+        }
+        m = tp_last_map;
+        return r >= 0 && r < m->info.size ? m->map[r] : -1;
+    }
+    pthread_mutex_lock(&tp_lock);
+    m = tp_cmap_get(comm);
+    if (m && r >= 0 && r < m->info.size)
+        w = m->map[r];
+    pthread_mutex_unlock(&tp_lock);
+    return w;
+}
+
+int tp_comm_info(MPI_Comm comm, struct tp_cinfo *ci)
+{
+    if (comm == MPI_COMM_WORLD) {
+        ci->size = tp.size;
+        ci->rank = tp.rank;
+        ci->inter = 0;
+        ci->map = NULL;
+        return 0;
+    }
+    if (tp.multi)
+        pthread_mutex_lock(&tp_lock);
+    struct tp_cmap *m = tp_cmap_get(comm);
+    if (m)
+        *ci = m->info;
+    if (tp.multi)
+        pthread_mutex_unlock(&tp_lock);
+    return m ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Persistent requests: an open-addressing table keyed by the request handle */
+/* (a pointer in Open MPI, an int in MPICH), linear probing, deletion by     */
+/* backward shift so that no tombstones accumulate.                          */
+/* ------------------------------------------------------------------------ */
+
+struct tp_preq {
+    uint64_t key; /* 0: empty slot (no live request handle is 0 in either MPI) */
+    int world;    /* destination, -1 outside MPI_COMM_WORLD */
+    uint64_t bytes;
+};
+static struct tp_preq *tp_ptab;
+static size_t tp_pcap, tp_pcount;
+
+static uint64_t tp_req_key(MPI_Request r)
+{
+    uint64_t k = 0;
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    return k;
+}
+
+static size_t tp_hash(uint64_t k, size_t cap)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return (size_t)k & (cap - 1);
+}
+
+static struct tp_preq *tp_pfind(uint64_t k)
+{
+    if (!tp_pcap)
+        return NULL;
+    for (size_t i = tp_hash(k, tp_pcap);; i = (i + 1) & (tp_pcap - 1)) {
+        if (tp_ptab[i].key == k)
+            return &tp_ptab[i];
+        if (!tp_ptab[i].key)
+            return NULL;
+    }
+}
+
+static int tp_pgrow(void)
+{
+    size_t cap = tp_pcap ? 2 * tp_pcap : 64;
+    struct tp_preq *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t j = 0; j < tp_pcap; j++) {
+        if (!tp_ptab[j].key)
+            continue;
+        size_t i = tp_hash(tp_ptab[j].key, cap);
+        while (t[i].key)
+            i = (i + 1) & (cap - 1);
+        t[i] = tp_ptab[j];
+    }
+    free(tp_ptab);
+    tp_ptab = t;
+    tp_pcap = cap;
+    return 0;
+}
+
+static void tp_pdelete(uint64_t k)
+{
+    struct tp_preq *e = tp_pfind(k);
+    if (!e)
+        return;
+    size_t i = (size_t)(e - tp_ptab), j = i;
+    for (;;) {
+        j = (j + 1) & (tp_pcap - 1);
+        if (!tp_ptab[j].key)
+            break;
+        size_t h = tp_hash(tp_ptab[j].key, tp_pcap);
+        /* Move j back into the hole at i unless its home lies cyclically in (i, j]. */
+        if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
+            tp_ptab[i] = tp_ptab[j];
+            i = j;
+        }
+    }
+    tp_ptab[i].key = 0;
+    tp_pcount--;
+}
+
+void tp_persist_forget(MPI_Request req)
+{
+    if (tp_fdepth || !tp_on())
+        return;
+    if (tp.multi)
+        pthread_mutex_lock(&tp_lock);
+    tp_pdelete(tp_req_key(req));
+    if (tp.multi)
+        pthread_mutex_unlock(&tp_lock);
+}
+
+void tp_persist_add(MPI_Request req, MPI_Comm comm, int dest, MPI_Datatype t, MPI_Count count)
+{
+    if (tp_fdepth || !tp_on())
+        return;
+    if (dest == MPI_PROC_NULL) {
+        tp_persist_forget(req);
+        return;
+    }
+    int w = comm == MPI_COMM_WORLD ? dest : tp_world_slow(comm, dest);
+    uint64_t k = tp_req_key(req), b = tp_bytes(t, count);
+    if (!k)
+        return;
+    if (tp.multi)
+        pthread_mutex_lock(&tp_lock);
+    struct tp_preq *e = tp_pfind(k);
+    if (!e && 2 * (tp_pcount + 1) > tp_pcap && tp_pgrow() < 0) {
+        if (tp.multi)
+            pthread_mutex_unlock(&tp_lock);
+        tp_warn("rank %d: out of memory for persistent requests: one is not counted", tp.rank);
+        return;
+    }
+    if (!e) {
+        size_t i = tp_hash(k, tp_pcap);
+        while (tp_ptab[i].key)
+            i = (i + 1) & (tp_pcap - 1);
+        e = &tp_ptab[i];
+        e->key = k;
+        tp_pcount++;
+    }
+    e->world = w;
+    e->bytes = b;
+    if (tp.multi)
+        pthread_mutex_unlock(&tp_lock);
+}
+
+void tp_persist_start(MPI_Request req)
+{
+    if (tp_fdepth || !tp_on())
+        return;
+    if (tp.multi)
+        pthread_mutex_lock(&tp_lock);
+    struct tp_preq *e = tp_pfind(tp_req_key(req));
+    int w = e ? e->world : 0;
+    uint64_t b = e ? e->bytes : 0;
+    if (tp.multi)
+        pthread_mutex_unlock(&tp_lock);
+    if (e)
+        tp_add(tp.p2p, w, b, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Point-to-point C wrappers. Counted after the call succeeds, so that a     */
+/* send that fails under MPI_ERRORS_RETURN is not recorded.                 */
+/* ------------------------------------------------------------------------ */
+
+#define TP_BLOCKING(NAME, CT)                                                               \
+    TP_EXPORT int MPI_##NAME(const void *buf, CT count, MPI_Datatype t, int dest, int tag,   \
+                             MPI_Comm comm)                                                 \
+    {                                                                                       \
+        int rc = PMPI_##NAME(buf, count, t, dest, tag, comm);                               \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_p2p(comm, dest, t, count);                                                   \
+        return rc;                                                                          \
+    }
+#define TP_NONBLOCKING(NAME, CT)                                                            \
+    TP_EXPORT int MPI_##NAME(const void *buf, CT count, MPI_Datatype t, int dest, int tag,   \
+                             MPI_Comm comm, MPI_Request *req)                               \
+    {                                                                                       \
+        int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, req);                          \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_p2p(comm, dest, t, count);                                                   \
+        return rc;                                                                          \
+    }
+#define TP_PERSISTENT(NAME, CT)                                                             \
+    TP_EXPORT int MPI_##NAME(const void *buf, CT count, MPI_Datatype t, int dest, int tag,   \
+                             MPI_Comm comm, MPI_Request *req)                               \
+    {                                                                                       \
+        int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, req);                          \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_persist_add(*req, comm, dest, t, count);                                     \
+        return rc;                                                                          \
+    }
+#define TP_SENDRECV(SUFFIX, CT)                                                             \
+    TP_EXPORT int MPI_Sendrecv##SUFFIX(const void *sbuf, CT scount, MPI_Datatype st,         \
+                                       int dest, int stag, void *rbuf, CT rcount,           \
+                                       MPI_Datatype rt, int source, int rtag, MPI_Comm comm, \
+                                       MPI_Status *status)                                  \
+    {                                                                                       \
+        int rc = PMPI_Sendrecv##SUFFIX(sbuf, scount, st, dest, stag, rbuf, rcount, rt,      \
+                                       source, rtag, comm, status);                         \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_p2p(comm, dest, st, scount);                                                 \
+        return rc;                                                                          \
+    }                                                                                       \
+    TP_EXPORT int MPI_Sendrecv_replace##SUFFIX(void *buf, CT count, MPI_Datatype t,          \
+                                               int dest, int stag, int source, int rtag,    \
+                                               MPI_Comm comm, MPI_Status *status)           \
+    {                                                                                       \
+        int rc = PMPI_Sendrecv_replace##SUFFIX(buf, count, t, dest, stag, source, rtag,     \
+                                               comm, status);                               \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_p2p(comm, dest, t, count);                                                   \
+        return rc;                                                                          \
+    }
+#define TP_RECV_INIT(SUFFIX, CT)                                                            \
+    TP_EXPORT int MPI_Recv_init##SUFFIX(void *buf, CT count, MPI_Datatype t, int source,     \
+                                        int tag, MPI_Comm comm, MPI_Request *req)           \
+    {                                                                                       \
+        int rc = PMPI_Recv_init##SUFFIX(buf, count, t, source, tag, comm, req);             \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_persist_forget(*req); /* a recycled handle must not count */                 \
+        return rc;                                                                          \
+    }
+
+#define TP_ALL_P2P(SUFFIX, CT)                                                              \
+    TP_BLOCKING(Send##SUFFIX, CT)                                                           \
+    TP_BLOCKING(Bsend##SUFFIX, CT)                                                          \
+    TP_BLOCKING(Ssend##SUFFIX, CT)                                                          \
+    TP_BLOCKING(Rsend##SUFFIX, CT)                                                          \
+    TP_NONBLOCKING(Isend##SUFFIX, CT)                                                       \
+    TP_NONBLOCKING(Ibsend##SUFFIX, CT)                                                      \
+    TP_NONBLOCKING(Issend##SUFFIX, CT)                                                      \
+    TP_NONBLOCKING(Irsend##SUFFIX, CT)                                                      \
+    TP_PERSISTENT(Send_init##SUFFIX, CT)                                                    \
+    TP_PERSISTENT(Bsend_init##SUFFIX, CT)                                                   \
+    TP_PERSISTENT(Ssend_init##SUFFIX, CT)                                                   \
+    TP_PERSISTENT(Rsend_init##SUFFIX, CT)                                                   \
+    TP_SENDRECV(SUFFIX, CT)                                                                 \
+    TP_RECV_INIT(SUFFIX, CT)
+
+TP_ALL_P2P(, int)
+
+#if MPI_VERSION >= 4
+/* MPI 4.0 (MPICH 4): large-count variants and the nonblocking Sendrecv. */
+TP_ALL_P2P(_c, MPI_Count)
+
+#define TP_ISENDRECV(SUFFIX, CT)                                                            \
+    TP_EXPORT int MPI_Isendrecv##SUFFIX(const void *sbuf, CT scount, MPI_Datatype st,        \
+                                        int dest, int stag, void *rbuf, CT rcount,          \
+                                        MPI_Datatype rt, int source, int rtag,              \
+                                        MPI_Comm comm, MPI_Request *req)                    \
+    {                                                                                       \
+        int rc = PMPI_Isendrecv##SUFFIX(sbuf, scount, st, dest, stag, rbuf, rcount, rt,     \
+                                        source, rtag, comm, req);                           \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_p2p(comm, dest, st, scount);                                                 \
+        return rc;                                                                          \
+    }                                                                                       \
+    TP_EXPORT int MPI_Isendrecv_replace##SUFFIX(void *buf, CT count, MPI_Datatype t,         \
+                                                int dest, int stag, int source, int rtag,   \
+                                                MPI_Comm comm, MPI_Request *req)            \
+    {                                                                                       \
+        int rc = PMPI_Isendrecv_replace##SUFFIX(buf, count, t, dest, stag, source, rtag,    \
+                                                comm, req);                                 \
+        if (rc == MPI_SUCCESS)                                                              \
+            tp_p2p(comm, dest, t, count);                                                   \
+        return rc;                                                                          \
+    }
+TP_ISENDRECV(, int)
+TP_ISENDRECV(_c, MPI_Count)
+#endif
+
+TP_EXPORT int MPI_Start(MPI_Request *req)
+{
+    MPI_Request r = *req;
+    int rc = PMPI_Start(req);
+    if (rc == MPI_SUCCESS)
+        tp_persist_start(r);
+    return rc;
+}
+
+TP_EXPORT int MPI_Startall(int n, MPI_Request reqs[])
+{
+    int rc = PMPI_Startall(n, reqs);
+    if (rc == MPI_SUCCESS)
+        for (int i = 0; i < n; i++)
+            tp_persist_start(reqs[i]);
+    return rc;
+}
+
+TP_EXPORT int MPI_Request_free(MPI_Request *req)
+{
+    MPI_Request r = *req;
+    int rc = PMPI_Request_free(req);
+    if (rc == MPI_SUCCESS)
+        tp_persist_forget(r);
+    return rc;
+}
+
+TP_EXPORT int MPI_Finalize(void)
+{
+    if (!tp_fdepth)
+        tp_finish();
+    return PMPI_Finalize();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Finalize: agree, merge, gather on rank 0, write.                          */
+/* ------------------------------------------------------------------------ */
+
+/* Characters kept in names and header values; others become '_' (names) so
+ * that a file name or a header line can never be broken by them. */
+static void tp_sanitize(char *s, int for_name)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (for_name ? !(isalnum(c) || c == '.' || c == '_' || c == '-' || c == '+')
+                     : (c < 0x20 || c == 0x7f))
+            *s = for_name ? '_' : ' ';
+    }
+}
+
+static void tp_app_name(char *buf, size_t len)
+{
+    const char *env = getenv("TOPOMAP_PROFILE_APP");
+    char exe[PATH_MAX];
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+    } else {
+        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (k > 0) {
+            exe[k] = 0;
+            const char *b = strrchr(exe, '/');
+            snprintf(buf, len, "%s", b ? b + 1 : exe);
+        } else {
+            snprintf(buf, len, "%s", program_invocation_short_name);
+        }
+    }
+    if (!*buf)
+        snprintf(buf, len, "unknown");
+    tp_sanitize(buf, 1);
+}
+
+/* The first line of MPI_Get_library_version, tabs and controls as spaces. */
+static void tp_mpi_library(char *buf, size_t len)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int k = 0;
+    if (PMPI_Get_library_version(v, &k) != MPI_SUCCESS)
+        snprintf(v, sizeof v, "unknown");
+    v[sizeof v - 1] = 0;
+    char *nl = strchr(v, '\n');
+    if (nl)
+        *nl = 0;
+    tp_sanitize(v, 0);
+    size_t m = strlen(v);
+    while (m && v[m - 1] == ' ')
+        v[--m] = 0;
+    snprintf(buf, len, "%s", v);
+}
+
+enum { TP_TAG_COUNT = 7101, TP_TAG_ROW = 7102 };
+
+/* Nonzero entries of this process's row as (dst, bytes, msgs) triples. */
+static uint64_t *tp_row_entries(const uint64_t *row, uint64_t *count)
+{
+    uint64_t k = 0;
+    for (int w = 0; w < tp.size; w++)
+        k += row[2 * w] || row[2 * w + 1];
+    uint64_t *e = malloc((size_t)(k ? k : 1) * 3 * sizeof *e);
+    if (!e) {
+        *count = UINT64_MAX;
+        return NULL;
+    }
+    k = 0;
+    for (int w = 0; w < tp.size; w++)
+        if (row[2 * w] || row[2 * w + 1]) {
+            e[3 * k] = (uint64_t)w;
+            e[3 * k + 1] = row[2 * w];
+            e[3 * k + 2] = row[2 * w + 1];
+            k++;
+        }
+    *count = k;
+    return e;
+}
+
+/* Stream every rank's row to rank 0, which writes "src dst bytes msgs" lines
+ * to f (f may be NULL: rank 0 still drains the messages so nobody blocks).
+ * A rank that ran out of memory sends UINT64_MAX: returns -1 on rank 0. */
+static int tp_gather_write(MPI_Comm c, const uint64_t *row, FILE *f)
+{
+    uint64_t k;
+    uint64_t *e = tp_row_entries(row, &k);
+    int bad = 0;
+    if (tp.rank) {
+        PMPI_Send(&k, 1, MPI_UINT64_T, 0, TP_TAG_COUNT, c);
+        if (e && k)
+            PMPI_Send(e, (int)(3 * k), MPI_UINT64_T, 0, TP_TAG_ROW, c);
+        free(e);
+        return 0;
+    }
+    uint64_t *buf = e;
+    size_t cap = e ? (size_t)(k ? k : 1) : 0;
+    for (int src = 0; src < tp.size; src++) {
+        if (src) {
+            PMPI_Recv(&k, 1, MPI_UINT64_T, src, TP_TAG_COUNT, c, MPI_STATUS_IGNORE);
+            if (k == UINT64_MAX) {
+                bad = 1;
+                continue;
+            }
+            if (k > cap) {
+                free(buf);
+                buf = malloc((size_t)k * 3 * sizeof *buf);
+                cap = buf ? (size_t)k : 0;
+            }
+            if (!k)
+                continue;
+            if (!buf) {
+                /* Out of memory on rank 0: receive into a small buffer piece by
+                 * piece is not possible for one message; take it and drop it. */
+                uint64_t *tmp = malloc((size_t)k * 3 * sizeof *tmp);
+                PMPI_Recv(tmp, tmp ? (int)(3 * k) : 0, MPI_UINT64_T, src, TP_TAG_ROW, c,
+                          MPI_STATUS_IGNORE);
+                free(tmp);
+                bad = 1;
+                continue;
+            }
+            PMPI_Recv(buf, (int)(3 * k), MPI_UINT64_T, src, TP_TAG_ROW, c, MPI_STATUS_IGNORE);
+        } else if (k == UINT64_MAX) {
+            bad = 1;
+            continue;
+        }
+        for (uint64_t i = 0; f && i < k; i++)
+            fprintf(f, "%d %llu %llu %llu\n", src, (unsigned long long)buf[3 * i],
+                    (unsigned long long)buf[3 * i + 1], (unsigned long long)buf[3 * i + 2]);
+    }
+    free(buf);
+    return bad ? -1 : 0;
+}
+
+struct tp_file {
+    char path[PATH_MAX];
+    char tmp[PATH_MAX + 32];
+    FILE *f;
+};
+
+static FILE *tp_open(struct tp_file *o)
+{
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
+    o->f = fopen(o->tmp, "w");
+    if (!o->f)
+        tp_warn("cannot write %s: %s: no profile written", o->tmp, strerror(errno));
+    else
+        setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+    return o->f;
+}
+
+/* Close and move into place: readers see a complete file or none. */
+static int tp_close(struct tp_file *o, int ok)
+{
+    if (!o->f)
+        return -1;
+    int bad = ferror(o->f);
+    if (fclose(o->f) != 0)
+        bad = 1;
+    o->f = NULL;
+    if (!ok || bad || rename(o->tmp, o->path) != 0) {
+        if (ok)
+            tp_warn("cannot write %s: %s: no profile written", o->path,
+                    bad ? "write error" : strerror(errno));
+        unlink(o->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void tp_header(FILE *f, const char *app, const char *date, const char *lib,
+                      const char *counted, const uint64_t *tot)
+{
+    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+    int maj = 0, min = 0;
+    PMPI_Get_version(&maj, &min);
+    fprintf(f, "# nranks=%d\n", tp.size);
+    fprintf(f, "# application=%s\n", app);
+    fprintf(f, "# date=%s\n", date);
+    fprintf(f, "# counted=%s\n", counted);
+    fprintf(f, "# mpi_library=%s\n", lib);
+    fprintf(f, "# mpi_version=%d.%d\n", maj, min);
+    fprintf(f, "# profiler=libtopomap-profiler %s (%s build)\n", TP_VERSION, TP_FLAVOUR);
+    fprintf(f, "# total_bytes=%llu\n", (unsigned long long)tot[0]);
+    fprintf(f, "# total_msgs=%llu\n", (unsigned long long)tot[1]);
+    if (job && *job)
+        fprintf(f, "# slurm_job_id=%s\n", job);
+    if (step && *step)
+        fprintf(f, "# slurm_step_id=%s\n", step);
+}
+
+static const char tp_counted_p2p[] =
+    "point-to-point sends (MPI_Send/Bsend/Ssend/Rsend, the I- and persistent variants at "
+    "MPI_Start, Sendrecv, Sendrecv_replace; C and Fortran mpif.h/use mpi), sender side, "
+    "MPI_COMM_WORLD ranks, bytes = count x type size";
+static const char tp_counted_coll[] =
+    "collectives as the point-to-point messages of model algorithms (barrier: dissemination; "
+    "bcast, reduce, gather, scatter: binomial tree; allreduce, scan, exscan: recursive "
+    "doubling; allgather(v): ring; alltoall(v), reduce_scatter(_block): pairwise exchange; "
+    "gatherv, scatterv: linear), blocking and nonblocking, intra-communicators only, "
+    "zero-byte messages dropped except barrier's";
+
+void tp_finish(void)
+{
+    int init = 0, fin = 0;
+    if (tp_done)
+        return;
+    tp_done = 1;
+    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS ||
+        fin)
+        return;
+    tp_setup_slow();
+    if (tp.size <= 0) /* set-up did not get as far as the rank count */
+        return;
+
+    /* Agree on what every rank can contribute: all ranks must take the same
+     * path through the collectives below. */
+    int mine[2] = {tp.ready, tp.ready && tp.coll}, all[2];
+    MPI_Comm c;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS)
+        return;
+    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, c);
+    if (!all[0]) {
+        if (!tp.rank)
+            tp_warn("a rank could not record (see above): no profile written");
+        PMPI_Comm_free(&c);
+        return;
+    }
+    int coll = all[1];
+    if (coll) {
+        /* Traffic counted at its receiver goes back to its sender's row. */
+        uint64_t *back = malloc((size_t)tp.size * 2 * sizeof *back);
+        int ok = back != NULL, allok;
+        PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c);
+        if (allok) {
+            PMPI_Alltoall(tp.cin, 2, MPI_UINT64_T, back, 2, MPI_UINT64_T, c);
+            for (int w = 0; w < 2 * tp.size; w++)
+                tp.cout[w] += back[w];
+        } else {
+            coll = 0;
+            if (!tp.rank)
+                tp_warn("out of memory merging collectives: no collectives profile written");
+        }
+        free(back);
+    } else if (tp.coll && !tp.rank) {
+        tp_warn("TOPOMAP_PROFILE_COLLECTIVES is not set on every rank: "
+                "no collectives profile written");
+    }
+
+    /* Totals for the headers. */
+    uint64_t loc[4] = {0, 0, 0, 0}, tot[4] = {0, 0, 0, 0};
+    for (int w = 0; w < tp.size; w++) {
+        loc[0] += tp.p2p[2 * w];
+        loc[1] += tp.p2p[2 * w + 1];
+        if (coll) {
+            loc[2] += tp.cout[2 * w];
+            loc[3] += tp.cout[2 * w + 1];
+        }
+    }
+    uint64_t lost[2] = {0, 0};
+    PMPI_Reduce(loc, tot, 4, MPI_UINT64_T, MPI_SUM, 0, c);
+    PMPI_Reduce(tp.lost, lost, 2, MPI_UINT64_T, MPI_SUM, 0, c);
+
+    struct tp_file out = {.f = NULL}, cout = {.f = NULL};
+    char app[256], date[64], lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    int verbose = 0;
+    if (!tp.rank) {
+        const char *p = getenv("TOPOMAP_PROFILE_OUT"), *cp = getenv("TOPOMAP_PROFILE_COLL_OUT");
+        const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+        verbose = tp_env_flag("TOPOMAP_PROFILE_VERBOSE");
+        tp_app_name(app, sizeof app);
+        tp_mpi_library(lib, sizeof lib);
+        time_t now = time(NULL);
+        struct tm tm;
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+        if (p && *p)
+            snprintf(out.path, sizeof out.path, "%s", p);
+        else if (job && *job)
+            snprintf(out.path, sizeof out.path, "topomap-profile.%s.%s.%s.txt", app, job,
+                     step && *step ? step : "0");
+        else
+            snprintf(out.path, sizeof out.path, "topomap-profile.%s.%ld.txt", app,
+                     (long)getpid());
+        if (coll) {
+            if (cp && *cp)
+                snprintf(cout.path, sizeof cout.path, "%s", cp);
+            else
+                snprintf(cout.path, sizeof cout.path, "%s.coll", out.path);
+        }
+        if (tp_open(&out)) {
+            tp_header(out.f, app, date, lib, tp_counted_p2p, tot);
+            if (lost[0] || lost[1])
+                fprintf(out.f, "# outside_world_bytes=%llu\n# outside_world_msgs=%llu\n",
+                        (unsigned long long)lost[0], (unsigned long long)lost[1]);
+            if (coll)
+                fprintf(out.f, "# collectives_file=%s\n", cout.path);
+        }
+    }
+    int bad = tp_gather_write(c, tp.p2p, out.f);
+    if (!tp.rank) {
+        if (bad && out.f)
+            tp_warn("a rank ran out of memory sending its counters: no profile written");
+        if (!tp_close(&out, !bad) && verbose)
+            tp_warn("wrote %s (%d ranks, %llu bytes, %llu messages)", out.path, tp.size,
+                    (unsigned long long)tot[0], (unsigned long long)tot[1]);
+    }
+    if (coll) {
+        if (!tp.rank && tp_open(&cout))
+            tp_header(cout.f, app, date, lib, tp_counted_coll, tot + 2);
+        bad = tp_gather_write(c, tp.cout, cout.f);
+        if (!tp.rank) {
+            if (bad && cout.f)
+                tp_warn("a rank ran out of memory sending its counters: "
+                        "no collectives profile written");
+            if (!tp_close(&cout, !bad) && verbose)
+                tp_warn("wrote %s (%llu bytes, %llu messages)", cout.path,
+                        (unsigned long long)tot[2], (unsigned long long)tot[3]);
+        }
+    }
+    PMPI_Comm_free(&c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Load time: make sure this build matches the program's MPI (select.c).    */
+/* ------------------------------------------------------------------------ */
+
+__attribute__((constructor)) static void tp_load(void)
+{
+    tp_select(TP_FLAVOUR);
+}

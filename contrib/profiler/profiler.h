@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libtopomap-profiler: what the C wrappers (profiler.c), the collective
+ * models (coll.c) and the Fortran wrappers (fortran.c) share. Private to
+ * contrib/profiler; the library is built with -fvisibility=hidden so that
+ * only the MPI_* / mpi_* entry points are exported. See README.md. */
+#ifndef TOPOMAP_PROFILER_H
+#define TOPOMAP_PROFILER_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#define TP_EXPORT __attribute__((visibility("default")))
+#define TP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#ifndef TP_FLAVOUR
+#error "build with -DTP_FLAVOUR=\"openmpi\" or \"mpich\""
+#endif
+
+/* Counters are rows indexed by MPI_COMM_WORLD rank, bytes and messages side
+ * by side ([2w], [2w+1]) so that one send touches one cache line. */
+struct tp_state {
+    int ready;         /* set up and recording (read with acquire) */
+    int failed;        /* set-up failed: record nothing, say so at finalize */
+    int rank, size;    /* in MPI_COMM_WORLD */
+    int multi;         /* MPI_THREAD_MULTIPLE: atomic counters, locked tables */
+    int coll;          /* TOPOMAP_PROFILE_COLLECTIVES: model collectives */
+    uint64_t *p2p;     /* point-to-point, sender side */
+    uint64_t *cout;    /* collectives, sender side */
+    uint64_t *cin;     /* collectives counted at the receiver (alltoallv) */
+    uint64_t lost[2];  /* p2p bytes, msgs to processes outside MPI_COMM_WORLD */
+};
+extern struct tp_state tp;
+
+/* Depth of Fortran wrappers on this thread. While a Fortran wrapper forwards
+ * to the MPI library's Fortran binding, the C wrappers that binding may call
+ * (MPICH's does, Open MPI's calls PMPI_* directly) must not count again: the
+ * Fortran wrapper counts once, after the call. */
+extern __thread int tp_fdepth __attribute__((tls_model("initial-exec")));
+
+/* 1 when recording (setting up on first use), 0 when not. */
+int tp_setup_slow(void);
+static inline int tp_on(void)
+{
+    return TP_LIKELY(__atomic_load_n(&tp.ready, __ATOMIC_ACQUIRE)) || tp_setup_slow();
+}
+
+static inline void tp_add(uint64_t *row, int w, uint64_t bytes, uint64_t msgs)
+{
+    uint64_t *c = w >= 0 ? row + 2 * (int64_t)w : tp.lost;
+    if (TP_UNLIKELY(tp.multi)) {
+        __atomic_fetch_add(&c[0], bytes, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c[1], msgs, __ATOMIC_RELAXED);
+    } else {
+        c[0] += bytes;
+        c[1] += msgs;
+    }
+}
+
+/* count elements of type t, in bytes (0 for a negative count or a type of
+ * undefined size). */
+static inline uint64_t tp_bytes(MPI_Datatype t, MPI_Count count)
+{
+    int s;
+    if (count <= 0)
+        return 0;
+    if (TP_LIKELY(PMPI_Type_size(t, &s) == MPI_SUCCESS && s != MPI_UNDEFINED))
+        return (uint64_t)count * (uint64_t)(s > 0 ? s : 0);
+    MPI_Count sx;
+    if (PMPI_Type_size_x(t, &sx) == MPI_SUCCESS && sx > 0)
+        return (uint64_t)count * (uint64_t)sx;
+    return 0;
+}
+
+/* A communicator as the models see it: its size, this process's rank in it
+ * (local group for an inter-communicator) and the MPI_COMM_WORLD rank of
+ * each rank of the group messages go to (the remote group of an
+ * inter-communicator; -1 for a process outside MPI_COMM_WORLD). map is NULL
+ * for MPI_COMM_WORLD itself (identity). Owned by the communicator's
+ * attribute, valid until the communicator is freed. */
+struct tp_cinfo {
+    int size, rank, inter;
+    const int *map;
+};
+/* 0, or -1 when the communicator cannot be translated (out of memory). */
+int tp_comm_info(MPI_Comm comm, struct tp_cinfo *ci);
+/* MPI_COMM_WORLD rank of rank r of comm's destination group, -1 if none. */
+int tp_world_slow(MPI_Comm comm, int r);
+
+/* One point-to-point send of count x t to dest of comm. */
+static inline void tp_p2p(MPI_Comm comm, int dest, MPI_Datatype t, MPI_Count count)
+{
+    if (tp_fdepth || dest == MPI_PROC_NULL || !tp_on())
+        return;
+    int w = comm == MPI_COMM_WORLD ? dest : tp_world_slow(comm, dest);
+    tp_add(tp.p2p, w, tp_bytes(t, count), 1);
+}
+
+/* Persistent sends: remember what a request sends at *_init, count it at
+ * MPI_Start/MPI_Startall, forget it at MPI_Request_free (and when a handle is
+ * reused by a receive or a MPI_PROC_NULL send). */
+void tp_persist_add(MPI_Request req, MPI_Comm comm, int dest, MPI_Datatype t, MPI_Count count);
+void tp_persist_start(MPI_Request req);
+void tp_persist_forget(MPI_Request req);
+
+/* Gather the counters on rank 0 and write the profile(s); collective over
+ * MPI_COMM_WORLD, once (later calls do nothing). */
+void tp_finish(void);
+
+/* Collective models (coll.c): each adds what this process sends in the
+ * documented algorithm. Counts of "v" collectives are C int arrays (MPI_Fint
+ * is int on every platform these libraries are built for). */
+void tp_coll_barrier(MPI_Comm comm);
+void tp_coll_bcast(MPI_Comm comm, MPI_Count count, MPI_Datatype t, int root);
+void tp_coll_reduce(MPI_Comm comm, MPI_Count count, MPI_Datatype t, int root);
+void tp_coll_allreduce(MPI_Comm comm, MPI_Count count, MPI_Datatype t);
+void tp_coll_gather(MPI_Comm comm, MPI_Count scount, MPI_Datatype st, int root);
+void tp_coll_gatherv(MPI_Comm comm, MPI_Count scount, MPI_Datatype st, int root);
+void tp_coll_scatter(MPI_Comm comm, MPI_Count scount, MPI_Datatype st, MPI_Count rcount,
+                     MPI_Datatype rt, int root);
+void tp_coll_scatterv(MPI_Comm comm, const int *scounts, MPI_Datatype st, int root);
+void tp_coll_allgather(MPI_Comm comm, MPI_Count rcount, MPI_Datatype rt);
+void tp_coll_allgatherv(MPI_Comm comm, const int *rcounts, MPI_Datatype rt);
+void tp_coll_alltoall(MPI_Comm comm, MPI_Count rcount, MPI_Datatype rt);
+void tp_coll_alltoallv(MPI_Comm comm, const int *rcounts, MPI_Datatype rt);
+void tp_coll_reduce_scatter(MPI_Comm comm, const int *rcounts, MPI_Datatype t);
+void tp_coll_reduce_scatter_block(MPI_Comm comm, MPI_Count rcount, MPI_Datatype t);
+void tp_coll_scan(MPI_Comm comm, MPI_Count count, MPI_Datatype t);
+
+/* select.c: pick the build that matches the program's MPI (constructor). */
+void tp_select(const char *self_flavour);
+
+#endif

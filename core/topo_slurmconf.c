@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Import a Slurm topology.conf (topology/tree plugin):
+ *   SwitchName=s0 Nodes=cn[001-022]
+ *   SwitchName=top Switches=s[0-3]
+ * Keys are case-insensitive, values are hostlist expressions, '#' starts a
+ * comment, a trailing '\' continues a line (as in slurm.conf). LinkSpeed= is
+ * accepted and ignored. The result is an irregular tree (topo_tree.c): hops =
+ * links up to the lowest common switch and down. Node order: depth first from
+ * the top switch(es) in file order, a switch's Nodes= before its Switches=.
+ * Several top switches are joined under a virtual root, as Slurm's route
+ * plugin would need some path between them; that choice is documented in
+ * topologies/README.md. Every node gets one core (a YAML file that names this
+ * topology.conf can describe the node inside). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+#include "topology_priv.h"
+
+struct sw {
+    char *name;
+    int line;
+    char *nodes;    /* hostlist expression or NULL */
+    char *switches; /* hostlist expression or NULL */
+    int parent, depth;
+};
+
+struct conf {
+    const char *path;
+    struct sw *sw;
+    int nsw, cap;
+    char *err;
+    size_t errlen;
+};
+
+/* Does a (logical) line begin with key= ? */
+static int starts_key(const char *s, const char *key)
+{
+    size_t n = strlen(key);
+    return !strncasecmp(s, key, n) && s[n] == '=';
+}
+
+int topo_is_slurmconf(const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (starts_key(p, "SwitchName"))
+            return 1;
+        p = strchr(p, '\n');
+        if (!p)
+            break;
+        p++;
+    }
+    return 0;
+}
+
+static void conf_free(struct conf *c)
+{
+    for (int i = 0; i < c->nsw; i++) {
+        free(c->sw[i].name);
+        free(c->sw[i].nodes);
+        free(c->sw[i].switches);
+    }
+    free(c->sw);
+}
+
+/* One logical line: whitespace-separated key=value tokens. */
+static int parse_line(struct conf *c, char *s, int line)
+{
+    struct sw w = {NULL, line, NULL, NULL, -1, 0};
+    char *save = NULL;
+    for (char *tok = strtok_r(s, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: expected KEY=VALUE, got '%s'",
+                         c->path, line, tok);
+            goto fail;
+        }
+        *eq = 0;
+        char *val = eq + 1;
+        size_t vl = strlen(val);
+        if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') {
+            val[vl - 1] = 0;
+            val++;
+        }
+        char **slot = NULL;
+        if (!strcasecmp(tok, "SwitchName"))
+            slot = &w.name;
+        else if (!strcasecmp(tok, "Nodes"))
+            slot = &w.nodes;
+        else if (!strcasecmp(tok, "Switches"))
+            slot = &w.switches;
+        else if (strcasecmp(tok, "LinkSpeed")) {
+            topomap_fail(c->err, c->errlen, EINVAL,
+                         "%s:%d: unknown key '%s' (expected SwitchName, Switches, Nodes, "
+                         "LinkSpeed)", c->path, line, tok);
+            goto fail;
+        }
+        if (!slot)
+            continue;
+        if (*slot) {
+            topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: %s= given twice", c->path, line, tok);
+            goto fail;
+        }
+        if (!*val) {
+            topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: empty %s=", c->path, line, tok);
+            goto fail;
+        }
+        if (!(*slot = strdup(val))) {
+            topomap_fail(c->err, c->errlen, ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
+    if (!w.name && !w.nodes && !w.switches)
+        return 0; /* only LinkSpeed=...: nothing to do */
+    if (!w.name) {
+        topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: line has no SwitchName=", c->path, line);
+        goto fail;
+    }
+    for (int i = 0; i < c->nsw; i++)
+        if (!strcmp(c->sw[i].name, w.name)) {
+            topomap_fail(c->err, c->errlen, EINVAL,
+                         "%s:%d: switch '%s' is already defined at line %d", c->path, line,
+                         w.name, c->sw[i].line);
+            goto fail;
+        }
+    if (c->nsw == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        struct sw *ns = realloc(c->sw, (size_t)cap * sizeof *ns);
+        if (!ns) {
+            topomap_fail(c->err, c->errlen, ENOMEM, "out of memory");
+            goto fail;
+        }
+        c->sw = ns;
+        c->cap = cap;
+    }
+    c->sw[c->nsw++] = w;
+    return 0;
+fail:
+    free(w.name);
+    free(w.nodes);
+    free(w.switches);
+    return -1;
+}
+
+static int find_switch(const struct conf *c, const char *name)
+{
+    for (int i = 0; i < c->nsw; i++)
+        if (!strcmp(c->sw[i].name, name))
+            return i;
+    return -1;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    const char *const *x = a, *const *y = b;
+    int r = strcmp(*x, *y);
+    /* Stable on equal names so the first occurrence comes first. */
+    return r ? r : (*x < *y ? -1 : *x > *y);
+}
+
+topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
+                                         size_t errlen)
+{
+    struct conf c = {path, NULL, 0, 0, err, errlen};
+    topomap_topology_t *t = NULL;
+    topomap_hostlist_t **kids = NULL, *names = NULL;
+    int *stack = NULL, *leaf = NULL, *port = NULL, *parent = NULL, *depth = NULL;
+    char **swname = NULL;
+    const char **sorted = NULL;
+    int total_sw = 0;
+    size_t tlen = strlen(text);
+    char *logical = malloc(tlen + 1);
+    if (!logical) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return NULL;
+    }
+
+    /* Split into logical lines: comments removed, '\' continuations joined. */
+    const char *p = text;
+    int line = 0, start_line = 0;
+    size_t ll = 0;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        line++;
+        if (ll == 0)
+            start_line = line;
+        const char *hash = memchr(p, '#', n);
+        if (hash)
+            n = (size_t)(hash - p);
+        while (n > 0 && isspace((unsigned char)p[n - 1]))
+            n--;
+        int cont = n > 0 && p[n - 1] == '\\';
+        if (cont)
+            n--;
+        if (ll)
+            logical[ll++] = ' ';
+        memcpy(logical + ll, p, n);
+        ll += n;
+        logical[ll] = 0;
+        if (!cont || !nl) {
+            if (parse_line(&c, logical, start_line) < 0)
+                goto fail;
+            ll = 0;
+        }
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    if (c.nsw == 0) {
+        topomap_fail(err, errlen, EINVAL, "%s: no SwitchName= lines", path);
+        goto fail;
+    }
+
+    /* Children of every switch; parents. */
+    int nsw = c.nsw;
+    kids = calloc((size_t)nsw, sizeof *kids);
+    if (!kids) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < nsw; i++) {
+        if (!c.sw[i].switches)
+            continue;
+        char herr[TOPOMAP_ERRLEN];
+        kids[i] = topomap_hostlist_parse(c.sw[i].switches, herr, sizeof herr);
+        if (!kids[i]) {
+            topomap_fail(err, errlen, errno, "%s:%d: Switches=: %s", path, c.sw[i].line, herr);
+            goto fail;
+        }
+        for (size_t k = 0; k < topomap_hostlist_count(kids[i]); k++) {
+            const char *kn = topomap_hostlist_get(kids[i], k);
+            int j = find_switch(&c, kn);
+            if (j < 0) {
+                topomap_fail(err, errlen, EINVAL, "%s:%d: switch '%s' is not defined", path,
+                             c.sw[i].line, kn);
+                goto fail;
+            }
+            if (j == i) {
+                topomap_fail(err, errlen, EINVAL, "%s:%d: switch '%s' lists itself", path,
+                             c.sw[i].line, kn);
+                goto fail;
+            }
+            if (c.sw[j].parent >= 0) {
+                topomap_fail(err, errlen, EINVAL,
+                             "%s:%d: switch '%s' is already under switch '%s' (line %d)", path,
+                             c.sw[i].line, kn, c.sw[c.sw[j].parent].name,
+                             c.sw[c.sw[j].parent].line);
+                goto fail;
+            }
+            c.sw[j].parent = i;
+        }
+    }
+    int nroots = 0;
+    for (int i = 0; i < nsw; i++)
+        nroots += c.sw[i].parent < 0;
+    if (nroots == 0) {
+        topomap_fail(err, errlen, EINVAL, "%s:%d: the switches form a cycle (no top switch)",
+                     path, c.sw[0].line);
+        goto fail;
+    }
+    int vroot = nroots > 1; /* join several tops under a virtual root */
+    total_sw = nsw + vroot;
+
+    /* Depth-first walk: node names in order, depths, visited switches. */
+    stack = malloc(sizeof(int) * (size_t)(total_sw + 1));
+    parent = malloc(sizeof(int) * (size_t)total_sw);
+    depth = malloc(sizeof(int) * (size_t)total_sw);
+    swname = calloc((size_t)total_sw, sizeof *swname);
+    names = topo_hostlist_new();
+    size_t lcap = 64, nn = 0;
+    leaf = malloc(lcap * sizeof *leaf);
+    port = malloc(lcap * sizeof *port);
+    if (!stack || !parent || !depth || !swname || !names || !leaf || !port) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < total_sw; i++) {
+        parent[i] = i < nsw ? c.sw[i].parent : -1;
+        depth[i] = -1;
+        swname[i] = strdup(i < nsw ? c.sw[i].name : "(root)");
+        if (!swname[i]) {
+            topomap_fail(err, errlen, ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
+    if (vroot)
+        for (int i = 0; i < nsw; i++)
+            if (parent[i] < 0)
+                parent[i] = nsw;
+    /* The stack holds switches to visit; children pushed in reverse so they
+     * are visited in file order. */
+    int sp = 0;
+    if (vroot) {
+        stack[sp++] = nsw;
+        depth[nsw] = 0;
+    } else {
+        for (int i = 0; i < nsw; i++)
+            if (parent[i] < 0) {
+                stack[sp++] = i;
+                depth[i] = 0;
+            }
+    }
+    while (sp > 0) {
+        int s = stack[--sp];
+        if (s < nsw && c.sw[s].nodes) {
+            char herr[TOPOMAP_ERRLEN];
+            topomap_hostlist_t *hl = topomap_hostlist_parse(c.sw[s].nodes, herr, sizeof herr);
+            if (!hl) {
+                topomap_fail(err, errlen, errno, "%s:%d: Nodes=: %s", path, c.sw[s].line, herr);
+                goto fail;
+            }
+            size_t m = topomap_hostlist_count(hl);
+            for (size_t k = 0; k < m; k++) {
+                const char *nm = topomap_hostlist_get(hl, k);
+                if (nn == lcap) {
+                    lcap *= 2;
+                    int *nl = realloc(leaf, lcap * sizeof *leaf);
+                    if (nl)
+                        leaf = nl;
+                    int *np = nl ? realloc(port, lcap * sizeof *port) : NULL;
+                    if (np)
+                        port = np;
+                    if (!nl || !np) {
+                        topomap_hostlist_free(hl);
+                        topomap_fail(err, errlen, ENOMEM, "out of memory");
+                        goto fail;
+                    }
+                }
+                if (nn >= TOPO_MAX_NODES || topo_hostlist_push(names, nm, strlen(nm)) < 0) {
+                    topomap_hostlist_free(hl);
+                    topomap_fail(err, errlen, nn >= TOPO_MAX_NODES ? EINVAL : ENOMEM,
+                                 "%s: too many nodes", path);
+                    goto fail;
+                }
+                leaf[nn] = s;
+                port[nn] = (int)k;
+                nn++;
+            }
+            topomap_hostlist_free(hl);
+        }
+        /* Children: the virtual root's are the top switches. */
+        int first = sp;
+        if (s == nsw) {
+            for (int i = 0; i < nsw; i++)
+                if (parent[i] == nsw)
+                    stack[sp++] = i;
+        } else if (kids[s]) {
+            for (size_t k = 0; k < topomap_hostlist_count(kids[s]); k++)
+                stack[sp++] = find_switch(&c, topomap_hostlist_get(kids[s], k));
+        }
+        for (int a = first, b = sp - 1; a < b; a++, b--) {
+            int tmp = stack[a];
+            stack[a] = stack[b];
+            stack[b] = tmp;
+        }
+        for (int k = first; k < sp; k++)
+            depth[stack[k]] = depth[s] + 1;
+    }
+    for (int i = 0; i < nsw; i++)
+        if (depth[i] < 0) {
+            topomap_fail(err, errlen, EINVAL,
+                         "%s:%d: switch '%s' is on a cycle of switches (not under a top switch)",
+                         path, c.sw[i].line, c.sw[i].name);
+            goto fail;
+        }
+    if (nn == 0) {
+        topomap_fail(err, errlen, EINVAL, "%s: no switch has Nodes=", path);
+        goto fail;
+    }
+    if (topo_hostlist_seal(names) < 0) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    /* A node under two switches: report both lines. */
+    sorted = malloc(nn * sizeof *sorted);
+    if (!sorted) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < nn; i++)
+        sorted[i] = topomap_hostlist_get(names, i);
+    qsort(sorted, nn, sizeof *sorted, cmp_names);
+    for (size_t i = 1; i < nn; i++)
+        if (!strcmp(sorted[i - 1], sorted[i])) {
+            /* Recover the node indices from the name pointers. */
+            size_t a = 0, b = 0;
+            for (size_t k = 0; k < nn; k++) {
+                if (topomap_hostlist_get(names, k) == sorted[i - 1])
+                    a = k;
+                if (topomap_hostlist_get(names, k) == sorted[i])
+                    b = k;
+            }
+            topomap_fail(err, errlen, EINVAL,
+                         "%s:%d: node '%s' is under switch '%s' and switch '%s' (line %d)", path,
+                         c.sw[leaf[b]].line, sorted[i], c.sw[leaf[a]].name, c.sw[leaf[b]].name,
+                         c.sw[leaf[b]].line);
+            goto fail;
+        }
+
+    t = topo_new(&topo_itree_ops, "fat-tree", (int)nn, names, err, errlen);
+    names = NULL; /* taken over */
+    if (!t)
+        goto fail;
+    struct topo_itree *T = &t->u.itree;
+    T->nsw = total_sw;
+    T->swname = swname;
+    T->parent = parent;
+    T->depth = depth;
+    T->leaf = leaf;
+    T->port = port;
+    T->virtual_root = vroot;
+    swname = NULL;
+    parent = depth = leaf = port = NULL;
+    if (topo_itree_prepare(t, err, errlen) < 0) {
+        topomap_topology_free(t);
+        t = NULL;
+        goto fail;
+    }
+    t = topo_finish(t, 1, err, errlen);
+fail:
+    for (int i = 0; kids && i < c.nsw; i++)
+        topomap_hostlist_free(kids[i]);
+    free(kids);
+    for (int i = 0; swname && i < total_sw; i++)
+        free(swname[i]);
+    free(swname);
+    free(stack);
+    free(parent);
+    free(depth);
+    free(leaf);
+    free(port);
+    free(sorted);
+    topomap_hostlist_free(names);
+    free(logical);
+    conf_free(&c);
+    return t;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The Tianhe-3 exascale prototype network (Li et al., "OHTMA", FITEE 2020,
+ * section 4.2 and Table 1): switch chips on a rows x cols mesh, chips in the
+ * same row or column directly linked, each chip serving N compute nodes split
+ * into a left and a right half. Table 1 gives the hop counts:
+ *   same chip 1, same row or column 3, different row and column 5,
+ *   one more when the two nodes sit on different sides; 0 for the same node.
+ * The paper fixes N = 96 (48 + 48); here N is a parameter (any even number).
+ * Node index = chip * N + k, chip = row * cols + col, k < N/2 on the left. */
+#include <errno.h>
+
+#include "internal.h"
+#include "topology_priv.h"
+
+static int th3_hops(const topomap_topology_t *t, int a, int b)
+{
+    const struct topo_tianhe3 *T = &t->u.th3;
+    int ca = a / T->npc, cb = b / T->npc;
+    int side = (a - ca * T->npc >= T->half) != (b - cb * T->npc >= T->half);
+    if (ca == cb)
+        return 1 + side;
+    int same_line = ca / T->cols == cb / T->cols || ca % T->cols == cb % T->cols;
+    return (same_line ? 3 : 5) + side;
+}
+
+static int th3_diameter(const topomap_topology_t *t)
+{
+    const struct topo_tianhe3 *T = &t->u.th3;
+    /* Every chip has both sides (npc >= 2), so the "+1" case always exists. */
+    if (T->rows > 1 && T->cols > 1)
+        return 6;
+    if (T->rows * T->cols > 1)
+        return 4;
+    return 2;
+}
+
+static int th3_coords(const topomap_topology_t *t, int node, int *coords, int maxdims)
+{
+    const struct topo_tianhe3 *T = &t->u.th3;
+    int chip = node / T->npc, k = node % T->npc;
+    int c[4] = {chip / T->cols, chip % T->cols, k >= T->half, k % T->half};
+    for (int i = 0; i < 4 && i < maxdims; i++)
+        coords[i] = c[i];
+    return 4;
+}
+
+static int th3_describe(const topomap_topology_t *t, FILE *f)
+{
+    const struct topo_tianhe3 *T = &t->u.th3;
+    fprintf(f, "chips: %d x %d mesh, %d nodes per chip (%d left, %d right); "
+               "hops 1/2 same chip, 3/4 same row or column, 5/6 otherwise (OHTMA Table 1)\n",
+            T->rows, T->cols, T->npc, T->half, T->half);
+    return 0;
+}
+
+static const struct topo_ops th3_ops = {
+    th3_hops, th3_diameter, th3_coords, th3_describe, NULL,
+};
+
+int topo_tianhe3_count(int rows, int cols, int npc, char *err, size_t errlen)
+{
+    if (rows < 1 || cols < 1)
+        return topomap_fail(err, errlen, EINVAL, "the chip mesh must be at least 1 x 1, not %d x %d",
+                            rows, cols);
+    if (npc < 2 || npc % 2)
+        return topomap_fail(err, errlen, EINVAL,
+                            "nodes per chip must be even and >= 2 (left and right halves), not %d",
+                            npc);
+    if ((long)rows * cols * npc > TOPO_MAX_NODES)
+        return topomap_fail(err, errlen, EINVAL, "more than %d nodes", TOPO_MAX_NODES);
+    return rows * cols * npc;
+}
+
+topomap_topology_t *topo_tianhe3_build(int rows, int cols, int npc, int cores,
+                                       topomap_hostlist_t *names, char *err, size_t errlen)
+{
+    int n = topo_tianhe3_count(rows, cols, npc, err, errlen);
+    if (n < 0) {
+        topomap_hostlist_free(names);
+        return NULL;
+    }
+    topomap_topology_t *t = topo_new(&th3_ops, "tianhe3", n, names, err, errlen);
+    if (!t)
+        return NULL;
+    t->u.th3.rows = rows;
+    t->u.th3.cols = cols;
+    t->u.th3.npc = npc;
+    t->u.th3.half = npc / 2;
+    return topo_finish(t, cores, err, errlen);
+}
+
+topomap_topology_t *topomap_topology_tianhe3(int rows, int cols, int nodes_per_chip, int cores,
+                                             const char *hostlist, char *err, size_t errlen)
+{
+    topomap_hostlist_t *names = NULL;
+    if (hostlist && !(names = topomap_hostlist_parse(hostlist, err, errlen)))
+        return NULL;
+    return topo_tianhe3_build(rows, cols, nodes_per_chip, cores, names, err, errlen);
+}

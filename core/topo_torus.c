@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* n-D meshes and tori with per-dimension wraparound. With dimension-ordered
+ * minimal routing a message crosses, in each dimension, the shorter way round
+ * (a wrapped dimension) or the straight distance (an open one), so the hop
+ * count is the sum of the per-dimension distances. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "topology_priv.h"
+
+static int torus_hops(const topomap_topology_t *t, int a, int b)
+{
+    const struct topo_torus *T = &t->u.torus;
+    const int *ca = T->coord + (size_t)a * T->ndims, *cb = T->coord + (size_t)b * T->ndims;
+    int h = 0;
+    for (int k = 0; k < T->ndims; k++) {
+        int d = ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
+        if (T->wrap[k] && 2 * d > T->dims[k])
+            d = T->dims[k] - d;
+        h += d;
+    }
+    return h;
+}
+
+static int torus_diameter(const topomap_topology_t *t)
+{
+    const struct topo_torus *T = &t->u.torus;
+    int h = 0;
+    for (int k = 0; k < T->ndims; k++)
+        h += T->wrap[k] ? T->dims[k] / 2 : T->dims[k] - 1;
+    return h;
+}
+
+static int torus_coords(const topomap_topology_t *t, int node, int *coords, int maxdims)
+{
+    const struct topo_torus *T = &t->u.torus;
+    for (int k = 0; k < T->ndims && k < maxdims; k++)
+        coords[k] = T->coord[(size_t)node * T->ndims + k];
+    return T->ndims;
+}
+
+static int torus_describe(const topomap_topology_t *t, FILE *f)
+{
+    const struct topo_torus *T = &t->u.torus;
+    fprintf(f, "dims: ");
+    for (int k = 0; k < T->ndims; k++)
+        fprintf(f, "%s%d", k ? " x " : "", T->dims[k]);
+    fprintf(f, " (wrap:");
+    for (int k = 0; k < T->ndims; k++)
+        fprintf(f, " %s", T->wrap[k] ? "yes" : "no");
+    fprintf(f, "; node index = x0 + d0 * (x1 + d1 * (x2 + ...)))\n");
+    return 0;
+}
+
+static void torus_destroy(topomap_topology_t *t)
+{
+    free(t->u.torus.coord);
+}
+
+static const struct topo_ops torus_ops = {
+    torus_hops, torus_diameter, torus_coords, torus_describe, torus_destroy,
+};
+
+int topo_torus_count(int ndims, const int *dims, const int *wrap, char *err, size_t errlen)
+{
+    (void)wrap;
+    if (ndims < 1 || ndims > TOPO_MAX_DIMS || !dims)
+        return topomap_fail(err, errlen, EINVAL, "a torus/mesh needs 1..%d dimensions, not %d",
+                            TOPO_MAX_DIMS, ndims);
+    long n = 1;
+    for (int k = 0; k < ndims; k++) {
+        if (dims[k] < 1)
+            return topomap_fail(err, errlen, EINVAL, "dimension %d has size %d (must be >= 1)",
+                                k, dims[k]);
+        n *= dims[k];
+        if (n > TOPO_MAX_NODES)
+            return topomap_fail(err, errlen, EINVAL, "more than %d nodes", TOPO_MAX_NODES);
+    }
+    return (int)n;
+}
+
+topomap_topology_t *topo_torus_build(int ndims, const int *dims, const int *wrap, int cores,
+                                     topomap_hostlist_t *names, char *err, size_t errlen)
+{
+    int n = topo_torus_count(ndims, dims, wrap, err, errlen);
+    if (n < 0) {
+        topomap_hostlist_free(names);
+        return NULL;
+    }
+    int any_wrap = 0;
+    for (int k = 0; wrap && k < ndims; k++)
+        any_wrap |= wrap[k] != 0;
+    topomap_topology_t *t = topo_new(&torus_ops, any_wrap ? "torus" : "mesh", n, names, err,
+                                     errlen);
+    if (!t)
+        return NULL;
+    struct topo_torus *T = &t->u.torus;
+    T->ndims = ndims;
+    for (int k = 0; k < ndims; k++) {
+        T->dims[k] = dims[k];
+        T->wrap[k] = wrap && wrap[k] != 0;
+    }
+    T->coord = malloc((size_t)n * (size_t)ndims * sizeof *T->coord);
+    if (!T->coord) {
+        topomap_topology_free(t);
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        int rest = i;
+        for (int k = 0; k < ndims; k++) {
+            T->coord[(size_t)i * ndims + k] = rest % dims[k];
+            rest /= dims[k];
+        }
+    }
+    return topo_finish(t, cores, err, errlen);
+}
+
+topomap_topology_t *topomap_topology_torus(int ndims, const int *dims, const int *wrap,
+                                           int cores, const char *hostlist, char *err,
+                                           size_t errlen)
+{
+    topomap_hostlist_t *names = NULL;
+    if (hostlist && !(names = topomap_hostlist_parse(hostlist, err, errlen)))
+        return NULL;
+    return topo_torus_build(ndims, dims, wrap, cores, names, err, errlen);
+}

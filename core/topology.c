@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The generic part of a topology: node names and their hash table, the inside
+ * of a node (levels with arity and SumCom costs), hop_cost, and the dispatch to
+ * the network kinds (topo_torus.c, topo_tianhe3.c, topo_tree.c) and loaders
+ * (topo_yaml.c, topo_slurmconf.c, topo_hwloc.c). Distances are computed on the
+ * fly by the kind; nothing here is O(n^2). */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "topology_priv.h"
+
+/* Topology files larger than this are certainly not descriptions. */
+#define TOPO_MAX_FILE (64L << 20)
+
+/* ---- names -------------------------------------------------------------- */
+
+static uint64_t name_hash(const char *s)
+{
+    /* FNV-1a: short hostnames, no adversary. */
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* Build the name table; error on duplicates (lookups would be ambiguous). */
+static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
+{
+    size_t size = 16;
+    while (size < 2 * (size_t)t->nnodes)
+        size *= 2;
+    t->hash = malloc(size * sizeof *t->hash);
+    if (!t->hash)
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    memset(t->hash, 0xff, size * sizeof *t->hash);
+    t->hmask = size - 1;
+    for (int i = 0; i < t->nnodes; i++) {
+        const char *name = topomap_hostlist_get(t->names, (size_t)i);
+        size_t h = (size_t)name_hash(name) & t->hmask;
+        while (t->hash[h] >= 0) {
+            if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), name))
+                return topomap_fail(err, errlen, EINVAL,
+                                    "node name '%s' is given twice (nodes %d and %d)", name,
+                                    t->hash[h], i);
+            h = (h + 1) & t->hmask;
+        }
+        t->hash[h] = i;
+    }
+    return 0;
+}
+
+static topomap_hostlist_t *default_names(int n)
+{
+    topomap_hostlist_t *hl = topo_hostlist_new();
+    int width = 1;
+    for (int m = n - 1; m >= 10; m /= 10)
+        width++;
+    if (!hl)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        int len = snprintf(name, sizeof name, "node%0*d", width, i);
+        if (topo_hostlist_push(hl, name, (size_t)len) < 0) {
+            topomap_hostlist_free(hl);
+            return NULL;
+        }
+    }
+    if (topo_hostlist_seal(hl) < 0) {
+        topomap_hostlist_free(hl);
+        return NULL;
+    }
+    return hl;
+}
+
+topomap_topology_t *topo_new(const struct topo_ops *ops, const char *kind, int nnodes,
+                             topomap_hostlist_t *names, char *err, size_t errlen)
+{
+    topomap_topology_t *t = calloc(1, sizeof *t);
+    if (!t) {
+        topomap_hostlist_free(names);
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return NULL;
+    }
+    t->ops = ops;
+    t->kind = kind;
+    t->nnodes = nnodes;
+    t->hop_cost = 1.0;
+    if (names) {
+        size_t n = topomap_hostlist_count(names);
+        t->names = names;
+        if (n != (size_t)nnodes) {
+            topomap_fail(err, errlen, EINVAL, "the hostlist names %zu nodes but the %s has %d",
+                         n, kind, nnodes);
+            goto fail;
+        }
+    } else if (!(t->names = default_names(nnodes))) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (build_hash(t, err, errlen) < 0)
+        goto fail;
+    return t;
+fail:
+    /* The kind's data is not filled yet: free only the generic part. */
+    t->ops = NULL;
+    topomap_topology_free(t);
+    return NULL;
+}
+
+topomap_topology_t *topo_finish(topomap_topology_t *t, int cores, char *err, size_t errlen)
+{
+    if (cores < 1 || cores > TOPO_MAX_CORES) {
+        topomap_fail(err, errlen, EINVAL, "cores per node must be in 1..%d, not %d",
+                     TOPO_MAX_CORES, cores);
+        topomap_topology_free(t);
+        return NULL;
+    }
+    const char *core = "core";
+    if (topo_set_levels(t, 1, &cores, NULL, &core, err, errlen) < 0) {
+        topomap_topology_free(t);
+        return NULL;
+    }
+    t->diameter = t->ops->diameter(t);
+    return t;
+}
+
+/* ---- the inside of a node ----------------------------------------------- */
+
+double topo_default_cost(const topomap_topology_t *t, int k)
+{
+    /* Each level of sharing halves the cost, starting below one hop: cores
+     * that share only the node cost hop_cost / 2, a socket hop_cost / 4 ...
+     * (a documented convention, see topologies/README.md). */
+    return ldexp(t->hop_cost, -(k + 1));
+}
+
+int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const double *cost,
+                    const char *const *names, char *err, size_t errlen)
+{
+    if (nlevels < 1 || nlevels > TOPO_MAX_LEVELS)
+        return topomap_fail(err, errlen, EINVAL, "a node must have 1..%d levels, not %d",
+                            TOPO_MAX_LEVELS, nlevels);
+    long cores = 1;
+    for (int k = 0; k < nlevels; k++) {
+        if (arity[k] < 1)
+            return topomap_fail(err, errlen, EINVAL, "node level %d: arity must be >= 1, not %d",
+                                k, arity[k]);
+        cores *= arity[k];
+        if (cores > TOPO_MAX_CORES)
+            return topomap_fail(err, errlen, EINVAL, "a node may have at most %d cores",
+                                TOPO_MAX_CORES);
+    }
+    if (cost)
+        for (int k = 0; k <= nlevels; k++)
+            if (!isfinite(cost[k]) || cost[k] < 0)
+                return topomap_fail(err, errlen, EINVAL,
+                                    "node cost %d must be a finite number >= 0, not %g", k,
+                                    cost[k]);
+    t->nlevels = nlevels;
+    t->cores = (int)cores;
+    int inner = 1;
+    for (int k = nlevels - 1; k >= 0; k--) {
+        t->arity[k] = arity[k];
+        t->inner[k] = inner;
+        inner *= arity[k];
+    }
+    for (int k = 0; k <= nlevels; k++)
+        t->cost[k] = cost ? cost[k] : k == nlevels ? 0.0 : topo_default_cost(t, k);
+    static const char *const generic[][3] = {
+        {"core"}, {"socket", "core"}, {"socket", "numa", "core"}};
+    for (int k = 0; k < nlevels; k++) {
+        const char *nm = names ? names[k] : nlevels <= 3 ? generic[nlevels - 1][k] : NULL;
+        if (nm)
+            snprintf(t->level_name[k], sizeof t->level_name[k], "%s", nm);
+        else
+            snprintf(t->level_name[k], sizeof t->level_name[k], "level%d", k);
+    }
+    free(t->node_source);
+    t->node_source = NULL;
+    return 0;
+}
+
+int topomap_topology_set_node_levels(topomap_topology_t *t, int nlevels, const int *arity,
+                                     const double *cost, char *err, size_t errlen)
+{
+    if (!t || !arity || !cost)
+        return topomap_fail(err, errlen, EINVAL, "topomap_topology_set_node_levels: NULL argument");
+    return topo_set_levels(t, nlevels, arity, cost, NULL, err, errlen);
+}
+
+int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost)
+{
+    if (!t || !isfinite(hop_cost) || hop_cost < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    t->hop_cost = hop_cost;
+    return 0;
+}
+
+double topomap_topology_hop_cost(const topomap_topology_t *t)
+{
+    return t->hop_cost;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+void topomap_topology_free(topomap_topology_t *t)
+{
+    if (!t)
+        return;
+    if (t->ops && t->ops->destroy)
+        t->ops->destroy(t);
+    topomap_hostlist_free(t->names);
+    free(t->hash);
+    free(t->node_source);
+    free(t->name);
+    free(t->source);
+    free(t);
+}
+
+const char *topomap_topology_kind(const topomap_topology_t *t)
+{
+    return t->kind;
+}
+
+int topomap_topology_nnodes(const topomap_topology_t *t)
+{
+    return t->nnodes;
+}
+
+const char *topomap_topology_node_name(const topomap_topology_t *t, int node)
+{
+    if (node < 0 || node >= t->nnodes)
+        return NULL;
+    return topomap_hostlist_get(t->names, (size_t)node);
+}
+
+int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname)
+{
+    if (hostname) {
+        size_t h = (size_t)name_hash(hostname) & t->hmask;
+        for (; t->hash[h] >= 0; h = (h + 1) & t->hmask)
+            if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), hostname))
+                return t->hash[h];
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+int topomap_topology_cores(const topomap_topology_t *t)
+{
+    return t->cores;
+}
+
+int topomap_topology_hops(const topomap_topology_t *t, int a, int b)
+{
+    if ((unsigned)a >= (unsigned)t->nnodes || (unsigned)b >= (unsigned)t->nnodes) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (a == b)
+        return 0;
+    return t->ops->hops(t, a, b);
+}
+
+double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb)
+{
+    if ((unsigned)ca >= (unsigned)t->cores || (unsigned)cb >= (unsigned)t->cores ||
+        (unsigned)na >= (unsigned)t->nnodes || (unsigned)nb >= (unsigned)t->nnodes) {
+        errno = EINVAL;
+        return -1.0;
+    }
+    if (na != nb)
+        return t->ops->hops(t, na, nb) * t->hop_cost;
+    /* The first level whose objects differ: the cores share level k-1. */
+    for (int k = 0; k < t->nlevels; k++)
+        if (ca / t->inner[k] != cb / t->inner[k])
+            return t->cost[k];
+    return t->cost[t->nlevels];
+}
+
+int topomap_topology_diameter(const topomap_topology_t *t)
+{
+    return t->diameter;
+}
+
+int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, int maxdims)
+{
+    if (node < 0 || node >= t->nnodes || maxdims < 0 || (!coords && maxdims > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return t->ops->coords(t, node, coords, maxdims);
+}
+
+int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
+{
+    int n = t->nnodes;
+    if (t->name)
+        fprintf(f, "name: %s\n", t->name);
+    if (t->source)
+        fprintf(f, "source: %s\n", t->source);
+    fprintf(f, "kind: %s\n", t->kind);
+    if (t->ops->describe(t, f) < 0)
+        return -1;
+    fprintf(f, "nodes: %d (%s .. %s)\n", n, topomap_topology_node_name(t, 0),
+            topomap_topology_node_name(t, n - 1));
+    fprintf(f, "cores per node: %d (", t->cores);
+    for (int k = 0; k < t->nlevels; k++)
+        fprintf(f, "%s%s %d", k ? " x " : "", t->level_name[k], t->arity[k]);
+    fprintf(f, ")%s%s\n", t->node_source ? " from " : "", t->node_source ? t->node_source : "");
+    fprintf(f, "node costs:");
+    for (int k = 0; k < t->nlevels; k++)
+        fprintf(f, " %s %g,", t->level_name[k], t->cost[k]);
+    fprintf(f, " same core %g\n", t->cost[t->nlevels]);
+    fprintf(f, "diameter: %d hops\n", t->diameter);
+    fprintf(f, "hop_cost: %g\n", t->hop_cost);
+    if (ferror(f)) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+char *topo_slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    struct stat st;
+    if (!f) {
+        int e = errno;
+        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
+        return NULL;
+    }
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        topomap_fail(err, errlen, EISDIR, "%s: %s", path, strerror(EISDIR));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 >= cap) {
+            if (cap > (size_t)TOPO_MAX_FILE) {
+                free(buf);
+                fclose(f);
+                topomap_fail(err, errlen, EFBIG, "%s: file is too large for a topology", path);
+                return NULL;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (!buf) {
+        fclose(f);
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return NULL;
+    }
+    if (ferror(f)) {
+        int e = errno ? errno : EIO;
+        free(buf);
+        fclose(f);
+        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t errlen)
+{
+    size_t len;
+    if (!path) {
+        topomap_fail(err, errlen, EINVAL, "topomap_topology_load: NULL path");
+        return NULL;
+    }
+    char *text = topo_slurp(path, &len, err, errlen);
+    if (!text)
+        return NULL;
+    topomap_topology_t *t;
+    if (topo_is_slurmconf(text))
+        t = topo_slurmconf_parse(path, text, err, errlen);
+    else
+        t = topo_yaml_load(path, text, len, err, errlen);
+    free(text);
+    if (t && !t->source && !(t->source = strdup(path))) {
+        topomap_topology_free(t);
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return NULL;
+    }
+    return t;
+}

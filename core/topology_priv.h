@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Private to the topology model (topology.c, topo_*.c, hostlist.c): never
+ * installed. A topology is a generic part (node names, the inside of a node,
+ * hop_cost) plus one network kind, described by a class of function pointers
+ * (struct topo_ops), the way Scotch's arch.c describes target architectures. */
+#ifndef TOPOMAP_TOPOLOGY_PRIV_H
+#define TOPOMAP_TOPOLOGY_PRIV_H
+
+#include <stdio.h>
+
+#include "topomap.h"
+
+/* Bounds that keep every product in an int and reject typos early. */
+#define TOPO_MAX_NODES (1 << 24)
+#define TOPO_MAX_CORES (1 << 20)
+#define TOPO_MAX_LEVELS 16 /* node levels and tree levels */
+#define TOPO_MAX_DIMS 16   /* torus/mesh dimensions */
+
+/* One network kind. */
+struct topo_ops {
+    /* Hops between nodes a != b, both in range (checked by the caller). */
+    int (*hops)(const topomap_topology_t *t, int a, int b);
+    /* Largest hop count; computed once at build time. */
+    int (*diameter)(const topomap_topology_t *t);
+    /* See topomap_topology_coords(); node is in range. */
+    int (*coords)(const topomap_topology_t *t, int node, int *coords, int maxdims);
+    /* Print the "network:" line(s) of topomap_topology_describe(). */
+    int (*describe)(const topomap_topology_t *t, FILE *f);
+    /* Free the kind's data (may be NULL). */
+    void (*destroy)(topomap_topology_t *t);
+};
+
+struct topo_torus {
+    int ndims;
+    int dims[TOPO_MAX_DIMS];
+    int wrap[TOPO_MAX_DIMS];
+    int *coord; /* nnodes * ndims, precomputed so hops() does no division */
+};
+
+struct topo_tianhe3 {
+    int rows, cols, npc, half; /* npc nodes per chip, half = npc / 2 */
+};
+
+/* A regular tree: every switch of level k has arity[k] children. */
+struct topo_tree {
+    int nlevels;
+    int arity[TOPO_MAX_LEVELS];
+    int hops[TOPO_MAX_LEVELS];  /* hops[k]: lowest common switch at level k */
+    int below[TOPO_MAX_LEVELS]; /* nodes under one child of a level-k switch */
+};
+
+/* An irregular tree (Slurm topology.conf): switches with parents. */
+struct topo_itree {
+    int nsw;
+    char **swname;  /* nsw names ("(root)" for a virtual root) */
+    int *parent;    /* nsw, -1 for the root */
+    int *depth;     /* nsw, root 0 */
+    int *leaf;      /* nnodes: the switch a node hangs from */
+    int *port;      /* nnodes: position of the node in its switch's Nodes= list */
+    int maxdepth;   /* deepest node (a node is one below its switch) */
+    int diameter;   /* computed by topo_itree_prepare() */
+    int virtual_root; /* 1 when several top switches were joined */
+};
+
+struct topomap_topology {
+    const struct topo_ops *ops;
+    const char *kind;          /* "torus", "mesh", "tianhe3", "fat-tree" */
+    int nnodes;
+    topomap_hostlist_t *names; /* nnodes names, index order */
+    int *hash;                 /* open addressing, -1 = empty */
+    size_t hmask;              /* table size - 1 (a power of two) */
+    double hop_cost;           /* SumCom cost of one network hop */
+    int diameter;
+    /* The inside of a node: nlevels levels, outermost first. */
+    int cores;
+    int nlevels;
+    int arity[TOPO_MAX_LEVELS];
+    int inner[TOPO_MAX_LEVELS]; /* cores per object of level k */
+    double cost[TOPO_MAX_LEVELS + 1];
+    char level_name[TOPO_MAX_LEVELS][16];
+    char *node_source;         /* where the levels came from ("hwloc XML FILE") or NULL */
+    char *name;                /* from the YAML "name" key, or NULL */
+    char *source;              /* file it was loaded from, or NULL */
+    union {
+        struct topo_torus torus;
+        struct topo_tianhe3 th3;
+        struct topo_tree tree;
+        struct topo_itree itree;
+    } u;
+};
+
+/* hostlist.c: build a list name by name (len bytes of name, no NUL needed),
+ * then seal it before topomap_hostlist_get() is used by others. */
+topomap_hostlist_t *topo_hostlist_new(void);
+int topo_hostlist_push(topomap_hostlist_t *hl, const char *name, size_t len);
+int topo_hostlist_seal(topomap_hostlist_t *hl);
+
+/* topology.c */
+/* A new topology of nnodes nodes of kind ops with one core per node; names
+ * from names (taken over, freed on failure too) or "node[0-N]" when NULL.
+ * The kind's data (t->u) is filled by the caller, which then calls
+ * topo_finish(). NULL with err on failure. */
+topomap_topology_t *topo_new(const struct topo_ops *ops, const char *kind, int nnodes,
+                             topomap_hostlist_t *names, char *err, size_t errlen);
+/* Flat node of cores cores (default costs), diameter; on failure frees t. */
+topomap_topology_t *topo_finish(topomap_topology_t *t, int cores, char *err, size_t errlen);
+/* Set the node levels; names may be NULL (generic names), cost may be NULL
+ * (defaults: hop_cost / 2^(k+1) for level k, 0 for a core and itself). */
+int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const double *cost,
+                    const char *const *names, char *err, size_t errlen);
+/* Read a whole file (NUL-terminated, caller frees); NULL with "PATH: reason". */
+char *topo_slurp(const char *path, size_t *len, char *err, size_t errlen);
+/* Default cost of level k of a node (see topologies/README.md). */
+double topo_default_cost(const topomap_topology_t *t, int k);
+
+/* Builders taking a parsed hostlist (owned, may be NULL), used by the loaders. */
+topomap_topology_t *topo_torus_build(int ndims, const int *dims, const int *wrap, int cores,
+                                     topomap_hostlist_t *names, char *err, size_t errlen);
+topomap_topology_t *topo_tianhe3_build(int rows, int cols, int npc, int cores,
+                                       topomap_hostlist_t *names, char *err, size_t errlen);
+topomap_topology_t *topo_tree_build(int nlevels, const int *arity, const int *hops, int cores,
+                                    topomap_hostlist_t *names, char *err, size_t errlen);
+/* Node count of the networks above, or -1 with err (bad parameters). */
+int topo_torus_count(int ndims, const int *dims, const int *wrap, char *err, size_t errlen);
+int topo_tianhe3_count(int rows, int cols, int npc, char *err, size_t errlen);
+int topo_tree_count(int nlevels, const int *arity, const int *hops, char *err, size_t errlen);
+
+/* topo_tree.c: the irregular tree kind. Fill t->u.itree (arrays owned by
+ * t), call topo_itree_prepare() (depth of nodes, diameter), then topo_finish(). */
+extern const struct topo_ops topo_itree_ops;
+int topo_itree_prepare(topomap_topology_t *t, char *err, size_t errlen);
+
+/* topo_slurmconf.c */
+/* 1 if text looks like a Slurm topology.conf (a SwitchName= line). */
+int topo_is_slurmconf(const char *text);
+/* Parse a topology.conf held in text (path for messages); one core per node. */
+topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
+                                         size_t errlen);
+
+/* topo_yaml.c */
+/* Parse the YAML description held in text (len bytes; path for messages and
+ * for files it names, relative to its directory). */
+topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len, char *err,
+                                   size_t errlen);
+
+/* topo_hwloc.c: topomap_topology_set_node_hwloc(); levels are named
+ * "package", "numa", "core" and get the default costs. */
+
+#endif

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The profile store: names, atomic add, lookup with rank-count checks, list,
+ * remove, error paths, and concurrent writers racing a reader. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "topomap.h"
+
+/* A ring of n ranks, 100 bytes per message, rank i -> i+1. */
+static topomap_profile_t *ring(int n)
+{
+    int *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    double *b = malloc(n * sizeof *b);
+    for (int i = 0; i < n; i++) {
+        src[i] = i;
+        dst[i] = (i + 1) % n;
+        b[i] = 100.0 * (i + 1);
+    }
+    topomap_profile_t *p = topomap_profile_create(n, n, src, dst, b, NULL, NULL, 0);
+    free(src);
+    free(dst);
+    free(b);
+    return p;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Number of directory entries starting with '.' other than . and .. */
+static int hidden_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] == '.' && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+int main(void)
+{
+    char err[TOPOMAP_ERRLEN], base[] = "/tmp/topomap-store-test.XXXXXX", dir[512], path[1024];
+    if (!mkdtemp(base)) {
+        printf("1..0 # SKIP cannot create a temporary directory\n");
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%s/a/b/profiles", base);
+
+    /* Which directory. */
+    unsetenv("TOPOMAP_STORE");
+    is_str(topomap_store_dir(NULL), TOPOMAP_STORE_DEFAULT, "default store without env");
+    is_str(topomap_store_dir(""), TOPOMAP_STORE_DEFAULT, "empty dir means default");
+    setenv("TOPOMAP_STORE", "/env/store", 1);
+    is_str(topomap_store_dir(NULL), "/env/store", "TOPOMAP_STORE overrides the default");
+    is_str(topomap_store_dir("/given"), "/given", "an explicit dir overrides TOPOMAP_STORE");
+    unsetenv("TOPOMAP_STORE");
+
+    /* Names. */
+    ok(topomap_store_name_valid("lammps"), "plain name valid");
+    ok(topomap_store_name_valid("a.out_v2+x-1"), "name with . _ + - valid");
+    ok(!topomap_store_name_valid(""), "empty name invalid");
+    ok(!topomap_store_name_valid(NULL), "NULL name invalid");
+    ok(!topomap_store_name_valid(".hidden"), "leading dot invalid");
+    ok(!topomap_store_name_valid("-opt"), "leading dash invalid");
+    ok(!topomap_store_name_valid("../etc/passwd"), "path traversal invalid");
+    ok(!topomap_store_name_valid("a/b"), "slash invalid");
+    ok(!topomap_store_name_valid("a b"), "space invalid");
+    char longname[260];
+    memset(longname, 'x', 201);
+    longname[201] = 0;
+    ok(!topomap_store_name_valid(longname), "201 characters invalid");
+    longname[200] = 0;
+    ok(topomap_store_name_valid(longname), "200 characters valid");
+
+    ok(topomap_store_path("/s", "app", path, sizeof path, err, sizeof err) == 0, "path");
+    is_str(path, "/s/app.profile", "path is DIR/NAME.profile");
+    char small[8];
+    ok(topomap_store_path("/s", "app", small, sizeof small, err, sizeof err) < 0 &&
+           errno == ENAMETOOLONG,
+       "path too long for the buffer: ENAMETOOLONG");
+    err[0] = 0;
+    ok(topomap_store_path("/s", "a/b", path, sizeof path, err, sizeof err) < 0 && errno == EINVAL,
+       "invalid name: EINVAL");
+    like(err, "invalid profile name 'a/b'", "message names the bad name");
+
+    /* Add creates the store, atomically, readable by all. */
+    topomap_profile_t *p8 = ring(8);
+    ok(topomap_store_add(dir, "app", p8, err, sizeof err) == 0, "add into a missing nested dir: %s",
+       err);
+    snprintf(path, sizeof path, "%s/app.profile", dir);
+    struct stat st;
+    ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644, "stored file has mode 0644");
+    is_int(hidden_files(dir), 0, "no temporary file left behind");
+    FILE *f = fopen(path, "r");
+    char line[64] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = 0;
+        fclose(f);
+    }
+    is_str(line, "# nranks=8\n", "first line records the rank count");
+
+    topomap_profile_t *q = topomap_store_lookup(dir, "app", 8, err, sizeof err);
+    ok(q != NULL, "lookup with the right rank count: %s", q ? "" : err);
+    is_int(topomap_profile_nranks(q), 8, "8 ranks read back");
+    is_int(topomap_profile_nedges(q), 8, "8 edges read back");
+    is_double(topomap_profile_total_bytes(q), topomap_profile_total_bytes(p8), 0,
+              "same total bytes");
+    topomap_profile_free(q);
+    q = topomap_store_lookup(dir, "app", 0, err, sizeof err);
+    ok(q != NULL, "lookup with nranks 0 accepts any count");
+    topomap_profile_free(q);
+
+    err[0] = 0;
+    ok(topomap_store_lookup(dir, "app", 16, err, sizeof err) == NULL && errno == ERANGE,
+       "another rank count refused with ERANGE");
+    like(err, "recorded with 8 ranks, this job has 16", "message gives both counts");
+
+    err[0] = 0;
+    ok(topomap_store_lookup(dir, "nothere", 8, err, sizeof err) == NULL && errno == ENOENT,
+       "missing profile: ENOENT");
+    like(err, "no profile 'nothere' in the store", "message says which profile");
+    ok(topomap_store_lookup(dir, "../x", 8, err, sizeof err) == NULL && errno == EINVAL,
+       "lookup of an invalid name: EINVAL");
+
+    /* Replace: the new content wins. */
+    topomap_profile_t *p4 = ring(4);
+    ok(topomap_store_add(dir, "app", p4, err, sizeof err) == 0, "replace an existing profile");
+    q = topomap_store_lookup(dir, "app", 4, err, sizeof err);
+    ok(q && topomap_profile_nranks(q) == 4, "replacement read back");
+    topomap_profile_free(q);
+
+    /* Corrupt files: caught by the loader, with file:line. */
+    snprintf(path, sizeof path, "%s/broken.profile", dir);
+    write_file(path, "# nranks=4\n0 1 100\n1 zz 5\n");
+    err[0] = 0;
+    ok(topomap_store_lookup(dir, "broken", 4, err, sizeof err) == NULL && errno == EINVAL,
+       "corrupt profile: EINVAL");
+    like(err, "broken.profile:3", "message has file:line");
+    /* A file without a header is checked after loading. */
+    snprintf(path, sizeof path, "%s/nohead.profile", dir);
+    write_file(path, "0 1 100\n1 2 100\n");
+    err[0] = 0;
+    ok(topomap_store_lookup(dir, "nohead", 8, err, sizeof err) == NULL && errno == ERANGE,
+       "headerless profile with another rank count refused after loading");
+    like(err, "recorded with 3 ranks", "count inferred from the largest rank");
+
+    /* Listing skips what is not a profile. */
+    snprintf(path, sizeof path, "%s/.app.profile.abc123", dir);
+    write_file(path, "# nranks=2\n");
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    write_file(path, "hello\n");
+    snprintf(path, sizeof path, "%s/sub.profile", dir);
+    mkdir(path, 0755);
+    topomap_store_entry_t *e = NULL;
+    size_t n = 0;
+    ok(topomap_store_list(dir, &e, &n, err, sizeof err) == 0, "list");
+    is_int(n, 3, "three profiles listed (app, broken, nohead)");
+    if (n == 3) {
+        is_str(e[0].name, "app", "sorted: app first");
+        is_int(e[0].nranks, 4, "app has 4 ranks");
+        ok(e[0].bytes > 0 && e[0].mtime > 0, "size and mtime filled");
+        is_str(e[1].name, "broken", "then broken");
+        is_str(e[2].name, "nohead", "then nohead");
+        is_int(e[2].nranks, -1, "no header: nranks -1");
+    }
+    free(e);
+    snprintf(path, sizeof path, "%s/.app.profile.abc123", dir);
+    unlink(path);
+
+    err[0] = 0;
+    ok(topomap_store_list("/nonexistent/store", &e, &n, err, sizeof err) < 0 && errno == ENOENT,
+       "listing a missing store: ENOENT");
+    like(err, "/nonexistent/store: cannot read the profile store", "message names the store");
+
+    /* Remove. */
+    ok(topomap_store_remove(dir, "broken", err, sizeof err) == 0, "remove");
+    ok(topomap_store_lookup(dir, "broken", 0, err, sizeof err) == NULL && errno == ENOENT,
+       "removed profile is gone");
+    err[0] = 0;
+    ok(topomap_store_remove(dir, "broken", err, sizeof err) < 0 && errno == ENOENT,
+       "removing a missing profile: ENOENT");
+    like(err, "no profile 'broken'", "message names it");
+    ok(topomap_store_remove(dir, "a/b", err, sizeof err) < 0 && errno == EINVAL,
+       "remove of an invalid name: EINVAL");
+
+    /* Add errors. */
+    snprintf(path, sizeof path, "%s/plainfile", base);
+    write_file(path, "x");
+    err[0] = 0;
+    ok(topomap_store_add(path, "app", p4, err, sizeof err) < 0 && errno == ENOTDIR,
+       "store path that is a file: ENOTDIR");
+    like(err, "cannot create the profile store", "message says so");
+    ok(topomap_store_add(dir, "bad/name", p4, err, sizeof err) < 0 && errno == EINVAL,
+       "add with an invalid name: EINVAL");
+    ok(topomap_store_add(dir, "app", NULL, err, sizeof err) < 0 && errno == EINVAL,
+       "add of no profile: EINVAL");
+
+    /* Concurrency: 4 writers store rings of 10..13 ranks under one name while
+     * a reader looks it up; every lookup must see a complete profile. */
+    pid_t pids[4];
+    for (int w = 0; w < 4; w++) {
+        pids[w] = fork();
+        if (pids[w] == 0) {
+            topomap_profile_t *r = ring(10 + w);
+            char e2[TOPOMAP_ERRLEN];
+            int bad = 0;
+            for (int k = 0; k < 200; k++)
+                bad |= topomap_store_add(dir, "race", r, e2, sizeof e2) < 0;
+            topomap_profile_free(r);
+            _exit(bad);
+        }
+    }
+    int reads = 0, complete = 0;
+    for (int k = 0; k < 400; k++) {
+        topomap_profile_t *r = topomap_store_lookup(dir, "race", 0, err, sizeof err);
+        if (!r && errno == ENOENT)
+            continue; /* before the first rename */
+        reads++;
+        if (r && topomap_profile_nranks(r) >= 10 && topomap_profile_nranks(r) <= 13 &&
+            (int)topomap_profile_nedges(r) == topomap_profile_nranks(r))
+            complete++;
+        topomap_profile_free(r);
+    }
+    int writers_ok = 1;
+    for (int w = 0; w < 4; w++) {
+        int status = 1;
+        waitpid(pids[w], &status, 0);
+        writers_ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    ok(writers_ok, "4 concurrent writers x 200 stores all succeeded");
+    ok(reads > 0 && complete == reads, "every one of %d concurrent lookups saw a complete profile",
+       reads);
+    is_int(hidden_files(dir), 0, "no temporary files left after the race");
+
+    topomap_profile_free(p8);
+    topomap_profile_free(p4);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    if (system(cmd) != 0)
+        printf("# could not remove %s\n", base);
+    return done_testing();
+}
