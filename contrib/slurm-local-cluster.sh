@@ -94,7 +94,7 @@ SOCKET=$DIR/munge/munge.socket
 RUN=$DIR/run
 LOG=$DIR/log
 LAST_PORT=$((NODE_PORT + NODES - 1))
-NODELIST="$PREFIX[1-$NODES]"
+NODELIST="${PREFIX}[1-$NODES]"
 [ "$NODES" -eq 1 ] && NODELIST="${PREFIX}1"
 
 node_names() { i=1; while [ "$i" -le "$NODES" ]; do echo "$PREFIX$i"; i=$((i + 1)); done; }
@@ -115,8 +115,9 @@ write_plugstack() {
     fi
 }
 
+# Write slurm.conf to $1.
 write_conf() {
-    cat >"$CONF.tmp" <<EOF
+    cat >"$1" <<EOF
 # written by slurm-local-cluster.sh: $NODES nodes on this host
 ClusterName=topomap
 SlurmctldHost=localhost(127.0.0.1)
@@ -160,9 +161,9 @@ NodeName=$NODELIST NodeHostname=localhost NodeAddr=127.0.0.1 Port=$NODE_PORT-$LA
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
     # Port= takes a range only in brackets.
-    sed -i "s/Port=$NODE_PORT-$LAST_PORT/Port=[$NODE_PORT-$LAST_PORT]/" "$CONF.tmp"
-    [ "$NODES" -eq 1 ] && sed -i "s/Port=\[$NODE_PORT-$LAST_PORT\]/Port=$NODE_PORT/" "$CONF.tmp"
-    mv -f "$CONF.tmp" "$CONF"
+    sed -i "s/Port=$NODE_PORT-$LAST_PORT/Port=[$NODE_PORT-$LAST_PORT]/" "$1"
+    [ "$NODES" -eq 1 ] && sed -i "s/Port=\[$NODE_PORT-$LAST_PORT\]/Port=$NODE_PORT/" "$1"
+    return 0
 }
 
 port_busy() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
@@ -245,17 +246,23 @@ do_start() {
     for b in munged munge slurmctld slurmd sinfo; do
         command -v $b >/dev/null 2>&1 || die "$b not found: apt-get install slurm-wlm munge"
     done
+    [ -z "$PLUGIN" ] || [ -f "$PLUGIN" ] || die "plugin '$PLUGIN' does not exist (build it first: make -C spank)"
     mkdir -p "$DIR/etc" "$DIR/state" "$RUN" "$LOG" || die "cannot create directories under $DIR"
     chmod 755 "$DIR" "$DIR/etc"
     for n in $(node_names); do mkdir -p "$DIR/spool/$n" "$DIR/tmp/$n" || die "cannot create $DIR/spool/$n"; done
     chmod 1777 "$DIR/tmp" "$DIR"/tmp/*
 
+    write_conf "$CONF.new" || die "cannot write $CONF.new"
     if all_up; then
-        write_plugstack
-        say "already running in $DIR ($NODELIST); plugstack.conf rewritten"
-        return 0
-    fi
-    if any_up; then
+        if cmp -s "$CONF.new" "$CONF"; then
+            rm -f "$CONF.new"
+            write_plugstack
+            say "already running in $DIR ($NODELIST); plugstack.conf rewritten"
+            return 0
+        fi
+        say "configuration changed: restarting"
+        do_stop >/dev/null
+    elif any_up; then
         say "partly running: restarting"
         do_stop >/dev/null
     fi
@@ -263,7 +270,7 @@ do_start() {
     for p in "$CTLD_PORT" $(seq "$NODE_PORT" "$LAST_PORT"); do
         port_busy "$p" && die "port $p is in use by another program (choose --ctld-port/--node-port)"
     done
-    write_conf
+    mv -f "$CONF.new" "$CONF"
     write_plugstack
 
     start_munge
@@ -280,6 +287,11 @@ do_start() {
         states=$(sinfo -h -N -o '%N %t' 2>/dev/null)
         nidle=$(echo "$states" | awk '$2 == "idle" || $2 == "mix" || $2 == "alloc"' | sort -u | wc -l)
         [ "$nidle" -ge "$NODES" ] && break
+        # Nodes an earlier run left drained or down (state is kept in
+        # StateSaveLocation) come back once their slurmd answers.
+        if echo "$states" | awk '$2 ~ /^(drain|drng|down|fail)$/ {f = 1} END {exit !f}'; then
+            scontrol update nodename="$NODELIST" state=resume >/dev/null 2>&1
+        fi
         i=$((i + 1))
         if [ $i -ge 150 ]; then
             echo "$states" >&2
@@ -289,8 +301,6 @@ do_start() {
         fi
         sleep 0.2
     done
-    # Nodes left down/drained by an earlier run come back.
-    scontrol update nodename="$NODELIST" state=resume >/dev/null 2>&1
     say "running: $NODES nodes $NODELIST with $CPUS CPUs each, $TASK_PLUGIN, ctld port $CTLD_PORT, slurmd ports $NODE_PORT-$LAST_PORT"
     say "use it with: export SLURM_CONF=$CONF"
 }

@@ -15,6 +15,14 @@ static const struct topomap_algo algos[] = {
      topomap_map_block},
     {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic},
     {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random},
+    {"ohtma", "OHTMA (Li et al. 2020, Algorithm 1): greedy, then best pair exchanges with backtrack",
+     topomap_map_ohtma},
+    {"ohtma-fast", "OHTMA, exchanges only within communication/topology neighbourhoods (large jobs)",
+     topomap_map_ohtma_fast},
+    {"greedy", "Hoefler-Snir greedy: heaviest process first, heaviest neighbours on the closest free slots",
+     topomap_map_greedy},
+    {"rcm", "reverse Cuthill-McKee orders of the communication graph and the machine, mapped in order",
+     topomap_map_rcm},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))
 
@@ -126,9 +134,6 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
 #endif
     int rc = al->map(&pb, rank_to_slot, err, errlen);
     int e = errno;
-#ifdef _OPENMP
-    omp_set_num_threads(saved_threads);
-#endif
     if (rc == 0)
         rc = check_result(&pb, al->name, rank_to_slot, err, errlen);
     else
@@ -137,6 +142,18 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
         rc = topomap_fail(err, errlen, ETIMEDOUT,
                           "algorithm '%s' took %.3f s, over the time limit of %.3f s",
                           al->name, topomap_now() - start, o->time_limit);
+    /* opts->refine: the swap-refinement engine (refine.c) improves whatever
+     * the algorithm gave. It stops at the time limit and keeps what it has:
+     * only the algorithm itself must fit in the limit. */
+    if (rc == 0 && o->refine) {
+        struct topomap_refine_params rp = {0, pb.deadline};
+        rc = topomap_refine(&pb, rank_to_slot, &rp, NULL, err, errlen);
+        if (rc == 0)
+            rc = check_result(&pb, "refine", rank_to_slot, err, errlen);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved_threads);
+#endif
     free(sn);
     free(sc);
     return rc;

@@ -52,6 +52,10 @@ int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_
  * order[k] = the process selected at step k (its slot is r2s[order[k]]). */
 int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order, char *err,
                          size_t errlen);
+/* Tuning of map_ohtma.c, changed only by tests: the work below which a
+ * per-step loop runs without a parallel region, and the largest n x nodes
+ * cost cache (entries). Neither changes results. */
+extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
 
 /* refine.c: the pair-exchange engine. A placement of the n ranks of a problem
  * on its slots. Hop-bytes only depend on the node of each rank, so slots are

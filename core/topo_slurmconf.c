@@ -396,9 +396,9 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
                     b = k;
             }
             topomap_fail(err, errlen, EINVAL,
-                         "%s:%d: node '%s' is under switch '%s' and switch '%s' (line %d)", path,
-                         c.sw[leaf[b]].line, sorted[i], c.sw[leaf[a]].name, c.sw[leaf[b]].name,
-                         c.sw[leaf[b]].line);
+                         "%s:%d: node '%s' is under switch '%s' and already under switch '%s' "
+                         "(line %d)", path, c.sw[leaf[b]].line, sorted[i], c.sw[leaf[b]].name,
+                         c.sw[leaf[a]].name, c.sw[leaf[a]].line);
             goto fail;
         }
 

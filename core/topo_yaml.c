@@ -478,6 +478,9 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
             names[k] = k == nl - 1 ? "core" : "level";
             if ((v = get(c, l, "name")) && get_str(c, v, "name", &names[k]) < 0)
                 return -1;
+            if (v && strlen(names[k]) >= TOPO_NAME_LEN)
+                return fail_at(c, v, EINVAL, "'name' must be at most %d characters",
+                               TOPO_NAME_LEN - 1);
             cost[k] = topo_default_cost(t, k);
             if ((v = get(c, l, "cost")) && get_double(c, v, "cost", 0, 0, &cost[k]) < 0)
                 return -1;
@@ -529,7 +532,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
     cost[nl] = self_cost;
     char *src = t->node_source ? strdup(t->node_source) : NULL;
     /* names may point into t->level_name: copy before topo_set_levels rewrites it. */
-    char namebuf[TOPO_MAX_LEVELS][16];
+    char namebuf[TOPO_MAX_LEVELS][TOPO_NAME_LEN];
     for (int k = 0; k < nl; k++) {
         snprintf(namebuf[k], sizeof namebuf[k], "%s", names[k]);
         names[k] = namebuf[k];

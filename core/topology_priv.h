@@ -15,6 +15,7 @@
 #define TOPO_MAX_CORES (1 << 20)
 #define TOPO_MAX_LEVELS 16 /* node levels and tree levels */
 #define TOPO_MAX_DIMS 16   /* torus/mesh dimensions */
+#define TOPO_NAME_LEN 24   /* node level names, NUL included */
 
 /* One network kind. */
 struct topo_ops {
@@ -77,7 +78,7 @@ struct topomap_topology {
     int arity[TOPO_MAX_LEVELS];
     int inner[TOPO_MAX_LEVELS]; /* cores per object of level k */
     double cost[TOPO_MAX_LEVELS + 1];
-    char level_name[TOPO_MAX_LEVELS][16];
+    char level_name[TOPO_MAX_LEVELS][TOPO_NAME_LEN];
     char *node_source;         /* where the levels came from ("hwloc XML FILE") or NULL */
     char *name;                /* from the YAML "name" key, or NULL */
     char *source;              /* file it was loaded from, or NULL */

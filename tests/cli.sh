@@ -185,8 +185,8 @@ expect 2 "missing topology file" topology show
 expect 2 "unexpected argument 'b'" topology show a b
 expect 2 "unexpected argument 'x'" algorithms x
 expect 2 "unknown command 'nope'" help nope
-expect 2 "not implemented yet" profile add "$tmp/ring8.txt"
-expect 2 "not implemented yet" profile list
+expect 2 "add: missing profile file" profile add ring8
+expect 2 "unknown subcommand 'ls'" profile ls
 
 # Bad input: exit 1, the message names the file or the host.
 expect 1 "$tmp/nope.txt" map --profile "$tmp/nope.txt" $T

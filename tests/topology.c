@@ -321,7 +321,7 @@ static void test_slurmconf(void)
         {"conf-unknown-key.conf", "conf-unknown-key.conf:2: unknown key 'Speed'"},
         {"conf-undefined-switch.conf", "conf-undefined-switch.conf:1: switch 's1' is not defined"},
         {"conf-node-twice.conf",
-         "conf-node-twice.conf:3: node 'n2' is under switch 's0' and switch 's1' (line 3)"},
+         "conf-node-twice.conf:3: node 'n2' is under switch 's1' and already under switch 's0' (line 2)"},
         {"conf-switch-twice.conf",
          "conf-switch-twice.conf:2: switch 's0' is already defined at line 1"},
         {"conf-cycle.conf", "conf-cycle.conf:1: the switches form a cycle"},
@@ -516,6 +516,40 @@ static void test_shipped(void)
     ok(!topomap_topology_load(SHIPPED, err, sizeof err) && errno == EISDIR, "a directory: EISDIR");
 }
 
+static void test_yaml(void)
+{
+    char err[TOPOMAP_ERRLEN] = "";
+    topomap_topology_t *t = topomap_topology_load(DATA "mesh-list.yaml", err, sizeof err);
+    ok(t != NULL, "mesh-list.yaml loads: %s", t ? "" : err);
+    if (t) {
+        is_str(topomap_topology_kind(t), "torus", "  a wrapping dimension makes it a torus");
+        is_int(topomap_topology_nnodes(t), 6, "  6 nodes from two hostlists");
+        is_str(topomap_topology_node_name(t, 3), "b1", "  node 3 is b1");
+        is_int(hops_by_name(t, "a1", "a3"), 1, "  a1-a3: x wraps, 1");
+        is_int(hops_by_name(t, "a1", "b3"), 2, "  a1-b3: 1 (x, wrapped) + 1 (y)");
+        is_int(topomap_topology_diameter(t), 2, "  diameter 1 + 1");
+        is_double(topomap_topology_cost(t, 0, 0, 5, 0), 8, 1e-12, "  a1-b3: 2 hops x hop_cost 4");
+        is_int(topomap_topology_cores(t), 6, "  2 x 3 cores");
+        is_double(topomap_topology_cost(t, 0, 2, 0, 3), 2, 1e-12, "  sockets: hop_cost / 2");
+        is_double(topomap_topology_cost(t, 0, 0, 0, 1), 1, 1e-12, "  cores: hop_cost / 4");
+        is_double(topomap_topology_cost(t, 0, 1, 0, 1), 0, 0, "  same core: 0");
+        like(describe(t), "cores per node: 6 (socket 2 x core 3)", "  the last level is 'core'");
+        topomap_topology_free(t);
+    }
+    t = topomap_topology_load(DATA "tree-defaults.yaml", err, sizeof err);
+    ok(t != NULL, "tree-defaults.yaml loads: %s", t ? "" : err);
+    if (t) {
+        is_int(topomap_topology_nnodes(t), 12, "  12 nodes");
+        is_str(topomap_topology_node_name(t, 11), "node11", "  default names node00..node11");
+        is_int(topomap_topology_hops(t, 0, 2), 2, "  same leaf: 2");
+        is_int(topomap_topology_hops(t, 0, 3), 4, "  one level up: 4");
+        is_int(topomap_topology_hops(t, 0, 6), 6, "  two levels up: 6");
+        is_double(topomap_topology_cost(t, 0, 1, 0, 1), 0.5, 0, "  self_cost 0.5");
+        is_double(topomap_topology_cost(t, 0, 0, 0, 1), 0.5, 0, "  two cores: default 1/2");
+        topomap_topology_free(t);
+    }
+}
+
 int main(void)
 {
     test_tianhe3();
@@ -525,6 +559,7 @@ int main(void)
     test_slurmconf();
     test_hwloc();
     test_shipped();
+    test_yaml();
     topomap_topology_free(NULL);
     return done_testing();
 }

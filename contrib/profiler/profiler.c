@@ -11,7 +11,8 @@
  * counted, the environment variables and the limits are in README.md.
  *
  * Cost on the send path (what the 5% overhead target is about): one TLS read,
- * one flag, one comparison with MPI_COMM_WORLD, PMPI_Type_size, two adds.
+ * one flag, one comparison with MPI_COMM_WORLD, a datatype size cache lookup,
+ * two adds.
  * Other communicators cost an attribute lookup, cached for the last one used.
  */
 #define _GNU_SOURCE
@@ -32,6 +33,8 @@
 
 struct tp_state tp;
 __thread int tp_fdepth __attribute__((tls_model("initial-exec")));
+
+struct tp_tcache tp_tc[TP_TCACHE] = {[0 ... TP_TCACHE - 1] = {0, -1}};
 
 static pthread_once_t tp_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -95,6 +98,32 @@ int tp_setup_slow(void)
 {
     pthread_once(&tp_once, tp_do_setup);
     return __atomic_load_n(&tp.ready, __ATOMIC_ACQUIRE);
+}
+
+uint64_t tp_bytes_slow(MPI_Datatype t, MPI_Count count)
+{
+    int s;
+    int64_t size = 0;
+    if (PMPI_Type_size(t, &s) == MPI_SUCCESS && s != MPI_UNDEFINED) {
+        size = s > 0 ? s : 0;
+    } else {
+        MPI_Count sx;
+        if (PMPI_Type_size_x(t, &sx) == MPI_SUCCESS && sx > 0)
+            size = (int64_t)sx;
+    }
+    if (!tp.multi) {
+        uint64_t k = tp_handle(&t, sizeof t);
+        struct tp_tcache *e = tp_tc_slot(k);
+        e->key = k;
+        e->size = size;
+    }
+    return (uint64_t)count * (uint64_t)size;
+}
+
+void tp_tcache_clear(void)
+{
+    for (int i = 0; i < TP_TCACHE; i++)
+        tp_tc[i].size = -1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -240,9 +269,7 @@ static size_t tp_pcap, tp_pcount;
 
 static uint64_t tp_req_key(MPI_Request r)
 {
-    uint64_t k = 0;
-    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
-    return k;
+    return tp_handle(&r, sizeof r);
 }
 
 static size_t tp_hash(uint64_t k, size_t cap)
@@ -506,6 +533,12 @@ TP_EXPORT int MPI_Request_free(MPI_Request *req)
     return rc;
 }
 
+TP_EXPORT int MPI_Type_free(MPI_Datatype *t)
+{
+    tp_tcache_clear(); /* even inside a Fortran wrapper: the handle dies either way */
+    return PMPI_Type_free(t);
+}
+
 TP_EXPORT int MPI_Finalize(void)
 {
     if (!tp_fdepth)
@@ -534,13 +567,13 @@ static void tp_app_name(char *buf, size_t len)
     const char *env = getenv("TOPOMAP_PROFILE_APP");
     char exe[PATH_MAX];
     if (env && *env) {
-        snprintf(buf, len, "%s", env);
+        snprintf(buf, len, "%.200s", env);
     } else {
         ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
         if (k > 0) {
             exe[k] = 0;
             const char *b = strrchr(exe, '/');
-            snprintf(buf, len, "%s", b ? b + 1 : exe);
+            snprintf(buf, len, "%.200s", b ? b + 1 : exe);
         } else {
             snprintf(buf, len, "%s", program_invocation_short_name);
         }
@@ -653,8 +686,25 @@ struct tp_file {
     FILE *f;
 };
 
+/* Set o->path; a path too long for PATH_MAX is refused (empty path). */
+static void tp_setpath(struct tp_file *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void tp_setpath(struct tp_file *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(o->path, sizeof o->path, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= sizeof o->path) {
+        tp_warn("output path longer than %d bytes: no profile written", PATH_MAX - 1);
+        o->path[0] = 0;
+    }
+}
+
 static FILE *tp_open(struct tp_file *o)
 {
+    if (!o->path[0])
+        return NULL;
     snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
     o->f = fopen(o->tmp, "w");
     if (!o->f)
@@ -669,14 +719,15 @@ static int tp_close(struct tp_file *o, int ok)
 {
     if (!o->f)
         return -1;
-    int bad = ferror(o->f);
-    if (fclose(o->f) != 0)
-        bad = 1;
+    int e = ferror(o->f) ? EIO : 0;
+    if (fclose(o->f) != 0 && !e)
+        e = errno;
     o->f = NULL;
-    if (!ok || bad || rename(o->tmp, o->path) != 0) {
+    if (ok && !e && rename(o->tmp, o->path) != 0)
+        e = errno;
+    if (!ok || e) {
         if (ok)
-            tp_warn("cannot write %s: %s: no profile written", o->path,
-                    bad ? "write error" : strerror(errno));
+            tp_warn("cannot write %s: %s: no profile written", o->path, strerror(e));
         unlink(o->tmp);
         return -1;
     }
@@ -776,7 +827,7 @@ void tp_finish(void)
     PMPI_Reduce(loc, tot, 4, MPI_UINT64_T, MPI_SUM, 0, c);
     PMPI_Reduce(tp.lost, lost, 2, MPI_UINT64_T, MPI_SUM, 0, c);
 
-    struct tp_file out = {.f = NULL}, cout = {.f = NULL};
+    struct tp_file out = {.path = "", .f = NULL}, cout = {.path = "", .f = NULL};
     char app[256], date[64], lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
     int verbose = 0;
     if (!tp.rank) {
@@ -789,18 +840,16 @@ void tp_finish(void)
         struct tm tm;
         strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
         if (p && *p)
-            snprintf(out.path, sizeof out.path, "%s", p);
+            tp_setpath(&out, "%s", p);
         else if (job && *job)
-            snprintf(out.path, sizeof out.path, "topomap-profile.%s.%s.%s.txt", app, job,
-                     step && *step ? step : "0");
+            tp_setpath(&out, "topomap-profile.%s.%s.%s.txt", app, job, step && *step ? step : "0");
         else
-            snprintf(out.path, sizeof out.path, "topomap-profile.%s.%ld.txt", app,
-                     (long)getpid());
+            tp_setpath(&out, "topomap-profile.%s.%ld.txt", app, (long)getpid());
         if (coll) {
             if (cp && *cp)
-                snprintf(cout.path, sizeof cout.path, "%s", cp);
-            else
-                snprintf(cout.path, sizeof cout.path, "%s.coll", out.path);
+                tp_setpath(&cout, "%s", cp);
+            else if (*out.path)
+                tp_setpath(&cout, "%s.coll", out.path);
         }
         if (tp_open(&out)) {
             tp_header(out.f, app, date, lib, tp_counted_p2p, tot);

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The Slurm-free half of the SPANK plugin: plugstack.conf arguments, the srun
+ * command line, Slurm's default task layout, the placement decision, and the
+ * small formats the srun side hands to the compute nodes. spank/topomap.c is
+ * the only file that sees <slurm/spank.h>; everything here is unit-tested by
+ * tests/spank_policy.c.
+ *
+ * How a placement travels (see also spank/topomap.c):
+ *  - srun (local context) decides, writes a hostfile and sets SLURM_HOSTFILE
+ *    (Slurm then lays the step out rank by rank), and sets two variables that
+ *    srun forwards to every node in the step's environment:
+ *      TOPOMAP_BIND="1:CPT:LIST"  for every rank, the index of its core among
+ *                                 the cores Slurm gives the step on its node
+ *                                 (ranks' cores renumbered 0..k-1 per node in
+ *                                 the order the algorithm chose them); LIST is
+ *                                 comma-separated "X", "X-Y" (X, X+1 .. Y) and
+ *                                 "XxK" (X repeated K times) items, rank order;
+ *                                 CPT is the CPUs per task (cores per rank).
+ *      TOPOMAP_PMI2_MAPPING       the PMI2 process mapping of the new layout
+ *                                 "(vector,(node,count,size),...)", or empty
+ *                                 when it does not fit in PMI2's 1024-byte
+ *                                 values (the nodes then warn, see below).
+ *  - slurmstepd (remote context) replaces Slurm's SLURM_PMI2_PROC_MAPPING with
+ *    TOPOMAP_PMI2_MAPPING (Slurm's pmi2 plugin publishes "every rank on its own
+ *    node" for arbitrary layouts, which makes MPICH give up shared memory);
+ *    when the step uses pmi2 and the mapping was too long, rank 0 prints one
+ *    "topomap:" warning (the srun side cannot know the MPI type: MpiDefault),
+ *    turns each rank's core index into a CPU set with hwloc, and binds each
+ *    task with sched_setaffinity() in slurm_spank_task_init.
+ */
+#ifndef TOPOMAP_SPANK_POLICY_H
+#define TOPOMAP_SPANK_POLICY_H
+
+#include <stddef.h>
+
+#include <hwloc.h>
+
+#include "topomap.h"
+
+/** Names of the variables passed from srun to the compute nodes. */
+#define TOPOMAP_ENV_BIND "TOPOMAP_BIND"
+#define TOPOMAP_ENV_PMI2 "TOPOMAP_PMI2_MAPPING"
+/** Slurm's variable read by its pmi2 plugin in slurmstepd. */
+#define TOPOMAP_ENV_SLURM_PMI2 "SLURM_PMI2_PROC_MAPPING"
+/** Longest PMI2 mapping handed over (MPICH's PMI2_MAX_VALLEN is 1024). */
+#define TOPOMAP_PMI2_MAXLEN 1000
+
+/* ------------------------------------------------------------------------ */
+/* Site policy: plugstack.conf arguments                                      */
+/* ------------------------------------------------------------------------ */
+
+struct topomap_site {
+    char *topology;    /* topology= site YAML (or topology.conf); NULL: none */
+    char *profiles;    /* profiles= store directory; NULL: topomap_store_dir(NULL) */
+    char *dflt;        /* default= algorithm when the user gives none; "off" */
+    double min_gain;   /* min_gain= fraction of hop-bytes saved to remap; 0 */
+    double time_limit; /* time_limit= milliseconds for a placement; 2000 */
+    int bind;          /* bind=cores (1, default) or none (0) */
+    int strict;        /* strict=1: failures fail the step; 0 */
+};
+
+/** Defaults as documented above. */
+void topomap_site_init(struct topomap_site *s);
+/**
+ * Apply whitespace-free key=value tokens (plugstack.conf arguments). A bad
+ * token (unknown key, bad value, no '=') is skipped and the others still
+ * apply. @return the number of bad tokens; the problems, joined by "; ", are in
+ * @p err (one line).
+ */
+int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char *err,
+                       size_t errlen);
+void topomap_site_free(struct topomap_site *s);
+
+/* ------------------------------------------------------------------------ */
+/* What srun was asked                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** A getenv-like lookup, so that tests can give a fake environment. */
+typedef const char *(*topomap_getenv_fn)(const char *name, void *arg);
+
+struct topomap_srun {
+    long ntasks;          /* -n, SLURM_NTASKS/SLURM_NPROCS; -1 unknown */
+    long nnodes;          /* -N, SLURM_NNODES; -1 unknown */
+    long cpus_per_task;   /* -c, SLURM_CPUS_PER_TASK; -1 unknown */
+    long ntasks_per_node; /* --ntasks-per-node, SLURM_NTASKS_PER_NODE; -1 */
+    int overcommit;       /* -O, SLURM_OVERCOMMIT */
+    char *mpi;            /* --mpi, SLURM_MPI_TYPE; NULL unknown */
+    char *conflict;       /* first option topomap cannot honour, e.g. "-w" */
+    char *app;            /* basename of the executable; NULL if none */
+    char *jobid;          /* --jobid; NULL if not given */
+    /* The plugin's own options: command line first, then the environment
+     * variables sbatch/salloc export for their SPANK options. */
+    char *algo;           /* --topomap */
+    char *profile;        /* --topomap-profile */
+    int verbose;          /* --topomap-verbose */
+};
+
+void topomap_srun_init(struct topomap_srun *o);
+void topomap_srun_free(struct topomap_srun *o);
+/**
+ * Read srun's command line @p argv (argv[0] is "srun") up to the executable,
+ * then fill what it did not say from the environment. Options topomap cannot
+ * honour (-w, -x, -m, -r, --exact, heterogeneous steps, ...) set o->conflict.
+ * @return 0, or -1 with errno EINVAL and a message (a bad -n/-N/-c value, an
+ *         option missing its argument).
+ */
+int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
+                       topomap_getenv_fn env, void *env_arg, char *err, size_t errlen);
+
+/** Name of the environment variable sbatch/salloc use for option @p opt
+ *  (e.g. "topomap-profile") of the plugin "topomap". Static buffer. */
+const char *topomap_spank_option_env(const char *opt);
+
+/* ------------------------------------------------------------------------ */
+/* Slurm's default layout                                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Expand Slurm's SLURM_JOB_CPUS_PER_NODE ("4(x3),2") into @p cpus for
+ * @p nnodes nodes. @return 0, or -1 with errno EINVAL (syntax, count mismatch).
+ */
+int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, size_t errlen);
+
+/**
+ * The number of tasks srun's default block distribution puts on each node of
+ * an allocation of @p nalloc nodes with @p cpus CPUs each (Slurm 22.05
+ * _task_layout_block without CR_PACK_NODES: count tasks per node as if
+ * cyclic, capped by CPUs / CPUs per task until every node is full, then
+ * evenly over all; ranks are then given out in blocks). Uses the first
+ * *@p nstep nodes, where *@p nstep is set from -N (default: all) and lowered to
+ * the task count as srun does. @p tasks gets @p nalloc entries (0 after the
+ * step's nodes).
+ * @return 0, or -1 with errno EINVAL and a message when srun itself would
+ *         refuse (more nodes than allocated, more tasks than CPUs without -O)
+ *         or topomap cannot predict the layout (-N with --ntasks-per-node and
+ *         no -n).
+ */
+int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
+                         int *tasks, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------ */
+/* The placement decision (srun side)                                         */
+/* ------------------------------------------------------------------------ */
+
+enum topomap_outcome {
+    TOPOMAP_OFF = 0,   /* nothing asked: Slurm's layout, no message */
+    TOPOMAP_KEEP,      /* Slurm's layout; message says why (may be empty) */
+    TOPOMAP_REMAP,     /* new layout: hostfile and variables below */
+    TOPOMAP_FAIL       /* strict=1 and something failed: fail the step */
+};
+
+struct topomap_decision {
+    int outcome;        /* enum topomap_outcome */
+    int explicit_req;   /* the user asked (--topomap), not the site default */
+    char message[1024]; /* one "topomap: ..." line for the user, or "" */
+    char summary[1024]; /* the --topomap-verbose line, or "" */
+    int nranks;
+    char **hosts;       /* REMAP: hostname of each rank (hostfile lines) */
+    char *bind;         /* REMAP: TOPOMAP_BIND value, NULL when bind=none */
+    char *pmi2;         /* REMAP: TOPOMAP_PMI2_MAPPING value, NULL if longer than
+                         * TOPOMAP_PMI2_MAXLEN (srun then passes it empty) */
+    /* For --topomap-verbose and the tests. */
+    char *algo;
+    double hop_bytes_default, hop_bytes_new, seconds;
+};
+
+/**
+ * Decide the placement of a step: which algorithm (user's, else site default),
+ * which profile (--topomap-profile, a path when it contains '/', else a name in
+ * the store; default the executable's name), the allocation from
+ * SLURM_JOB_NODELIST / SLURM_JOB_CPUS_PER_NODE in @p env, Slurm's default
+ * layout's task counts per node (kept: only which rank goes where changes),
+ * then the mapping within site->time_limit and the min_gain test against the
+ * default layout. Never fails: problems end in KEEP with a message (only when
+ * the user asked or verbose is on), or FAIL under strict=1.
+ * Free with topomap_decision_free().
+ */
+void topomap_decide(const struct topomap_site *site, const struct topomap_srun *o,
+                    topomap_getenv_fn env, void *env_arg, struct topomap_decision *d);
+void topomap_decision_free(struct topomap_decision *d);
+
+/* ------------------------------------------------------------------------ */
+/* Formats passed to the compute nodes                                        */
+/* ------------------------------------------------------------------------ */
+
+/** TOPOMAP_BIND value for @p n ranks. @return malloc'ed string or NULL (ENOMEM). */
+char *topomap_bind_encode(const int *core, int n, int cpt);
+/**
+ * Parse a TOPOMAP_BIND value for a step of @p n ranks into @p core[n] and
+ * *@p cpt. @return 0, or -1 with errno EINVAL (bad syntax, wrong count).
+ */
+int topomap_bind_decode(const char *s, int n, int *core, int *cpt);
+
+/**
+ * The PMI2 process mapping "(vector,(start,count,size),...)" of rank -> node
+ * index @p node[n]: runs of consecutive ranks on one node, runs of equal size
+ * on consecutive nodes merged. @return a malloc'ed string, or NULL with errno
+ * E2BIG when longer than @p maxlen, ENOMEM.
+ */
+char *topomap_pmi2_mapping(const int *node, int n, size_t maxlen);
+
+/**
+ * Parse a Slurm/Linux CPU list ("0-3,8,10-11") into @p ids (at most @p max,
+ * ascending as written). @return the count, or -1 with errno EINVAL / E2BIG.
+ */
+int topomap_cpulist_parse(const char *s, int *ids, int max);
+
+/**
+ * The CPUs a task with core index @p k (from TOPOMAP_BIND) is bound to: the
+ * cores @p alloc[k*cpt .. k*cpt+cpt-1], where @p alloc lists the @p nalloc
+ * cores Slurm gave the step on this node (Slurm's core numbers, which are
+ * hwloc's logical core indices; NULL: all cores of the node in order), each
+ * core with all its hardware threads, written into @p set.
+ * @return 0, or -1 with errno ERANGE when the index is past the step's cores
+ *         or a core is past the node's (message in @p err).
+ */
+int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int k, int cpt,
+                        hwloc_bitmap_t set, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topomap.so, the Slurm SPANK plugin: `srun --topomap=ALGO` places the ranks
+ * of a step so that ranks which talk a lot sit close together, and binds each
+ * rank to the core the mapping chose. The only file that includes
+ * <slurm/spank.h>; all decisions are made in policy.c.
+ *
+ * Where things happen (Slurm 22.05):
+ *  srun (S_CTX_LOCAL)
+ *   slurm_spank_init     register options; decide the placement from srun's
+ *                        command line (/proc/self/cmdline) and environment,
+ *                        write a private hostfile and set SLURM_HOSTFILE,
+ *                        TOPOMAP_BIND, TOPOMAP_PMI2_MAPPING. srun reads
+ *                        SLURM_HOSTFILE in its option verification, after
+ *                        this and after the option callbacks, but before
+ *                        slurm_spank_init_post_opt, which is too late. The
+ *                        command line is read directly because srun's own
+ *                        options (-n, -N, ...) are not available to plugins
+ *                        at that point.
+ *   option callbacks     nothing (see option_cb).
+ *   slurm_spank_init_post_opt  srun has read the hostfile: remove it and
+ *                        unset SLURM_HOSTFILE so that tasks do not inherit it.
+ *  slurmstepd (S_CTX_REMOTE)
+ *   slurm_spank_init     put TOPOMAP_PMI2_MAPPING in place of Slurm's
+ *                        SLURM_PMI2_PROC_MAPPING (runs before the pmi2 plugin
+ *                        reads it); when srun passed it empty (too long for
+ *                        PMI2), rank 0 warns in its task_init.
+ *   slurm_spank_user_init  once per node, before the tasks are forked: turn
+ *                        TOPOMAP_BIND and the step's cores (S_STEP_ALLOC_CORES)
+ *                        into one CPU set per local task with hwloc.
+ *   slurm_spank_task_init  in each task, after task/affinity set its mask:
+ *                        sched_setaffinity() to that CPU set (doing it in
+ *                        task_init_privileged races with task/affinity).
+ *                        Messages for the user go to the task's stderr: from
+ *                        the first task of a node for binding problems.
+ *  sbatch/salloc (S_CTX_ALLOCATOR)
+ *                        only register the options: Slurm exports their values
+ *                        to the job, and srun inside reads them (policy.c).
+ *
+ * Failure policy: the plugin never fails a job or drains a node by itself.
+ * Anything that goes wrong prints one "topomap: ..." line and leaves Slurm's
+ * layout and binding in place; with strict=1 in plugstack.conf the step fails
+ * with that line instead.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
+#include <slurm/spank.h>
+
+#include "policy.h"
+
+SPANK_PLUGIN(topomap, 1);
+
+enum { OPT_ALGO = 1, OPT_PROFILE, OPT_VERBOSE };
+
+static int option_cb(int val, const char *optarg, int remote);
+
+static struct spank_option options[] = {
+    {"topomap", "ALGO",
+     "place the ranks with mapping algorithm ALGO (block, cyclic, random, ohtma, ...; "
+     "off: Slurm's layout)",
+     1, OPT_ALGO, option_cb},
+    {"topomap-profile", "NAME",
+     "communication profile NAME from the profile store, or a file when NAME contains '/' "
+     "(default: the executable's name)",
+     1, OPT_PROFILE, option_cb},
+    {"topomap-verbose", NULL,
+     "print the placement: algorithm, hop-bytes before and after, time taken", 0, OPT_VERBOSE,
+     option_cb},
+    /* --topomap-record (recording a profile, the profiler's issue) goes here. */
+    SPANK_OPTIONS_TABLE_END};
+
+static struct topomap_site site;
+static int site_ready;
+
+/* srun side */
+static struct topomap_decision decision;
+static char hostfile[PATH_MAX];
+
+/* slurmstepd side: the CPU set of each local task, or none. */
+static cpu_set_t *task_sets;
+static unsigned char *task_bind;
+static uint32_t ntask_local;
+static char bind_problem[512];
+static int pmi2_lost; /* remapped under pmi2 without a PMI2 mapping */
+
+static const char *env_get(const char *name, void *arg)
+{
+    return getenv(name);
+}
+
+static void load_site(int ac, char **av, int report)
+{
+    char err[1024];
+    if (site_ready)
+        return;
+    topomap_site_init(&site);
+    if (topomap_site_parse(&site, ac, av, err, sizeof err) > 0 && report)
+        slurm_error("topomap: %s (bad arguments ignored)", err);
+    site_ready = 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* srun side                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* srun's argv from /proc/self/cmdline; malloc'ed, NULL-terminated. */
+static char **read_cmdline(int *argc)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap + 1);
+    for (ssize_t k; buf; len += (size_t)k) {
+        if (len == cap) {
+            char *nb = realloc(buf, 2 * cap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        k = read(fd, buf + len, cap - len);
+        if (k <= 0)
+            break;
+    }
+    close(fd);
+    if (!buf)
+        return NULL;
+    buf[len] = 0;
+    int n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += buf[i] == 0;
+    /* argv array followed by the string block, freed as one. */
+    char **argv = malloc((size_t)(n + 1) * sizeof *argv + len + 1);
+    if (!argv) {
+        free(buf);
+        return NULL;
+    }
+    char *strs = (char *)(argv + n + 1);
+    memcpy(strs, buf, len + 1);
+    free(buf);
+    int k = 0;
+    for (size_t i = 0; i < len && k < n; i += strlen(strs + i) + 1)
+        argv[k++] = strs + i;
+    argv[k] = NULL;
+    *argc = k;
+    return argv;
+}
+
+static void undo_placement(void)
+{
+    if (hostfile[0]) {
+        unlink(hostfile);
+        hostfile[0] = 0;
+        unsetenv("SLURM_HOSTFILE");
+    }
+    unsetenv(TOPOMAP_ENV_BIND);
+    unsetenv(TOPOMAP_ENV_PMI2);
+}
+
+/* Write the hostfile and set the variables; 0 or -1 with a reason. */
+static int apply_placement(const struct topomap_decision *d, char *why, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || access(tmp, W_OK) < 0)
+        tmp = "/tmp";
+    snprintf(hostfile, sizeof hostfile, "%s/topomap-hostfile.XXXXXX", tmp);
+    int fd = mkstemp(hostfile);
+    if (fd < 0) {
+        snprintf(why, len, "cannot create a hostfile in %s: %s", tmp, strerror(errno));
+        hostfile[0] = 0;
+        return -1;
+    }
+    FILE *f = fdopen(fd, "w");
+    int bad = !f;
+    for (int r = 0; f && r < d->nranks && !bad; r++)
+        bad = fprintf(f, "%s\n", d->hosts[r]) < 0;
+    if (f && fclose(f) == EOF)
+        bad = 1;
+    else if (!f)
+        close(fd);
+    if (bad) {
+        snprintf(why, len, "cannot write the hostfile %s: %s", hostfile, strerror(errno));
+        unlink(hostfile);
+        hostfile[0] = 0;
+        return -1;
+    }
+    if (setenv("SLURM_HOSTFILE", hostfile, 1) < 0 ||
+        (d->bind && setenv(TOPOMAP_ENV_BIND, d->bind, 1) < 0) ||
+        setenv(TOPOMAP_ENV_PMI2, d->pmi2 ? d->pmi2 : "", 1) < 0) {
+        snprintf(why, len, "cannot set the environment: %s", strerror(errno));
+        undo_placement();
+        return -1;
+    }
+    return 0;
+}
+
+/* Decide and act on srun's command line and environment. Returns -1 only when
+ * the step must fail (strict=1). */
+static int place(void)
+{
+    int argc = 0, rc = 0;
+    char **argv = read_cmdline(&argc);
+    char err[TOPOMAP_ERRLEN] = "";
+    struct topomap_srun o;
+
+    undo_placement();
+    topomap_decision_free(&decision);
+    topomap_srun_init(&o);
+    if (!argv || topomap_srun_parse(&o, argc, argv, env_get, NULL, err, sizeof err) < 0) {
+        /* A bad -n or -N: srun itself rejects the command line. */
+        slurm_verbose("topomap: cannot read srun's command line (%s)",
+                      argv ? err : strerror(errno));
+        free(argv);
+        topomap_srun_free(&o);
+        return 0;
+    }
+    free(argv);
+
+    topomap_decide(&site, &o, env_get, NULL, &decision);
+    if (decision.outcome == TOPOMAP_REMAP) {
+        char why[PATH_MAX + 256];
+        if (apply_placement(&decision, why, sizeof why) < 0) {
+            decision.outcome = site.strict ? TOPOMAP_FAIL : TOPOMAP_KEEP;
+            snprintf(decision.message, sizeof decision.message, "topomap: %.900s; %s", why,
+                     site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
+        }
+    }
+    if (decision.summary[0])
+        slurm_info("%s", decision.summary);
+    if (decision.outcome == TOPOMAP_FAIL) {
+        slurm_error("%s", decision.message);
+        rc = -1;
+    } else if (decision.message[0])
+        slurm_info("%s", decision.message);
+    topomap_srun_free(&o);
+    return rc;
+}
+
+/* The values are read in slurm_spank_init from srun's command line and the
+ * environment instead (policy.c), for two reasons: srun reads SLURM_HOSTFILE
+ * right after the callbacks, so the placement must be known before the last
+ * one; and for options given both to sbatch and to srun, srun calls the
+ * callback with sbatch's value last, while the command line should win. */
+static int option_cb(int val, const char *optarg, int remote)
+{
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* slurmstepd side                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A variable of the job's environment, without copying (values such as
+ * TOPOMAP_BIND can be large). */
+static const char *job_env(spank_t sp, const char *name)
+{
+    char **env = NULL;
+    size_t len = strlen(name);
+    if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS || !env)
+        return NULL;
+    for (char **e = env; *e; e++)
+        if (!strncmp(*e, name, len) && (*e)[len] == '=')
+            return *e + len + 1;
+    return NULL;
+}
+
+static void fix_pmi2_mapping(spank_t sp)
+{
+    const char *ours = job_env(sp, TOPOMAP_ENV_PMI2);
+    if (!ours)
+        return;
+    /* Only when Slurm's pmi2 plugin is in use for this step. */
+    if (job_env(sp, TOPOMAP_ENV_SLURM_PMI2) && !*ours)
+        pmi2_lost = 1;
+    else if (job_env(sp, TOPOMAP_ENV_SLURM_PMI2)) {
+        char *copy = strdup(ours);
+        if (copy && spank_setenv(sp, TOPOMAP_ENV_SLURM_PMI2, copy, 1) != ESPANK_SUCCESS)
+            slurm_error("topomap: cannot replace %s", TOPOMAP_ENV_SLURM_PMI2);
+        free(copy);
+    }
+    spank_unsetenv(sp, TOPOMAP_ENV_PMI2);
+}
+
+/* Work out every local task's CPU set (once per node, before the fork). */
+static int prepare_binding(spank_t sp)
+{
+    const char *spec = job_env(sp, TOPOMAP_ENV_BIND);
+    uint32_t ntotal = 0;
+    char *cores_str = NULL;
+    int *core = NULL, *alloc = NULL, nalloc = 0, cpt = 1, rc = 0;
+    hwloc_topology_t topo = NULL;
+    hwloc_bitmap_t set = NULL;
+
+    if (!spec)
+        return 0;
+    if (!site.bind)
+        goto out;
+    if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask_local) != ESPANK_SUCCESS ||
+        ntotal == 0 || ntotal > INT_MAX) {
+        snprintf(bind_problem, sizeof bind_problem, "cannot get the step's task counts");
+        goto out;
+    }
+    core = malloc(ntotal * sizeof *core);
+    task_sets = calloc(ntask_local ? ntask_local : 1, sizeof *task_sets);
+    task_bind = calloc(ntask_local ? ntask_local : 1, 1);
+    if (!core || !task_sets || !task_bind) {
+        snprintf(bind_problem, sizeof bind_problem, "out of memory");
+        goto out;
+    }
+    if (topomap_bind_decode(spec, (int)ntotal, core, &cpt) < 0) {
+        snprintf(bind_problem, sizeof bind_problem,
+                 "%s does not describe %u tasks; tasks not bound", TOPOMAP_ENV_BIND, ntotal);
+        goto out;
+    }
+    if (hwloc_topology_init(&topo) < 0 || hwloc_topology_load(topo) < 0 ||
+        !(set = hwloc_bitmap_alloc())) {
+        snprintf(bind_problem, sizeof bind_problem, "hwloc cannot read this node's topology");
+        goto out;
+    }
+    /* The cores Slurm gave the step here; without them, all cores in order. */
+    if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores_str) == ESPANK_SUCCESS && cores_str &&
+        *cores_str) {
+        int max = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) * 2 + 4096;
+        alloc = malloc((size_t)max * sizeof *alloc);
+        if (alloc)
+            nalloc = topomap_cpulist_parse(cores_str, alloc, max);
+        if (nalloc < 0) {
+            free(alloc);
+            alloc = NULL;
+        }
+    }
+    int unbound = 0;
+    for (uint32_t l = 0; l < ntask_local; l++) {
+        uint32_t gid = 0;
+        char why[256];
+        if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &gid) != ESPANK_SUCCESS ||
+            gid >= ntotal) {
+            unbound++;
+            continue;
+        }
+        if (topomap_bind_cpuset(topo, alloc, alloc ? nalloc : 0, core[gid], cpt, set, why,
+                                sizeof why) < 0) {
+            if (!bind_problem[0])
+                snprintf(bind_problem, sizeof bind_problem, "rank %u: %s", gid, why);
+            unbound++;
+            continue;
+        }
+        CPU_ZERO(&task_sets[l]);
+        hwloc_cpuset_to_glibc_sched_affinity(topo, set, &task_sets[l], sizeof task_sets[l]);
+        task_bind[l] = 1;
+    }
+    if (unbound) {
+        char more[128];
+        snprintf(more, sizeof more, " (%d of %u tasks on this node not bound)", unbound,
+                 ntask_local);
+        strncat(bind_problem, more, sizeof bind_problem - strlen(bind_problem) - 1);
+    }
+out:
+    if (bind_problem[0]) {
+        slurm_error("topomap: %s", bind_problem);
+        if (site.strict)
+            rc = -1;
+    }
+    /* The tasks have no use for it, and it can be long. */
+    spank_unsetenv(sp, TOPOMAP_ENV_BIND);
+    hwloc_bitmap_free(set);
+    if (topo)
+        hwloc_topology_destroy(topo);
+    free(alloc);
+    free(core);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* SPANK entry points                                                         */
+/* ------------------------------------------------------------------------ */
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    spank_context_t ctx = spank_context();
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR)
+        return 0;
+    for (struct spank_option *o = options; o->name; o++)
+        if (spank_option_register(sp, o) != ESPANK_SUCCESS)
+            slurm_error("topomap: cannot register --%s", o->name);
+    if (ctx == S_CTX_ALLOCATOR)
+        return 0;
+    load_site(ac, av, 1);
+    if (ctx == S_CTX_LOCAL)
+        return place();
+    fix_pmi2_mapping(sp);
+    return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    if (spank_context() != S_CTX_LOCAL)
+        return 0;
+    /* srun has read the hostfile by now; the tasks must not inherit it. */
+    if (hostfile[0]) {
+        unlink(hostfile);
+        hostfile[0] = 0;
+        unsetenv("SLURM_HOSTFILE");
+    }
+    return 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+    if (spank_context() != S_CTX_REMOTE)
+        return 0;
+    return prepare_binding(sp);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+    uint32_t l = 0, gid = 1;
+    if (spank_context() != S_CTX_REMOTE)
+        return 0;
+    if (pmi2_lost && spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && gid == 0)
+        fprintf(stderr, "topomap: this layout is too irregular for --mpi=pmi2's process mapping "
+                        "(over %d bytes), so MPI sees every rank on its own node (MPICH: no "
+                        "shared memory); use --mpi=pmix with Open MPI, or a more regular layout\n",
+                TOPOMAP_PMI2_MAXLEN);
+    if (!task_bind)
+        return 0;
+    if (spank_get_item(sp, S_TASK_ID, &l) != ESPANK_SUCCESS)
+        return 0;
+    /* One line per node for the user, from its first task. */
+    if (l == 0 && bind_problem[0])
+        fprintf(stderr, "topomap: %s%s\n", bind_problem,
+                site.strict ? "; failing the step (strict=1)" : "; keeping Slurm's binding");
+    if (l >= ntask_local || !task_bind[l])
+        return site.strict && bind_problem[0] ? -1 : 0;
+    if (sched_setaffinity(0, sizeof task_sets[l], &task_sets[l]) < 0) {
+        fprintf(stderr, "topomap: cannot bind task %u: %s%s\n", l, strerror(errno),
+                site.strict ? "; failing the step (strict=1)" : "; keeping Slurm's binding");
+        return site.strict ? -1 : 0;
+    }
+    return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    if (spank_context() == S_CTX_LOCAL) {
+        if (hostfile[0])
+            unlink(hostfile);
+        hostfile[0] = 0;
+        topomap_decision_free(&decision);
+    }
+    free(task_sets);
+    free(task_bind);
+    task_sets = NULL;
+    task_bind = NULL;
+    if (site_ready)
+        topomap_site_free(&site);
+    site_ready = 0;
+    return 0;
+}

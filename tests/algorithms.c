@@ -1,0 +1,846 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The optimising algorithms (ohtma, ohtma-fast, greedy, rcm) and the
+ * swap-refinement engine, checked against independent evaluations: brute
+ * force on tiny cases, a naive dense implementation of OHTMA's Algorithm 1,
+ * a hand trace of its greedy phase, incremental costs against recomputation,
+ * and thread-count independence. Problems are built through the public API;
+ * the engine and the greedy phase through internal.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tap.h"
+
+static char err[TOPOMAP_ERRLEN];
+
+/* A TAP comment line. */
+#define diag(...) (printf("# "), printf(__VA_ARGS__), printf("\n"))
+
+static const char *algos[] = {"block", "cyclic", "random", "ohtma", "ohtma-fast", "greedy", "rcm"};
+#define NALG ((int)(sizeof algos / sizeof algos[0]))
+
+/* ---- independent evaluation ------------------------------------------------ */
+
+/* A dense copy of the directed profile and of the slot hops, built from the
+ * public API only, so that nothing here shares code with the library. */
+struct dense {
+    int n, ns;
+    double *A; /* n x n, directed as recorded */
+    int *B;    /* ns x ns hops between the nodes of the slots */
+};
+
+static void dense_init(struct dense *d, const topomap_profile_t *p, const topomap_alloc_t *a)
+{
+    topomap_graph_t g;
+    d->n = topomap_profile_nranks(p);
+    d->ns = topomap_alloc_nslots(a);
+    d->A = calloc((size_t)d->n * (size_t)d->n, sizeof(double));
+    d->B = malloc(sizeof(int) * (size_t)d->ns * (size_t)d->ns);
+    topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 0, &g);
+    for (int i = 0; i < d->n; i++)
+        for (int64_t e = g.xadj[i]; e < g.xadj[i + 1]; e++)
+            d->A[(size_t)i * (size_t)d->n + (size_t)g.adj[e]] += g.w[e];
+    const topomap_topology_t *t = topomap_alloc_topology(a);
+    for (int s = 0; s < d->ns; s++)
+        for (int u = 0; u < d->ns; u++)
+            d->B[(size_t)s * (size_t)d->ns + (size_t)u] =
+                topomap_topology_hops(t, topomap_alloc_slot_node(a, s), topomap_alloc_slot_node(a, u));
+}
+
+static void dense_free(struct dense *d)
+{
+    free(d->A);
+    free(d->B);
+}
+
+/* Eq. (1) of the OHTMA paper: sum_ij A_ij B_f(i)f(j). */
+static double dense_hb(const struct dense *d, const int *f)
+{
+    double s = 0;
+    for (int i = 0; i < d->n; i++)
+        for (int j = 0; j < d->n; j++)
+            s += d->A[(size_t)i * (size_t)d->n + (size_t)j] *
+                 d->B[(size_t)f[i] * (size_t)d->ns + (size_t)f[j]];
+    return s;
+}
+
+/* Smallest hop-bytes over all injective maps (n <= 8), by enumeration. */
+static void brute(const struct dense *d, int k, int *f, char *used, double *best)
+{
+    if (k == d->n) {
+        double v = dense_hb(d, f);
+        if (v < *best)
+            *best = v;
+        return;
+    }
+    for (int s = 0; s < d->ns; s++)
+        if (!used[s]) {
+            used[s] = 1;
+            f[k] = s;
+            brute(d, k + 1, f, used, best);
+            used[s] = 0;
+        }
+}
+
+/* 1 if no exchange of two slots' contents (ranks or free) lowers hop-bytes. */
+static int no_improving_swap(const struct dense *d, const int *r2s)
+{
+    int *f = malloc(sizeof(int) * (size_t)d->n), *s2r = malloc(sizeof(int) * (size_t)d->ns);
+    int ok = 1;
+    memcpy(f, r2s, sizeof(int) * (size_t)d->n);
+    for (int s = 0; s < d->ns; s++)
+        s2r[s] = -1;
+    for (int i = 0; i < d->n; i++)
+        s2r[f[i]] = i;
+    double base = dense_hb(d, f);
+    for (int s1 = 0; s1 < d->ns && ok; s1++)
+        for (int s2 = s1 + 1; s2 < d->ns && ok; s2++) {
+            int a = s2r[s1], b = s2r[s2];
+            if (a < 0 && b < 0)
+                continue;
+            if (a >= 0)
+                f[a] = s2;
+            if (b >= 0)
+                f[b] = s1;
+            if (dense_hb(d, f) < base - 1e-9)
+                ok = 0;
+            if (a >= 0)
+                f[a] = s1;
+            if (b >= 0)
+                f[b] = s2;
+        }
+    free(f);
+    free(s2r);
+    return ok;
+}
+
+/* ---- problem builders ------------------------------------------------------- */
+
+static uint64_t rng = 12345;
+
+static int rnd(int n)
+{
+    return (int)topomap_rng_below(&rng, (uint64_t)n);
+}
+
+/* A random directed profile of n ranks, about deg entries per rank, integer
+ * byte counts in [1, maxw] (exact in doubles, so ties are exact). */
+static topomap_profile_t *random_profile(int n, int deg, int maxw)
+{
+    size_t m = (size_t)n * (size_t)deg;
+    int *src = malloc(sizeof(int) * m), *dst = malloc(sizeof(int) * m);
+    double *b = malloc(sizeof(double) * m);
+    size_t k = 0;
+    for (size_t e = 0; e < m; e++) {
+        int i = rnd(n), j = rnd(n);
+        if (i == j)
+            continue;
+        src[k] = i;
+        dst[k] = j;
+        b[k++] = 1 + rnd(maxw);
+    }
+    topomap_profile_t *p = topomap_profile_create(n, k, src, dst, b, NULL, err, sizeof err);
+    free(src);
+    free(dst);
+    free(b);
+    return p;
+}
+
+/* A 3D 7-point stencil on an x * y * z grid of ranks (x fastest). */
+static topomap_profile_t *stencil(int x, int y, int z, double face)
+{
+    int n = x * y * z;
+    size_t m = (size_t)n * 6, k = 0;
+    int *src = malloc(sizeof(int) * m), *dst = malloc(sizeof(int) * m);
+    double *b = malloc(sizeof(double) * m);
+    for (int c = 0; c < z; c++)
+        for (int bb = 0; bb < y; bb++)
+            for (int a = 0; a < x; a++) {
+                int r = a + x * (bb + y * c);
+                int nb[6][3] = {{a - 1, bb, c}, {a + 1, bb, c}, {a, bb - 1, c},
+                                {a, bb + 1, c}, {a, bb, c - 1}, {a, bb, c + 1}};
+                for (int t = 0; t < 6; t++) {
+                    int *q = nb[t];
+                    if (q[0] < 0 || q[0] >= x || q[1] < 0 || q[1] >= y || q[2] < 0 || q[2] >= z)
+                        continue;
+                    src[k] = r;
+                    dst[k] = q[0] + x * (q[1] + y * q[2]);
+                    b[k++] = face * (1 + t / 2); /* anisotropic: z faces heaviest */
+                }
+            }
+    topomap_profile_t *p = topomap_profile_create(n, k, src, dst, b, NULL, err, sizeof err);
+    free(src);
+    free(dst);
+    free(b);
+    return p;
+}
+
+/* A problem as topomap_map() builds it, for direct calls to internals. */
+struct prob {
+    struct topomap_problem pb;
+    topomap_opts_t o;
+    int *sn, *sc;
+};
+
+static void prob_init(struct prob *P, const topomap_profile_t *p, const topomap_alloc_t *a)
+{
+    memset(P, 0, sizeof *P);
+    topomap_opts_init(&P->o);
+    P->pb.profile = p;
+    P->pb.alloc = a;
+    P->pb.topo = topomap_alloc_topology(a);
+    P->pb.opts = &P->o;
+    P->pb.n = topomap_profile_nranks(p);
+    P->pb.nslots = topomap_alloc_nslots(a);
+    topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 1, &P->pb.g);
+    P->sn = malloc(sizeof(int) * (size_t)P->pb.nslots);
+    P->sc = malloc(sizeof(int) * (size_t)P->pb.nslots);
+    for (int s = 0; s < P->pb.nslots; s++) {
+        P->sn[s] = topomap_alloc_slot_node(a, s);
+        P->sc[s] = topomap_alloc_slot_core(a, s);
+    }
+    P->pb.slot_node = P->sn;
+    P->pb.slot_core = P->sc;
+}
+
+static void prob_free(struct prob *P)
+{
+    free(P->sn);
+    free(P->sc);
+}
+
+static int valid(const int *r2s, int n, int ns)
+{
+    char *used = calloc((size_t)ns, 1);
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        if (r2s[i] < 0 || r2s[i] >= ns || used[r2s[i]])
+            ok = 0;
+        else
+            used[r2s[i]] = 1;
+    }
+    free(used);
+    return ok;
+}
+
+/* ---- a naive OHTMA, literally Algorithm 1 on dense matrices ------------------ */
+
+/* Per slot, per process, O(n^2) per greedy step and O(n^4) per exchange step:
+ * only for small n. Ties as documented in map_ohtma.c. */
+static void ohtma_naive(const struct dense *d, long loop, int *f)
+{
+    int n = d->n, ns = d->ns;
+    char *psel = calloc((size_t)n, 1), *nsel = calloc((size_t)ns, 1);
+    double *g = calloc((size_t)n * (size_t)n, sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j)
+                g[(size_t)i * n + j] = d->A[(size_t)i * n + j] + d->A[(size_t)j * n + i];
+    for (int k = 0; k < n; k++) {
+        /* Lines 6-8 and 13, times (1 + k): (1+k) sum_sel + sum_unsel. */
+        int bp = -1;
+        double bk = 0;
+        for (int p = 0; p < n; p++) {
+            if (psel[p])
+                continue;
+            double cs = 0, cu = 0;
+            for (int i = 0; i < n; i++)
+                if (psel[i])
+                    cs += g[(size_t)p * n + i];
+                else
+                    cu += g[(size_t)p * n + i];
+            double key = (1.0 + k) * cs + cu;
+            if (bp < 0 || key > bk) {
+                bp = p;
+                bk = key;
+            }
+        }
+        /* Lines 10-12 and 14. */
+        int bs = -1;
+        long bh = 0;
+        for (int s = 0; s < ns; s++) {
+            if (nsel[s])
+                continue;
+            long hs = 0, hu = 0;
+            for (int i = 0; i < ns; i++)
+                if (nsel[i])
+                    hs += d->B[(size_t)s * ns + i];
+                else
+                    hu += d->B[(size_t)s * ns + i];
+            long key = (1 + k) * hs + hu;
+            if (bs < 0 || key < bh) {
+                bs = s;
+                bh = key;
+            }
+        }
+        f[bp] = bs;
+        psel[bp] = 1;
+        nsel[bs] = 1;
+    }
+    if (loop < 0)
+        loop = n / 2;
+    char *status = calloc((size_t)n, 1);
+    int *pm = malloc(sizeof(int) * (size_t)(loop + 1)), *pq = malloc(sizeof(int) * (size_t)(loop + 1));
+    double *res = malloc(sizeof(double) * (size_t)(loop + 1));
+    long steps = 0;
+    for (; steps < loop; steps++) {
+        double base = dense_hb(d, f), bc = 0;
+        int bm = -1, bq = -1;
+        for (int m = 0; m < n; m++)
+            for (int q = m + 1; q < n; q++) {
+                if (status[m] || status[q])
+                    continue;
+                int t = f[m];
+                f[m] = f[q];
+                f[q] = t;
+                double c = base - dense_hb(d, f); /* line 26, exact */
+                f[q] = f[m];
+                f[m] = t;
+                if (bm < 0 || c > bc) {
+                    bm = m;
+                    bq = q;
+                    bc = c;
+                }
+            }
+        if (bm < 0)
+            break;
+        pm[steps] = bm;
+        pq[steps] = bq;
+        res[steps] = bc;
+        int t = f[bm];
+        f[bm] = f[bq];
+        f[bq] = t;
+        status[bm] = status[bq] = 1;
+    }
+    double sum = 0, best = 0;
+    long tb = 0;
+    for (long k = 0; k < steps; k++) {
+        sum += res[k];
+        if (sum > best) {
+            best = sum;
+            tb = k + 1;
+        }
+    }
+    for (long k = steps - 1; k >= tb; k--) {
+        int t = f[pm[k]];
+        f[pm[k]] = f[pq[k]];
+        f[pq[k]] = t;
+    }
+    free(psel);
+    free(nsel);
+    free(g);
+    free(status);
+    free(pm);
+    free(pq);
+    free(res);
+}
+
+/* ---- the tests ---------------------------------------------------------------- */
+
+/* Section 4.3 by hand on a 3-node Tianhe-3 allocation. See the comments. */
+static void test_greedy_trace(void)
+{
+    /* 1 x 2 chips, 2 nodes per chip (left, right), 2 cores: nodes 0,1 on
+     * chip 0, 2,3 on chip 1. Allocation: nodes 0, 1, 2 -> slots 0-1 on
+     * node 0, 2-3 on node 1, 4-5 on node 2. Hops: 0-1: 2 (same chip, other
+     * side), 0-2: 3 (same row, same side), 1-2: 4.
+     * T (sum of hops over all slots): node0 2(0+2+3) = 10, node1 12, node2 14.
+     * (1+k) hops_n = k S_n + T_n:
+     *   k=0: 10, 12, 14                  -> node 0, slot 0
+     *   k=1: S = 0,2,3: 10, 14, 17       -> node 0, slot 1 (paper: 5, 7, 8.5)
+     *   k=2: S = 0,4,6: -, 20, 26        -> node 1, slot 2
+     *   k=3: S = -,4,10: -, 24, 44       -> slot 3; then slots 4, 5.
+     * Processes (directed bytes): 0->1 10, 1->0 2, 1->2 5, 2->3 7, 3->4 1,
+     * 0->4 4, 2->4 3. Symmetric g: g01 12, g12 5, g23 7, g34 1, g04 4, g24 3.
+     * W = 16, 17, 15, 8, 8. (1+k) comm_p = k C_p + W_p:
+     *   k=0: W: p1 (17)                                   -> p1
+     *   k=1: C = 12,-,5,0,0: 28, 20, 8, 8                 -> p0 (paper: 14)
+     *   k=2: C = -,-,5,0,4: p2 25, p3 8, p4 16            -> p2
+     *   k=3: C = p3 7, p4 7: 29 and 29, tie, lowest index -> p3, then p4. */
+    int src[] = {0, 1, 1, 2, 3, 0, 2}, dst[] = {1, 0, 2, 3, 4, 4, 4};
+    double b[] = {10, 2, 5, 7, 1, 4, 3};
+    topomap_topology_t *t = topomap_topology_tianhe3(1, 2, 2, 2, "n[0-3]", err, sizeof err);
+    ok(t != NULL, "tianhe3 1x2 chips of 2 nodes: %s", t ? "" : err);
+    topomap_alloc_t *a = topomap_alloc_create(t, "n[0-2]", NULL, err, sizeof err);
+    topomap_profile_t *p = topomap_profile_create(5, 7, src, dst, b, NULL, err, sizeof err);
+    ok(a && p, "allocation and profile");
+    if (!a || !p)
+        return;
+    is_int(topomap_topology_hops(t, 0, 1), 2, "hops(0,1) = 2 as in Table 1");
+    is_int(topomap_topology_hops(t, 1, 2), 4, "hops(1,2) = 4");
+    struct prob P;
+    prob_init(&P, p, a);
+    int r2s[5], order[5];
+    ok(topomap_ohtma_greedy(&P.pb, r2s, order, err, sizeof err) == 0, "greedy phase runs");
+    int want_order[5] = {1, 0, 2, 3, 4}, want_slot[5] = {1, 0, 2, 3, 4};
+    for (int k = 0; k < 5; k++)
+        is_int(order[k], want_order[k], "greedy step %d picks process %d", k, want_order[k]);
+    for (int i = 0; i < 5; i++)
+        is_int(r2s[i], want_slot[i], "process %d on slot %d", i, want_slot[i]);
+    /* The whole algorithm against the naive one on the same case. */
+    struct dense d;
+    dense_init(&d, p, a);
+    int f[5], got[5];
+    ohtma_naive(&d, -1, f);
+    ok(topomap_map("ohtma", p, a, NULL, got, err, sizeof err) == 0, "ohtma maps the trace case");
+    ok(!memcmp(f, got, sizeof f), "ohtma equals the naive Algorithm 1");
+    dense_free(&d);
+    prob_free(&P);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
+/* Brute force on tiny cases: reported quality, optimum bound, refinement. */
+static void test_brute(void)
+{
+    struct {
+        const char *what;
+        int kind; /* 0 torus 2x2x1, 1 tianhe3 1x2x2, 2 tree */
+        int cores, n;
+        const char *hosts, *slots;
+    } cases[] = {
+        {"torus 2x2, 2 cores, 8 ranks", 0, 2, 8, "t[0-3]", NULL},
+        {"torus 2x2, 2 cores, 6 ranks on 8 slots", 0, 2, 6, "t[0-3]", NULL},
+        {"tianhe3 1x2x2, 2 cores, 7 ranks", 1, 2, 7, "n[0-3]", NULL},
+        {"tianhe3 1x2x2, 1 core, 4 ranks", 1, 1, 4, "n[0-3]", NULL},
+        {"tree 2x2, uneven slots 3,1,2,2, 8 ranks", 2, 3, 8, "f[0-3]", "3,1,2,2"},
+        {"torus 3x2 (mesh in y), 1 core, 5 ranks on 6", 3, 1, 5, "t[0-5]", NULL},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        topomap_topology_t *t = NULL;
+        if (cases[c].kind == 0) {
+            int dims[] = {2, 2}, wrap[] = {1, 1};
+            t = topomap_topology_torus(2, dims, wrap, cases[c].cores, "t[0-3]", err, sizeof err);
+        } else if (cases[c].kind == 1) {
+            t = topomap_topology_tianhe3(1, 2, 2, cases[c].cores, "n[0-3]", err, sizeof err);
+        } else if (cases[c].kind == 2) {
+            int ar[] = {2, 2}, hops[] = {4, 2};
+            t = topomap_topology_tree(2, ar, hops, cases[c].cores, "f[0-3]", err, sizeof err);
+        } else {
+            int dims[] = {3, 2}, wrap[] = {1, 0};
+            t = topomap_topology_torus(2, dims, wrap, cases[c].cores, "t[0-5]", err, sizeof err);
+        }
+        topomap_alloc_t *a = t ? topomap_alloc_create(t, cases[c].hosts, cases[c].slots, err,
+                                                      sizeof err)
+                               : NULL;
+        if (!ok(a != NULL, "%s: set up (%s)", cases[c].what, a ? "ok" : err))
+            continue;
+        for (int rep = 0; rep < 3; rep++) {
+            topomap_profile_t *p = random_profile(cases[c].n, 2 + rep, 20);
+            struct dense d;
+            dense_init(&d, p, a);
+            int f[8];
+            char used[16] = {0};
+            double opt = INFINITY;
+            brute(&d, 0, f, used, &opt);
+            int good = 1, reported = 1, locopt = 1, bound = 1, naive = 1;
+            for (int k = 0; k < NALG; k++)
+                for (int refine = 0; refine < 2; refine++) {
+                    topomap_opts_t o;
+                    topomap_opts_init(&o);
+                    o.refine = refine;
+                    int r2s[8];
+                    if (topomap_map(algos[k], p, a, &o, r2s, err, sizeof err) < 0 ||
+                        !valid(r2s, d.n, d.ns)) {
+                        good = 0;
+                        diag("%s%s failed: %s", algos[k], refine ? "+refine" : "", err);
+                        continue;
+                    }
+                    topomap_metrics_t m;
+                    topomap_eval_slots(p, a, r2s, &m);
+                    double hb = dense_hb(&d, r2s);
+                    if (m.hop_bytes != hb)
+                        reported = 0;
+                    if (hb < opt)
+                        bound = 0;
+                    if (refine && !no_improving_swap(&d, r2s)) {
+                        locopt = 0;
+                        diag("%s+refine left an improving swap", algos[k]);
+                    }
+                    if (!refine && !strcmp(algos[k], "ohtma")) {
+                        int ref[8];
+                        ohtma_naive(&d, -1, ref);
+                        if (memcmp(ref, r2s, sizeof(int) * (size_t)d.n))
+                            naive = 0;
+                    }
+                }
+            ok(good, "%s #%d: every algorithm gives a valid mapping", cases[c].what, rep);
+            ok(reported, "%s #%d: topomap_eval_slots agrees with the dense evaluation",
+               cases[c].what, rep);
+            ok(bound, "%s #%d: nobody beats the brute-force optimum %.0f", cases[c].what, rep, opt);
+            ok(locopt, "%s #%d: refinement leaves no improving swap or move", cases[c].what, rep);
+            ok(naive, "%s #%d: ohtma equals the naive Algorithm 1", cases[c].what, rep);
+            dense_free(&d);
+            topomap_profile_free(p);
+        }
+        topomap_alloc_free(a);
+        topomap_topology_free(t);
+    }
+}
+
+/* ohtma against the naive Algorithm 1 on larger random cases, loop values. */
+static void test_naive(void)
+{
+    int dims[] = {3, 3}, wrap[] = {0, 0};
+    topomap_topology_t *t = topomap_topology_torus(2, dims, wrap, 4, "m[0-8]", err, sizeof err);
+    topomap_topology_t *t3 = topomap_topology_tianhe3(2, 2, 4, 2, "c[00-15]", err, sizeof err);
+    topomap_alloc_t *a = topomap_alloc_create(t, "m[0-8]", NULL, err, sizeof err);
+    topomap_alloc_t *a3 = topomap_alloc_create(t3, "c[00-02,04-07,09,12-15]", "2,1,2(x9),1", err,
+                                               sizeof err);
+    ok(a && a3, "3x3 mesh and Tianhe-3 2x2 allocations: %s", a && a3 ? "" : err);
+    if (!a || !a3)
+        return;
+    int same = 1, cases = 0;
+    for (int rep = 0; rep < 12; rep++) {
+        const topomap_alloc_t *al = rep % 2 ? a3 : a;
+        int n = 10 + rnd(topomap_alloc_nslots(al) - 10 + 1);
+        topomap_profile_t *p = random_profile(n, 1 + rnd(4), rep % 3 ? 9 : 1000);
+        struct dense d;
+        dense_init(&d, p, al);
+        long loops[] = {-1, 0, 3, 1000};
+        for (int l = 0; l < 4; l++) {
+            topomap_opts_t o;
+            topomap_opts_init(&o);
+            o.loop = loops[l];
+            int *ref = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
+            ohtma_naive(&d, loops[l], ref);
+            if (topomap_map("ohtma", p, al, &o, got, err, sizeof err) < 0 ||
+                memcmp(ref, got, sizeof(int) * (size_t)n)) {
+                same = 0;
+                diag("case %d (n=%d, loop %ld) differs", rep, n, loops[l]);
+            }
+            cases++;
+            free(ref);
+            free(got);
+        }
+        dense_free(&d);
+        topomap_profile_free(p);
+    }
+    ok(same, "ohtma equals the naive Algorithm 1 on %d random cases (loop -1, 0, 3, 1000)", cases);
+    topomap_alloc_free(a);
+    topomap_alloc_free(a3);
+    topomap_topology_free(t);
+    topomap_topology_free(t3);
+}
+
+/* The engine: predicted gains and costs against recomputation after every swap. */
+static void test_incremental(void)
+{
+    topomap_topology_t *t = topomap_topology_tianhe3(2, 3, 4, 3, NULL, err, sizeof err);
+    int dims[] = {4, 3, 2}, wrap[] = {1, 0, 1};
+    topomap_topology_t *tt = topomap_topology_torus(3, dims, wrap, 2, NULL, err, sizeof err);
+    ok(t && tt, "topologies for the property test");
+    if (!t || !tt)
+        return;
+    topomap_alloc_t *a;
+    int gains_ok = 1, costs_ok = 1, frac_ok = 1, nswaps = 0;
+    for (int rep = 0; rep < 6; rep++) {
+        const topomap_topology_t *tp = rep % 2 ? tt : t;
+        /* All nodes, fewer ranks than slots so that moves to free slots occur. */
+        const char *hosts = "node[00-23]";
+        a = topomap_alloc_create(tp, hosts, NULL, err, sizeof err);
+        if (!a) {
+            ok(0, "allocation %s: %s", hosts, err);
+            continue;
+        }
+        int ns = topomap_alloc_nslots(a), n = ns - 1 - rnd(ns / 4);
+        int frac = rep >= 4;
+        topomap_profile_t *p = random_profile(n, 3, 50);
+        if (frac) { /* fractional weights: equal up to rounding only */
+            topomap_graph_t dg;
+            topomap_profile_graph(p, 0, 0, &dg);
+            size_t m = (size_t)dg.xadj[n];
+            int *src = malloc(sizeof(int) * m), *dst = malloc(sizeof(int) * m);
+            double *w = malloc(sizeof(double) * m);
+            for (int i = 0; i < n; i++)
+                for (int64_t e = dg.xadj[i]; e < dg.xadj[i + 1]; e++) {
+                    src[e] = i;
+                    dst[e] = dg.adj[e];
+                    w[e] = dg.w[e] / 7.3 + 1e-3;
+                }
+            topomap_profile_free(p);
+            p = topomap_profile_create(n, m, src, dst, w, NULL, err, sizeof err);
+            free(src);
+            free(dst);
+            free(w);
+        }
+        struct dense d;
+        dense_init(&d, p, a);
+        struct prob P;
+        prob_init(&P, p, a);
+        struct topomap_xchg x;
+        int *r2s = malloc(sizeof(int) * (size_t)n);
+        topomap_map("random", p, a, NULL, r2s, err, sizeof err);
+        ok(topomap_xchg_init(&x, &P.pb, err, sizeof err) == 0, "engine set up (%d ranks, %d slots)",
+           n, ns);
+        topomap_xchg_place(&x, r2s);
+        double hb = dense_hb(&d, x.r2s);
+        for (int step = 0; step < 300; step++) {
+            int s1 = rnd(ns), s2 = rnd(ns);
+            double pred = topomap_xchg_gain(&x, s1, s2);
+            topomap_xchg_swap(&x, s1, s2);
+            nswaps++;
+            double hb2 = dense_hb(&d, x.r2s);
+            double tol = frac ? 1e-9 * (hb + 1) : 0;
+            if (fabs((hb - hb2) - pred) > tol) {
+                if (frac)
+                    frac_ok = 0;
+                else
+                    gains_ok = 0;
+                diag("step %d: predicted %.17g, recomputed %.17g", step, pred, hb - hb2);
+            }
+            hb = hb2;
+            for (int i = 0; i < n; i++) {
+                double c = topomap_xchg_cost_at(&x, i, x.rgrp[i]);
+                if (fabs(c - x.cost[i]) > (frac ? 1e-9 * (c + 1) : 0))
+                    costs_ok = 0;
+            }
+            if (fabs(topomap_xchg_hop_bytes(&x) - hb) > (frac ? 1e-9 * (hb + 1) : 0))
+                costs_ok = 0;
+        }
+        /* The refinement engine's reported gain is the true one. */
+        struct topomap_refine_stats st;
+        double before = dense_hb(&d, x.r2s);
+        int rrc = topomap_xchg_refine(&x, NULL, &st, err, sizeof err);
+        ok(rrc == 0 && st.converged, "refinement converges (%ld passes, %ld swaps, %ld moves)",
+           st.passes, st.swaps, st.moves);
+        is_double(before - dense_hb(&d, x.r2s), st.gain, 1e-6 * (before + 1),
+                  "refinement reports the hop-bytes it removed");
+        ok(no_improving_swap(&d, x.r2s), "refined placement is a local optimum");
+        free(r2s);
+        topomap_xchg_free(&x);
+        prob_free(&P);
+        dense_free(&d);
+        topomap_profile_free(p);
+        topomap_alloc_free(a);
+    }
+    ok(gains_ok, "integer weights: predicted gain = recomputed difference, exactly (%d swaps)",
+       nswaps);
+    ok(frac_ok, "fractional weights: predicted gain = recomputed difference up to rounding");
+    ok(costs_ok, "incremental per-rank costs equal recomputation after every swap");
+    topomap_topology_free(t);
+    topomap_topology_free(tt);
+}
+
+/* Same seed, same mapping for 1, 2 and 4 threads, on cases big enough for
+ * the parallel paths. */
+static void test_threads(void)
+{
+    int dims[] = {8, 8, 8}, wrap[] = {1, 1, 1};
+    topomap_topology_t *t = topomap_topology_torus(3, dims, wrap, 6, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? topomap_alloc_create(t, "node[000-511]", NULL, err, sizeof err) : NULL;
+    ok(a != NULL, "8x8x8 torus, 6 cores: %s", a ? "" : err);
+    if (!a)
+        return;
+    topomap_profile_t *ps[2] = {stencil(16, 16, 12, 100), random_profile(2600, 4, 1000)};
+    for (int c = 0; c < 2; c++) {
+        int n = topomap_profile_nranks(ps[c]);
+        int *ref = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
+        for (int k = 0; k < NALG; k++)
+            for (int refine = 0; refine < 2; refine++) {
+                if (refine && strcmp(algos[k], "ohtma-fast") && strcmp(algos[k], "rcm"))
+                    continue; /* the refinement is the same code after any of them */
+                int same = 1;
+                for (int th = 1; th <= 4; th *= 2) {
+                    topomap_opts_t o;
+                    topomap_opts_init(&o);
+                    o.seed = 7;
+                    o.nthreads = th;
+                    o.refine = refine;
+                    if (topomap_map(algos[k], ps[c], a, &o, th == 1 ? ref : got, err,
+                                    sizeof err) < 0) {
+                        same = 0;
+                        diag("%s: %s", algos[k], err);
+                    } else if (th > 1 && memcmp(ref, got, sizeof(int) * (size_t)n))
+                        same = 0;
+                }
+                ok(same, "%s%s on %s (%d ranks): same mapping with 1, 2 and 4 threads", algos[k],
+                   refine ? "+refine" : "", c ? "random graph" : "3D stencil", n);
+            }
+        free(ref);
+        free(got);
+    }
+    topomap_profile_free(ps[0]);
+    topomap_profile_free(ps[1]);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
+/* Every parallel branch (forced with a zero work threshold) and the path
+ * without the cost cache give the mapping of the default settings. */
+static void test_paths(void)
+{
+    topomap_topology_t *t = topomap_topology_tianhe3(2, 2, 8, 4, NULL, err, sizeof err);
+    int dims[] = {6, 6, 6}, wrap[] = {1, 1, 1};
+    topomap_topology_t *tt = topomap_topology_torus(3, dims, wrap, 2, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? topomap_alloc_create(t, "node[00-31]", NULL, err, sizeof err) : NULL;
+    topomap_alloc_t *at = tt ? topomap_alloc_create(tt, "node[000-215]", NULL, err, sizeof err)
+                             : NULL;
+    ok(a && at, "Tianhe-3 (128 slots) and 6x6x6 torus (432 slots) allocations");
+    if (!a || !at)
+        return;
+    struct {
+        topomap_profile_t *p;
+        const topomap_alloc_t *a;
+        const char *what;
+    } cases[] = {{random_profile(120, 3, 100), a, "random 120 on Tianhe-3"},
+                 {stencil(8, 6, 9, 10), at, "stencil 8x6x9 on a torus"},
+                 {random_profile(400, 2, 7), at, "random 400 on a torus"}};
+    long par0 = topomap_ohtma_par_work, dc0 = topomap_ohtma_dcache_max;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int n = topomap_profile_nranks(cases[c].p);
+        int *ref = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
+        for (int k = 0; k < 2; k++) {
+            const char *al = k ? "ohtma-fast" : "ohtma";
+            topomap_opts_t o;
+            topomap_opts_init(&o);
+            topomap_ohtma_par_work = par0;
+            topomap_ohtma_dcache_max = dc0;
+            int same = topomap_map(al, cases[c].p, cases[c].a, &o, ref, err, sizeof err) == 0;
+            for (int v = 0; v < 6 && same; v++) {
+                topomap_ohtma_par_work = v % 2 ? 0 : par0;
+                topomap_ohtma_dcache_max = v / 2 == 1 ? 0 : dc0;
+                o.nthreads = v < 4 ? 2 : 4;
+                same = topomap_map(al, cases[c].p, cases[c].a, &o, got, err, sizeof err) == 0 &&
+                       !memcmp(ref, got, sizeof(int) * (size_t)n);
+                if (!same)
+                    diag("variant %d differs", v);
+            }
+            ok(same, "%s, %s: same mapping with every loop parallel, without the cost cache, "
+               "2 and 4 threads", al, cases[c].what);
+        }
+        free(ref);
+        free(got);
+        topomap_profile_free(cases[c].p);
+    }
+    topomap_ohtma_par_work = par0;
+    topomap_ohtma_dcache_max = dc0;
+    topomap_alloc_free(a);
+    topomap_alloc_free(at);
+    topomap_topology_free(t);
+    topomap_topology_free(tt);
+}
+
+/* Quality relations that must hold by construction. */
+static void test_quality(void)
+{
+    topomap_topology_t *t = topomap_topology_tianhe3(2, 2, 8, 4, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? topomap_alloc_create(t, "node[00-31]", NULL, err, sizeof err) : NULL;
+    ok(a != NULL, "Tianhe-3 2x2 chips x 8 nodes x 4 cores");
+    if (!a)
+        return;
+    topomap_profile_t *p = stencil(8, 4, 4, 10);
+    struct prob P;
+    prob_init(&P, p, a);
+    int n = 128, greedy[128], full[128], fast[128], fr[128];
+    topomap_metrics_t mg, mo, mf, mr;
+    ok(topomap_ohtma_greedy(&P.pb, greedy, NULL, err, sizeof err) == 0, "greedy phase");
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    o.loop = 0;
+    ok(topomap_map("ohtma", p, a, &o, full, err, sizeof err) == 0 &&
+           !memcmp(full, greedy, sizeof greedy),
+       "ohtma with loop 0 is the greedy phase alone");
+    ok(topomap_map("ohtma", p, a, NULL, full, err, sizeof err) == 0, "ohtma");
+    ok(topomap_map("ohtma-fast", p, a, NULL, fast, err, sizeof err) == 0, "ohtma-fast");
+    o.loop = -1;
+    o.refine = 1;
+    ok(topomap_map("ohtma", p, a, &o, fr, err, sizeof err) == 0, "ohtma + refine");
+    topomap_eval_slots(p, a, greedy, &mg);
+    topomap_eval_slots(p, a, full, &mo);
+    topomap_eval_slots(p, a, fast, &mf);
+    topomap_eval_slots(p, a, fr, &mr);
+    ok(mo.hop_bytes <= mg.hop_bytes, "backtracking never ends above the greedy phase (%g <= %g)",
+       mo.hop_bytes, mg.hop_bytes);
+    ok(mf.hop_bytes <= mg.hop_bytes, "nor does ohtma-fast (%g <= %g)", mf.hop_bytes, mg.hop_bytes);
+    ok(mr.hop_bytes <= mo.hop_bytes, "refinement never makes it worse (%g <= %g)", mr.hop_bytes,
+       mo.hop_bytes);
+    diag("stencil 8x4x4 on Tianhe-3: greedy phase %g, ohtma %g, ohtma-fast %g, +refine %g",
+         mg.hop_bytes, mo.hop_bytes, mf.hop_bytes, mr.hop_bytes);
+    (void)n;
+    prob_free(&P);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
+static void test_errors(void)
+{
+    int dims[] = {4}, wrap[] = {0};
+    topomap_topology_t *t = topomap_topology_torus(1, dims, wrap, 2, "h[0-3]", err, sizeof err);
+    topomap_alloc_t *a = topomap_alloc_create(t, "h[0-3]", NULL, err, sizeof err);
+    topomap_profile_t *p = random_profile(8, 3, 10);
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    int r2s[8];
+    o.loop = -2;
+    err[0] = 0;
+    ok(topomap_map("ohtma", p, a, &o, r2s, err, sizeof err) < 0 && errno == EINVAL,
+       "ohtma: loop -2 rejected with EINVAL");
+    like(err, "loop must be -1", "message explains loop");
+    ok(topomap_map("ohtma-fast", p, a, &o, r2s, err, sizeof err) < 0 && errno == EINVAL,
+       "ohtma-fast: loop -2 rejected");
+    like(err, "ohtma-fast", "message names the algorithm");
+    topomap_opts_init(&o);
+    o.loop = 0;
+    ok(topomap_map("ohtma", p, a, &o, r2s, err, sizeof err) == 0 && valid(r2s, 8, 8),
+       "loop 0 is allowed");
+    topomap_profile_t *one = random_profile(1, 0, 1);
+    ok(one != NULL, "a one-rank profile");
+    for (int k = 0; k < NALG; k++) {
+        topomap_opts_init(&o);
+        o.refine = 1;
+        ok(one && topomap_map(algos[k], one, a, &o, r2s, err, sizeof err) == 0 && r2s[0] >= 0 &&
+               r2s[0] < 8,
+           "%s maps a single rank (with refinement)", algos[k]);
+    }
+    topomap_profile_t *big = random_profile(9, 2, 10);
+    ok(topomap_map("ohtma", big, a, NULL, r2s, err, sizeof err) < 0 && errno == E2BIG,
+       "ohtma: 9 ranks on 8 slots is E2BIG");
+    /* A time limit the large case cannot meet. */
+    int d3[] = {16, 16, 16}, w3[] = {1, 1, 1};
+    topomap_topology_t *t3 = topomap_topology_torus(3, d3, w3, 2, NULL, err, sizeof err);
+    topomap_alloc_t *a3 = topomap_alloc_create(t3, "node[0000-4095]", NULL, err, sizeof err);
+    topomap_profile_t *s = stencil(32, 16, 16, 1);
+    int *big_r2s = malloc(sizeof(int) * 8192);
+    topomap_opts_init(&o);
+    o.time_limit = 0.001;
+    double t0 = topomap_now();
+    err[0] = 0;
+    ok(topomap_map("ohtma", s, a3, &o, big_r2s, err, sizeof err) < 0 && errno == ETIMEDOUT,
+       "ohtma on 8192 ranks with a 1 ms limit: ETIMEDOUT");
+    like(err, "time limit", "message says time limit");
+    /* The whole run takes tens of seconds; giving up must not (5 s: slack
+     * for sanitizers and a loaded machine). */
+    ok(topomap_now() - t0 < 5.0, "and it gives up promptly (%.3f s)", topomap_now() - t0);
+    /* Refinement under a time limit stops and keeps a valid mapping. */
+    o.time_limit = 0.3;
+    o.refine = 1;
+    ok(topomap_map("block", s, a3, &o, big_r2s, err, sizeof err) == 0 && valid(big_r2s, 8192, 8192),
+       "block + refine under a 0.3 s limit: stops in time, valid mapping (%s)", err);
+    free(big_r2s);
+    topomap_profile_free(s);
+    topomap_alloc_free(a3);
+    topomap_topology_free(t3);
+    topomap_profile_free(big);
+    topomap_profile_free(one);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
+int main(void)
+{
+    test_greedy_trace();
+    test_brute();
+    test_naive();
+    test_incremental();
+    test_quality();
+    test_paths();
+    test_threads();
+    test_errors();
+    return done_testing();
+}
