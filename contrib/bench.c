@@ -879,10 +879,14 @@ static void write_svg(const char *path, const char **algos, int nalgo, const cha
     int nsh = distinct(offsetof(struct result, shape), shapes, 4);
     int np = distinct(offsetof(struct result, profile), profiles, 64);
     double H = 1560;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1220\" height=\"%.0f\" "
-               "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1220\" height=\"%.0f\" "
+            "font-family=\"sans-serif\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
             H);
-    svg_text(f, 610, 24, "middle", 18, "topomap benchmark: hop-bytes relative to block (lower is better) and mapping time", 0);
+    svg_text(f, 610, 24, "middle", 18,
+             "topomap benchmark: hop-bytes relative to block (lower is better) and mapping time",
+             0);
     svg_legend(f, 50, algos, nalgo);
 
     /* Panel 1: geometric means per topology and allocation. */
@@ -1030,7 +1034,8 @@ static int list_files(const char *dir, const char *ext, char ***out_names)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: topomap-bench [-w WORKLOADS] [-t TOPOLOGIES] [-o PREFIX] [-a ALGO,...] [-L] [-q]\n"
+            "usage: topomap-bench [-w WORKLOADS] [-t TOPOLOGIES] [-o PREFIX] [-a ALGO,...]\n"
+            "                     [-L] [-q]\n"
             "  -w DIR  profiles (*.txt); default $TOPOMAP_WORKLOADS or %s\n"
             "  -t DIR  topologies (*.yaml); default %s\n"
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"

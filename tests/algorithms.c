@@ -45,8 +45,8 @@ static void dense_init(struct dense *d, const topomap_profile_t *p, const topoma
     const topomap_topology_t *t = topomap_alloc_topology(a);
     for (int s = 0; s < d->ns; s++)
         for (int u = 0; u < d->ns; u++)
-            d->B[(size_t)s * (size_t)d->ns + (size_t)u] =
-                topomap_topology_hops(t, topomap_alloc_slot_node(a, s), topomap_alloc_slot_node(a, u));
+            d->B[(size_t)s * (size_t)d->ns + (size_t)u] = topomap_topology_hops(
+                t, topomap_alloc_slot_node(a, s), topomap_alloc_slot_node(a, u));
 }
 
 static void dense_free(struct dense *d)
@@ -282,7 +282,8 @@ static void ohtma_naive(const struct dense *d, long loop, int *f)
     if (loop < 0)
         loop = n / 2;
     char *status = calloc((size_t)n, 1);
-    int *pm = malloc(sizeof(int) * (size_t)(loop + 1)), *pq = malloc(sizeof(int) * (size_t)(loop + 1));
+    int *pm = malloc(sizeof(int) * (size_t)(loop + 1));
+    int *pq = malloc(sizeof(int) * (size_t)(loop + 1));
     double *res = malloc(sizeof(double) * (size_t)(loop + 1));
     long steps = 0;
     for (; steps < loop; steps++) {
@@ -767,6 +768,55 @@ static void test_quality(void)
     topomap_topology_free(t);
 }
 
+/* Baselines on cases whose answer is known. */
+static void test_baselines(void)
+{
+    /* A path of 16 ranks (scrambled numbering) on a line of 16 one-core nodes:
+     * reverse Cuthill-McKee orders both the same way, every edge 1 hop. */
+    int dims[] = {16}, wrap[] = {0};
+    topomap_topology_t *t = topomap_topology_torus(1, dims, wrap, 1, "l[00-15]", err, sizeof err);
+    topomap_alloc_t *a = t ? topomap_alloc_create(t, "l[00-15]", NULL, err, sizeof err) : NULL;
+    int perm[16], src[15], dst[15];
+    double w[15];
+    for (int i = 0; i < 16; i++)
+        perm[i] = (i * 7 + 3) % 16;
+    for (int e = 0; e < 15; e++) {
+        src[e] = perm[e];
+        dst[e] = perm[e + 1];
+        w[e] = 10;
+    }
+    topomap_profile_t *p = topomap_profile_create(16, 15, src, dst, w, NULL, err, sizeof err);
+    int r2s[16];
+    topomap_metrics_t m;
+    ok(a && p && topomap_map("rcm", p, a, NULL, r2s, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, r2s, &m) == 0,
+       "rcm maps a scrambled path on a line");
+    is_double(m.hop_bytes, 150, 0, "rcm: every edge of the path is 1 hop (150 hop-bytes)");
+    is_int(m.max_dilation, 1, "rcm: dilation 1");
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+    /* A ring of 16 on 4 nodes of 4 cores in a line: greedy keeps runs of 4
+     * consecutive ring ranks on a node (the heaviest neighbours stay close). */
+    int d4[] = {4};
+    t = topomap_topology_torus(1, d4, wrap, 4, "q[0-3]", err, sizeof err);
+    a = t ? topomap_alloc_create(t, "q[0-3]", NULL, err, sizeof err) : NULL;
+    for (int e = 0; e < 15; e++) {
+        src[e] = e;
+        dst[e] = e + 1;
+        w[e] = 100 + e; /* distinct weights: a unique greedy order */
+    }
+    p = topomap_profile_create(16, 15, src, dst, w, NULL, err, sizeof err);
+    ok(a && p && topomap_map("greedy", p, a, NULL, r2s, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, r2s, &m) == 0,
+       "greedy maps a path of 16 on 4 nodes of 4 cores");
+    ok(m.internode_bytes <= 3 * 114.0,
+       "greedy: at most 3 path edges leave a node (%g inter-node bytes)", m.internode_bytes);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 static void test_errors(void)
 {
     int dims[] = {4}, wrap[] = {0};
@@ -841,6 +891,7 @@ int main(void)
     test_quality();
     test_paths();
     test_threads();
+    test_baselines();
     test_errors();
     return done_testing();
 }
