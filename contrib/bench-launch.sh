@@ -101,10 +101,14 @@ for n in $RANKS; do
         printf '%-6s %-18s %10s %7s\n' "$n" "--topomap=$algo" "$t" "$(awk -v a="$t" -v b="$base" 'BEGIN {printf "%.2f", a / b}')"
     done
 done
-# Check that the full path really remapped (and did not fall back).
-n=$(echo "$RANKS" | awk '{print $1}')
-salloc -Q -N4 --exclusive srun -n "$n" -O --topomap="$(echo "$ALGOS" | awk '{print $1}')" \
-    --topomap-profile="pairs$n" --topomap-verbose true 2>&1 | grep 'topomap:' | sed 's/^/# /'
+# Check that the full path really remapped (and did not fall back), and show
+# the time the plugin itself took in srun for each case.
+for n in $RANKS; do
+    for algo in $ALGOS; do
+        salloc -Q -N4 --exclusive srun -n "$n" -O --topomap="$algo" --topomap-profile="pairs$n" \
+            --topomap-verbose true 2>&1 | grep 'topomap:' | sed 's/^/# /'
+    done
+done
 if [ -s "$DIR/srun.err" ]; then
     echo "# srun said:"
     sort "$DIR/srun.err" | uniq -c | sort -rn | head -5 | sed 's/^/#   /'

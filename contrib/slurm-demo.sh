@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# slurm-demo.sh: topomap on a real (local) Slurm cluster in one command. Starts
+# the 4-node cluster of contrib/slurm-local-cluster.sh with the plugin and
+# topologies/local-4node.yaml (a 2x2 mesh of 4-core nodes), stores the profile
+# of a 4x4 halo exchange (16 ranks, each talking to its grid neighbours), runs
+# the same step with Slurm's layout and with --topomap=ALGO, prints where each
+# rank landed and the hop-bytes before and after, and stops the cluster.
+#
+#   contrib/slurm-demo.sh [-b BUILDDIR] [-a ALGO] [-k]
+#     -b BUILDDIR  where the plugin and cli/topomap were built [TOPOMAP_BUILD,
+#                  else the source tree]
+#     -a ALGO      mapping algorithm [ohtma]
+#     -k           keep the cluster running afterwards (stop it with
+#                  contrib/slurm-local-cluster.sh stop --dir /tmp/topomap-demo)
+# Needs root (slurmd), slurm-wlm and munge.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(dirname "$here")
+BUILD=${TOPOMAP_BUILD:-$src}
+ALGO=ohtma
+KEEP=0
+while getopts b:a:kh c; do
+    case $c in
+    b) BUILD=$OPTARG ;;
+    a) ALGO=$OPTARG ;;
+    k) KEEP=1 ;;
+    h) sed -n '3,/^# Needs/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "slurm-demo: unknown option (try -h)" >&2; exit 2 ;;
+    esac
+done
+die() { echo "slurm-demo: $*" >&2; exit 1; }
+PLUGIN=$BUILD/spank/.libs/topomap.so
+TOPOMAP=$BUILD/cli/topomap
+[ -f "$PLUGIN" ] || die "$PLUGIN not found: build first (./configure && make), or give -b BUILDDIR"
+[ -x "$TOPOMAP" ] || die "$TOPOMAP not found"
+
+DIR=/tmp/topomap-demo
+CL="--dir $DIR --ctld-port 16837 --node-port 17041 --cpus 4"
+ARGS="topology=$src/topologies/local-4node.yaml profiles=$DIR/profiles"
+# Binding needs the 4 cores per node the topology promises; a smaller host
+# gets the placement without binding.
+[ "$(nproc)" -ge 4 ] || ARGS="$ARGS bind=none"
+"$here/slurm-local-cluster.sh" start $CL --plugin "$PLUGIN" --plugin-args "$ARGS" ||
+    die "the local cluster did not start"
+[ $KEEP -eq 1 ] || trap '"$here/slurm-local-cluster.sh" stop $CL > /dev/null' EXIT
+export SLURM_CONF=$DIR/etc/slurm.conf
+
+# 4x4 halo: rank r = x + 4y sends 1 MB to each grid neighbour.
+awk 'BEGIN {
+    print "# nranks=16"; print "# application=halo"
+    for (y = 0; y < 4; y++) for (x = 0; x < 4; x++) {
+        r = x + 4 * y
+        if (x > 0) print r, r - 1, 1000000; if (x < 3) print r, r + 1, 1000000
+        if (y > 0) print r, r - 4, 1000000; if (y < 3) print r, r + 4, 1000000
+    } }' > "$DIR/halo.txt"
+"$TOPOMAP" profile add halo "$DIR/halo.txt" --store "$DIR/profiles" || die "cannot store the profile"
+
+show='echo "$SLURM_PROCID $SLURMD_NODENAME $(awk "/^Cpus_allowed_list/ {print \$2}" /proc/self/status)"'
+grid() { # FILE: the 4x4 grid of ranks, each shown by its node
+    sort -n "$1" | awk '{n[$1] = $2} END {for (y = 0; y < 4; y++) {
+        printf "      "; for (x = 0; x < 4; x++) printf " %3s", n[x + 4 * y]; printf "\n" } }'
+}
+echo
+echo "== srun -n16 ./halo (Slurm's layout): rank grid, each rank shown by its node"
+salloc -Q -N4 --exclusive srun -n16 sh -c "$show" > "$DIR/slurm.out" 2>&1
+grid "$DIR/slurm.out"
+echo
+echo "== srun -n16 --topomap=$ALGO --topomap-profile=halo --topomap-verbose ./halo"
+salloc -Q -N4 --exclusive srun -n16 --topomap="$ALGO" --topomap-profile=halo --topomap-verbose \
+    sh -c "$show" > "$DIR/topomap.out" 2> "$DIR/topomap.err"
+grep 'topomap:' "$DIR/topomap.err"
+grid "$DIR/topomap.out"
+echo
+echo "rank node cpus (with --topomap=$ALGO)"
+sort -n "$DIR/topomap.out" | awk '{printf "%4s %4s %4s\n", $1, $2, $3}'
