@@ -56,7 +56,7 @@ static const char help_map[] =
     "Usage: topomap map --profile FILE --topology FILE [--nodes HOSTLIST]\n"
     "                   [--tasks-per-node K | --slots SPEC] [--algo NAME] [--seed S]\n"
     "                   [--affinity bytes|msgs] [--threads N] [--time-limit SEC]\n"
-    "                   [--refine] [--profile-format FMT] [-o FILE]\n"
+    "                   [--refine] [--loop N] [--profile-format FMT] [-o FILE]\n"
     "                   [--format slots|hostfile|rankfile]\n"
     "\n"
     "Compute a placement of the ranks of a communication profile onto the slots\n"
@@ -81,6 +81,8 @@ static const char help_map[] =
     "                        runtime's); the result does not depend on N\n"
     "  --time-limit SEC      fail when the algorithm runs longer than SEC seconds\n"
     "  --refine              improve the result with the swap-refinement engine\n"
+    "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: half\n"
+    "                        the number of ranks, as in the OHTMA paper)\n"
     "  --profile-format FMT  auto (default: by extension and content), edges, dense\n"
     "                        or mtx\n"
     "  -o, --output FILE     write the mapping to FILE instead of standard output\n"
@@ -133,7 +135,8 @@ static const char help_compare[] =
     "Usage: topomap compare --profile FILE --topology FILE [--nodes HOSTLIST]\n"
     "                       [--tasks-per-node K | --slots SPEC] [--algos A,B,...]\n"
     "                       [--seed S] [--affinity bytes|msgs] [--threads N]\n"
-    "                       [--time-limit SEC] [--refine] [--profile-format FMT]\n"
+    "                       [--time-limit SEC] [--refine] [--loop N]\n"
+    "                       [--profile-format FMT]\n"
     "                       [--json]\n"
     "\n"
     "Run several mapping algorithms on the same allocation and print, for each,\n"
@@ -153,6 +156,7 @@ static const char help_compare[] =
     "  --threads N           OpenMP threads for the algorithms\n"
     "  --time-limit SEC      time limit of each algorithm\n"
     "  --refine              run the swap-refinement engine after each algorithm\n"
+    "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: n/2)\n"
     "  --profile-format FMT  auto (default), edges, dense or mtx\n"
     "  --json                print one JSON object instead of a table\n"
     "  -h, --help            print this help and exit\n"
@@ -440,6 +444,7 @@ enum {
     OPT_THREADS,
     OPT_TIME_LIMIT,
     OPT_REFINE,
+    OPT_LOOP,
     OPT_PROFILE_FORMAT,
     OPT_FORMAT,
     OPT_MAPPING,
@@ -462,6 +467,7 @@ static const struct option all_options[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
     {"refine", no_argument, NULL, OPT_REFINE},
+    {"loop", required_argument, NULL, OPT_LOOP},
     {"profile-format", required_argument, NULL, OPT_PROFILE_FORMAT},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"mapping", required_argument, NULL, OPT_MAPPING},
@@ -539,6 +545,7 @@ static void parse_args(int argc, char **argv, const char *allowed, const char *h
         case OPT_K: a->k = optarg; break;
         case OPT_JSON: a->json = 1; break;
         case OPT_REFINE: a->o.refine = 1; break;
+        case OPT_LOOP: a->o.loop = parse_long_opt("--loop", optarg, 0, 1L << 30); break;
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
         case OPT_THREADS: a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, 4096); break;
@@ -641,7 +648,7 @@ static int cmd_map(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots algo seed affinity threads "
-               "time-limit refine profile-format output format help",
+               "time-limit refine loop profile-format output format help",
                help_map, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -750,7 +757,7 @@ static int cmd_compare(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots algos seed affinity threads "
-               "time-limit refine profile-format json help",
+               "time-limit refine loop profile-format json help",
                help_compare, &a);
     no_positional(&a);
     require(a.profile, "--profile");

@@ -96,6 +96,11 @@ run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo random --seed 7 --format rankfile
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/fattree-plafrim2.yaml" \
     --nodes 'plafrim[001,023]' --slots '5,3' --algo block --format hostfile
+# ohtma with the paper's default number of exchanges, and with none (greedy phase only).
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo ohtma --format hostfile
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo ohtma --loop 0 --format hostfile
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/fattree-plafrim2.yaml" \
     --nodes 'plafrim[001,023]' --slots '5,3' --affinity msgs --algo cyclic -o "$tmp/ft.map"
 cat "$tmp/ft.map" >> "$out"
@@ -170,6 +175,8 @@ expect 2 "--threads: '0' is not an integer from 1" map $P $T --threads 0
 expect 2 "--threads: 'many' is not an integer" compare $P $T --threads many
 expect 2 "--time-limit: '-1' is not a positive number" map $P $T --time-limit -1
 expect 2 "--time-limit: 'soon' is not a positive number" map $P $T --time-limit soon
+expect 2 "--loop: '-1' is not an integer" map $P $T --algo ohtma --loop -1
+expect 2 "--loop: 'half' is not an integer" compare $P $T --loop half
 expect 2 "--algo: unknown algorithm 'best' (known: block" map $P $T --algo best
 expect 2 "--algos: unknown algorithm 'best' (known: block" compare $P $T --algos block,best
 expect 2 "--algos: 'block,' is not a comma-separated list" compare $P $T --algos block,
