@@ -73,7 +73,8 @@ static const char help_map[] =
     "  --slots SPEC          slots per node in SLURM_JOB_CPUS_PER_NODE syntax, e.g.\n"
     "                        '4(x3),2'; not together with --tasks-per-node\n"
     "  --algo NAME           mapping algorithm (default: block); see 'topomap\n"
-    "                        algorithms'\n"
+    "                        algorithms'; NAME+refine (e.g. ohtma+refine) is the\n"
+    "                        same as NAME --refine\n"
     "  --seed S              seed of randomised algorithms, 0 to 2^64-1 (default: 1)\n"
     "  --affinity KIND       what measures affinity: bytes (default) or msgs (needs\n"
     "                        a message count column in the profile)\n"
@@ -399,14 +400,6 @@ static int parse_affinity(const char *s)
     usage_error("--affinity: unknown affinity '%s' (known: bytes, msgs)", s);
 }
 
-static int known_algo(const char *name)
-{
-    for (int i = 0; topomap_algo_name(i); i++)
-        if (!strcmp(topomap_algo_name(i), name))
-            return 1;
-    return 0;
-}
-
 static void algo_list(char *buf, size_t len)
 {
     size_t used = 0;
@@ -655,7 +648,7 @@ static int cmd_map(int argc, char **argv)
     require(a.topology, "--topology");
     check_slot_options(&a);
     const char *algo = a.algo ? a.algo : "block";
-    if (!known_algo(algo)) {
+    if (!topomap_algo_valid(algo)) {
         char list[512];
         algo_list(list, sizeof list);
         usage_error("--algo: unknown algorithm '%s' (known: %s)", algo, list);
@@ -781,7 +774,7 @@ static int cmd_compare(int argc, char **argv)
             strstr(a.algos, ",,"))
             usage_error("--algos: '%s' is not a comma-separated list of algorithms", a.algos);
         for (char *tok = strtok_r(algos_copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            if (!known_algo(tok)) {
+            if (!topomap_algo_valid(tok)) {
                 char list[512];
                 algo_list(list, sizeof list);
                 usage_error("--algos: unknown algorithm '%s' (known: %s)", tok, list);
@@ -849,11 +842,11 @@ static int cmd_compare(int argc, char **argv)
         }
         printf("]}\n");
     } else {
-        printf("%-12s %17s %9s %17s %9s %10s\n", "algorithm", "hop-bytes", "vs block", "SumCom",
+        printf("%-16s %13s %9s %17s %9s %10s\n", "algorithm", "hop-bytes", "vs block", "SumCom",
                "internode", "time (s)");
         for (int i = 1; i <= nnames; i++) {
             if (!res[i].ok) {
-                printf("%-12s %17s %9s %17s %9s %10.6f\n", res[i].name, "failed", "-", "-", "-",
+                printf("%-16s %13s %9s %17s %9s %10.6f\n", res[i].name, "failed", "-", "-", "-",
                        res[i].seconds);
                 continue;
             }
@@ -862,7 +855,7 @@ static int cmd_compare(int argc, char **argv)
                 snprintf(rel, sizeof rel, "%.4f", res[i].m.hop_bytes / ref);
             else
                 snprintf(rel, sizeof rel, "-");
-            printf("%-12s %17s %9s %17s %9.4f %10.6f\n", res[i].name,
+            printf("%-16s %13s %9s %17s %9.4f %10.6f\n", res[i].name,
                    num(res[i].m.hop_bytes, b[0], 40), rel, num(res[i].m.sumcom, b[1], 40),
                    res[i].m.internode_fraction, res[i].seconds);
         }

@@ -44,12 +44,25 @@ void topomap_opts_init(topomap_opts_t *o)
     o->loop = -1;
 }
 
-static const struct topomap_algo *find_algo(const char *name)
+#define REFINE_SUFFIX "+refine"
+
+/* The algorithm called @name, or "@name+refine" (then *refine = 1). */
+static const struct topomap_algo *find_algo(const char *name, int *refine)
 {
+    size_t len = strlen(name), slen = strlen(REFINE_SUFFIX);
+    *refine = len > slen && !strcmp(name + len - slen, REFINE_SUFFIX);
+    if (*refine)
+        len -= slen;
     for (int i = 0; i < NALGOS; i++)
-        if (!strcmp(algos[i].name, name))
+        if (strlen(algos[i].name) == len && !strncmp(algos[i].name, name, len))
             return &algos[i];
     return NULL;
+}
+
+int topomap_algo_valid(const char *name)
+{
+    int refine;
+    return name && find_algo(name, &refine) != NULL;
 }
 
 static int unknown_algo(const char *name, char *err, size_t errlen)
@@ -92,9 +105,16 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
     }
     if (!algo || !p || !a || !rank_to_slot)
         return topomap_fail(err, errlen, EINVAL, "topomap_map: NULL argument");
-    const struct topomap_algo *al = find_algo(algo);
+    int suffix_refine;
+    const struct topomap_algo *al = find_algo(algo, &suffix_refine);
     if (!al)
         return unknown_algo(algo, err, errlen);
+    topomap_opts_t with_refine;
+    if (suffix_refine && !o->refine) {
+        with_refine = *o;
+        with_refine.refine = 1;
+        o = &with_refine;
+    }
 
     struct topomap_problem pb = {0};
     pb.profile = p;

@@ -321,6 +321,12 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
 const char *topomap_algo_name(int i);
 /** One-line description of the @p i-th algorithm, NULL past the end. */
 const char *topomap_algo_summary(int i);
+/**
+ * 1 if @p name is a known algorithm, or a known algorithm followed by
+ * "+refine" (e.g. "ohtma+refine": the algorithm, then the swap-refinement
+ * engine, as with opts->refine = 1), else 0. topomap_map() accepts the same names.
+ */
+int topomap_algo_valid(const char *name);
 
 /* ======================================================================== */
 /* Metrics and matrix statistics                                              */

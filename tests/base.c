@@ -77,6 +77,20 @@ int main(void)
             distinct &= r2s[i] != r2s[j];
     ok(distinct, "random gives distinct slots");
 
+    ok(topomap_algo_valid("ohtma") && topomap_algo_valid("block+refine") &&
+           !topomap_algo_valid("+refine") && !topomap_algo_valid("block+") &&
+           !topomap_algo_valid("nosuch+refine") && !topomap_algo_valid(NULL),
+       "topomap_algo_valid: names, NAME+refine, nothing else");
+    /* cyclic+refine = cyclic, then the refinement engine: cyclic's ring
+     * crosses nodes on every edge (600); swaps must find better. */
+    topomap_metrics_t mb = {0}, mr = {0};
+    ok(topomap_map("cyclic", p, a, NULL, r2s, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, r2s, &mb) == 0 &&
+           topomap_map("cyclic+refine", p, a, NULL, r2, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, r2, &mr) == 0 && mb.hop_bytes == 600 && mr.hop_bytes < 600,
+       "cyclic+refine improves on cyclic for the ring (600 -> %g)", mr.hop_bytes);
+    ok(topomap_map("nosuch+refine", p, a, NULL, r2s, err, sizeof err) < 0 && errno == EINVAL,
+       "unknown NAME+refine rejected");
     ok(topomap_map("nosuch", p, a, NULL, r2s, err, sizeof err) < 0 && errno == EINVAL,
        "unknown algorithm rejected");
     like(err, "known: block, cyclic, random", "message lists the algorithms");

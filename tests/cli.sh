@@ -101,6 +101,8 @@ run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo ohtma --format hostfile
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo ohtma --loop 0 --format hostfile
+run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algos ohtma,ohtma+refine,greedy+refine
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/fattree-plafrim2.yaml" \
     --nodes 'plafrim[001,023]' --slots '5,3' --affinity msgs --algo cyclic -o "$tmp/ft.map"
 cat "$tmp/ft.map" >> "$out"
@@ -108,7 +110,7 @@ run eval --profile "$tmp/ring8.txt" --topology "$TOPO/fattree-plafrim2.yaml" --m
 run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algos block,cyclic,random
 # The time column is the one thing that changes from run to run.
-sed -i -E '/^(block|cyclic|random) /s/ +[0-9]+\.[0-9]+$/ TIME/' "$out"
+sed -i -E '/^(block|cyclic|random|ohtma|greedy)[a-z+-]* /s/ +[0-9]+\.[0-9]+$/ TIME/' "$out"
 
 if [ -n "$CLI_REGENERATE" ]; then
     cp "$out" "$GOLDEN"
@@ -178,6 +180,8 @@ expect 2 "--time-limit: 'soon' is not a positive number" map $P $T --time-limit 
 expect 2 "--loop: '-1' is not an integer" map $P $T --algo ohtma --loop -1
 expect 2 "--loop: 'half' is not an integer" compare $P $T --loop half
 expect 2 "--algo: unknown algorithm 'best' (known: block" map $P $T --algo best
+expect 2 "--algo: unknown algorithm 'best+refine' (known: block" map $P $T --algo best+refine
+expect 2 "--algo: unknown algorithm '+refine' (known: block" map $P $T --algo +refine
 expect 2 "--algos: unknown algorithm 'best' (known: block" compare $P $T --algos block,best
 expect 2 "--algos: 'block,' is not a comma-separated list" compare $P $T --algos block,
 expect 2 "--format: unknown format 'xml'" map $P $T --format xml
