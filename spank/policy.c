@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The Slurm-free half of the SPANK plugin; see policy.h for the design. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "policy.h"
 
@@ -115,6 +119,8 @@ void topomap_site_free(struct topomap_site *s)
     free(s->topology);
     free(s->profiles);
     free(s->dflt);
+    free(s->profiler);
+    free(s->spool);
     memset(s, 0, sizeof *s);
 }
 
@@ -141,6 +147,16 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 bad++;
             } else
                 set_str(KEY("topology") ? &s->topology : &s->profiles, v);
+        } else if (KEY("profiler") || KEY("spool")) {
+            /* Both are used on the compute nodes, from slurmstepd and from
+             * the tasks' working directories: only absolute paths mean the
+             * same thing everywhere. */
+            if (*v != '/') {
+                append(err, errlen, "plugstack.conf: %.*s=%s is not an absolute path", (int)klen,
+                       tok, v);
+                bad++;
+            } else
+                set_str(KEY("profiler") ? &s->profiler : &s->spool, v);
         } else if (KEY("default")) {
             if (!*v) {
                 append(err, errlen, "plugstack.conf: default= needs an algorithm or off");
@@ -181,7 +197,7 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
         } else {
             append(err, errlen,
                    "plugstack.conf: unknown key '%.*s' (known: topology, profiles, default, "
-                   "min_gain, time_limit, bind, strict)",
+                   "min_gain, time_limit, bind, strict, profiler, spool)",
                    (int)klen, tok);
             bad++;
         }
@@ -210,6 +226,7 @@ void topomap_srun_free(struct topomap_srun *o)
     free(o->algo);
     free(o->profile);
     free(o->jobid);
+    free(o->record);
     memset(o, 0, sizeof *o);
 }
 
@@ -227,7 +244,8 @@ enum {
     O_JOBID,     /* another job: its nodes are not in our environment */
     O_ALGO,
     O_PROFILE,
-    O_VERBOSE
+    O_VERBOSE,
+    O_RECORD
 };
 enum { A_NO, A_REQ, A_OPT };
 
@@ -371,6 +389,7 @@ static const struct srun_opt srun_opts[] = {
     {"topomap", 0, A_REQ, O_ALGO},
     {"topomap-profile", 0, A_REQ, O_PROFILE},
     {"topomap-verbose", 0, A_NO, O_VERBOSE},
+    {"topomap-record", 0, A_OPT, O_RECORD},
 };
 #define NOPTS (sizeof srun_opts / sizeof srun_opts[0])
 
@@ -457,6 +476,9 @@ static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *
     case O_VERBOSE:
         o->verbose = 1;
         break;
+    case O_RECORD:
+        set_str(&o->record, val ? val : "");
+        break;
     }
     return 0;
 }
@@ -484,7 +506,7 @@ static const char *get(topomap_getenv_fn env, void *arg, const char *name)
 int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                        topomap_getenv_fn env, void *env_arg, char *err, size_t errlen)
 {
-    int multi_prog = 0, seen_algo = 0, seen_profile = 0;
+    int multi_prog = 0, seen_algo = 0, seen_profile = 0, seen_record = 0;
     int i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -523,6 +545,7 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                 multi_prog = 1;
             seen_algo |= opt->what == O_ALGO;
             seen_profile |= opt->what == O_PROFILE;
+            seen_record |= opt->what == O_RECORD;
             continue;
         }
         /* A cluster of short options: "-lN2", "-n", "8". */
@@ -604,6 +627,10 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
         set_str(&o->profile, v);
     if (!o->verbose && get(env, env_arg, topomap_spank_option_env("topomap-verbose")))
         o->verbose = 1;
+    /* sbatch/salloc --topomap-record without a name export "(null)"; any
+     * value, even empty, means recording was asked for. */
+    if (!seen_record && env && (v = env(topomap_spank_option_env("topomap-record"), env_arg)))
+        set_str(&o->record, !strcmp(v, "(null)") ? "" : v);
     return 0;
 }
 
@@ -1287,4 +1314,229 @@ out:
     topomap_profile_free(prof);
     topomap_topology_free(topo);
     topomap_hostlist_free(hl);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Recording a profile                                                        */
+/* ------------------------------------------------------------------------ */
+
+int topomap_record_name(const struct topomap_srun *o, char *name, size_t len, char *msg,
+                        size_t msglen)
+{
+    const char *n = NULL, *from = NULL;
+    if (o->record && *o->record) {
+        n = o->record;
+        from = "--topomap-record";
+    } else if (o->profile && *o->profile && !strchr(o->profile, '/')) {
+        /* The name the next run looks up with the same options. */
+        n = o->profile;
+        from = "--topomap-profile";
+    } else if (o->app) {
+        n = o->app;
+        from = "the executable's name";
+    }
+    if (!n)
+        return fail(msg, msglen, EINVAL,
+                    "topomap: --topomap-record: no name to record under (give "
+                    "--topomap-record=NAME); not recording");
+    if (!topomap_store_name_valid(n))
+        return fail(msg, msglen, EINVAL,
+                    "topomap: --topomap-record: '%.200s' (%s) is not a valid profile name (1 to "
+                    "200 characters from A-Z a-z 0-9 . _ + -, not starting with '.' or '-'); "
+                    "not recording",
+                    n, from);
+    if (strlen(n) >= len)
+        return fail(msg, msglen, EINVAL, "topomap: --topomap-record: name too long; not recording");
+    strcpy(name, n);
+    return 0;
+}
+
+char *topomap_preload_prepend(const char *lib, const char *cur)
+{
+    size_t ll = strlen(lib);
+    /* ld.so separates LD_PRELOAD entries with ':' or ' '. */
+    if (cur && !strncmp(cur, lib, ll) && (!cur[ll] || cur[ll] == ':' || cur[ll] == ' ')) {
+        char *same = strdup(cur);
+        if (!same)
+            errno = ENOMEM;
+        return same;
+    }
+    size_t cl = cur ? strlen(cur) : 0;
+    char *s = malloc(ll + cl + 2);
+    if (!s) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    memcpy(s, lib, ll + 1);
+    if (cl) {
+        s[ll] = ':';
+        memcpy(s + ll + 1, cur, cl + 1);
+    }
+    return s;
+}
+
+int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long step, uid_t uid,
+                         gid_t gid, char *path, size_t len, char *err, size_t errlen)
+{
+    int e;
+    if (!spool)
+        spool = TOPOMAP_SPOOL_DEFAULT;
+    if (len)
+        path[0] = 0;
+    if (mkdir(spool, 0755) < 0 && errno != EEXIST) {
+        e = errno;
+        return fail(err, errlen, e, "cannot create the spool directory %s: %s", spool,
+                    strerror(e));
+    }
+    int k = snprintf(path, len, "%s/topomap-record.%lu.%lu.XXXXXX", spool, job, step);
+    if (k < 0 || (size_t)k >= len) {
+        if (len)
+            path[0] = 0;
+        return fail(err, errlen, ENAMETOOLONG, "spool directory %.200s: path too long", spool);
+    }
+    /* A fresh, unguessable name: the spool may be world-writable (/tmp). */
+    if (!mkdtemp(path)) {
+        e = errno;
+        path[0] = 0;
+        return fail(err, errlen, e, "cannot create a directory in %s: %s", spool, strerror(e));
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        e = errno;
+        rmdir(path);
+        path[0] = 0;
+        return fail(err, errlen, e, "cannot open a directory in %s: %s", spool, strerror(e));
+    }
+    /* The job's rank 0 writes into it as the job's user. */
+    if ((uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid) < 0) {
+        e = errno;
+        fail(err, errlen, e, "cannot give %s to uid %lu: %s", path, (unsigned long)uid,
+             strerror(e));
+        close(fd);
+        rmdir(path);
+        path[0] = 0;
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, long ntasks,
+                            const char *store, const char *name, const char *step, char *msg,
+                            size_t msglen)
+{
+    char shown[PATH_MAX + 32], fdpath[64], err[TOPOMAP_ERRLEN] = "";
+    struct stat st;
+    int e;
+
+    snprintf(shown, sizeof shown, "%s/%s", dirpath, TOPOMAP_RECORD_FILE);
+    if (!name || !topomap_store_name_valid(name))
+        return fail(msg, msglen, EINVAL,
+                    "topomap: '%.200s' is not a valid profile name; nothing recorded",
+                    name ? name : "");
+    /* Through the directory this process created and kept open, without
+     * following links: the job's user owns the directory and its contents. */
+    int fd = openat(dirfd, TOPOMAP_RECORD_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        e = errno;
+        if (e == ENOENT)
+            return fail(msg, msglen, ENOENT,
+                        "topomap: step %s wrote no profile for '%s' (rank 0 did not reach "
+                        "MPI_Finalize: not an MPI program, an abort, or a failed start); "
+                        "nothing recorded",
+                        step, name);
+        if (e == ELOOP)
+            return fail(msg, msglen, EPERM,
+                        "topomap: %s is a symbolic link; nothing recorded", shown);
+        return fail(msg, msglen, e, "topomap: cannot open %s: %s; nothing recorded", shown,
+                    strerror(e));
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != uid) {
+        close(fd);
+        return fail(msg, msglen, EPERM,
+                    "topomap: %s is not a regular file of uid %lu; nothing recorded", shown,
+                    (unsigned long)uid);
+    }
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+    topomap_profile_t *p = topomap_profile_load(fdpath, TOPOMAP_FMT_EDGES, err, sizeof err);
+    e = errno;
+    close(fd);
+    if (!p) {
+        /* Show the file's name, not the descriptor's. */
+        size_t fl = strlen(fdpath);
+        const char *rest = !strncmp(err, fdpath, fl) ? err + fl : NULL;
+        if (rest)
+            fail(msg, msglen, e, "topomap: cannot record '%s': %s%s; nothing recorded", name,
+                 shown, rest);
+        else
+            fail(msg, msglen, e, "topomap: cannot record '%s' from %s: %s; nothing recorded",
+                 name, shown, err);
+        errno = e == ENOENT ? EINVAL : e;
+        return -1;
+    }
+    int n = topomap_profile_nranks(p);
+    if (ntasks > 0 && n != ntasks) {
+        topomap_profile_free(p);
+        return fail(msg, msglen, ERANGE,
+                    "topomap: the profile step %s wrote has %d ranks but the step %ld tasks "
+                    "(MPI did not start the tasks as one job, e.g. MPICH under --mpi=pmix: use "
+                    "--mpi=pmi2); nothing recorded",
+                    step, n, ntasks);
+    }
+    if (topomap_store_add(store, name, p, err, sizeof err) < 0) {
+        e = errno;
+        topomap_profile_free(p);
+        return fail(msg, msglen, e, "topomap: cannot store profile '%s': %s; nothing recorded",
+                    name, err);
+    }
+    snprintf(msg, msglen, "topomap: recorded profile '%s' (%d ranks, %.0f bytes) in %s", name, n,
+             topomap_profile_total_bytes(p), topomap_store_dir(store));
+    topomap_profile_free(p);
+    return 0;
+}
+
+int topomap_record_cleanup(int dirfd, const char *dirpath, char *err, size_t errlen)
+{
+    int e = 0, left = 0;
+    int dup = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
+    if (!d) {
+        e = errno;
+        if (dup >= 0)
+            close(dup);
+        left = 1;
+    } else {
+        for (struct dirent *de; (de = readdir(d));) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                continue;
+            /* Files only: a directory here was made by the job, not rank 0. */
+            if (unlinkat(dirfd, de->d_name, 0) < 0) {
+                if (!left)
+                    e = errno;
+                left++;
+            }
+        }
+        closedir(d);
+    }
+    /* The job's user owns the directory and may have moved it: remove the
+     * path only while it is still ours. */
+    struct stat a, b;
+    int moved = 0;
+    if (!left) {
+        if (fstat(dirfd, &a) < 0 || lstat(dirpath, &b) < 0 || a.st_dev != b.st_dev ||
+            a.st_ino != b.st_ino)
+            moved = 1;
+        else if (rmdir(dirpath) < 0) {
+            e = errno;
+            left = 1;
+        }
+    }
+    close(dirfd);
+    if (moved)
+        return fail(err, errlen, ENOENT, "the recording directory %s was moved; left in place",
+                    dirpath);
+    if (left)
+        return fail(err, errlen, e, "cannot remove the recording directory %s: %s", dirpath,
+                    strerror(e));
+    return 0;
 }

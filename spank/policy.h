@@ -32,6 +32,7 @@
 #define TOPOMAP_SPANK_POLICY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <hwloc.h>
 
@@ -57,7 +58,14 @@ struct topomap_site {
     double time_limit; /* time_limit= milliseconds for a placement; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */
+    char *profiler;    /* profiler= libtopomap-profiler.so to preload for
+                        * --topomap-record; NULL: the installed one */
+    char *spool;       /* spool= node-local directory for recordings in
+                        * progress; NULL: TOPOMAP_SPOOL_DEFAULT */
 };
+
+/** Where recordings in progress go when plugstack.conf has no spool=. */
+#define TOPOMAP_SPOOL_DEFAULT "/tmp"
 
 /** Defaults as documented above. */
 void topomap_site_init(struct topomap_site *s);
@@ -93,6 +101,8 @@ struct topomap_srun {
     char *algo;           /* --topomap */
     char *profile;        /* --topomap-profile */
     int verbose;          /* --topomap-verbose */
+    char *record;         /* --topomap-record[=NAME]: NULL not asked, "" asked
+                           * without a name, else NAME */
 };
 
 void topomap_srun_init(struct topomap_srun *o);
@@ -216,5 +226,85 @@ int topomap_cpulist_parse(const char *s, int *ids, int max);
  */
 int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int k, int cpt,
                         hwloc_bitmap_t set, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------ */
+/* Recording a profile (--topomap-record[=NAME])                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * How a recording travels (see also spank/topomap.c):
+ *  - srun picks the name (topomap_record_name) and passes it to the nodes in
+ *    the step's environment as TOPOMAP_RECORD=NAME (TOPOMAP_RECORD_VERBOSE=1
+ *    with --topomap-verbose), beside any placement.
+ *  - slurmstepd on every node of the step (slurm_spank_init, as root) creates
+ *    a private directory SPOOL/topomap-record.JOB.STEP.XXXXXX owned by the
+ *    job's user (topomap_record_mkdir), keeps it open, and sets in the tasks'
+ *    environment LD_PRELOAD=PROFILER[:old value] (topomap_preload_prepend),
+ *    TOPOMAP_PROFILE_OUT=DIR/profile and TOPOMAP_PROFILE_APP=NAME.
+ *  - Rank 0 writes DIR/profile at MPI_Finalize (temporary file + rename, so
+ *    the file is complete or absent). When global task 0 exits, the
+ *    slurmstepd of its node loads the file through the directory it kept
+ *    open and stores it under NAME (topomap_record_register); every node
+ *    then removes its directory (topomap_record_cleanup).
+ */
+
+/** Variables passed from srun to the nodes (removed from the tasks' view). */
+#define TOPOMAP_ENV_RECORD "TOPOMAP_RECORD"
+#define TOPOMAP_ENV_RECORD_VERBOSE "TOPOMAP_RECORD_VERBOSE"
+/** The file rank 0 writes inside the recording directory. */
+#define TOPOMAP_RECORD_FILE "profile"
+
+/**
+ * The store name of a recording: --topomap-record's NAME, else
+ * --topomap-profile's when it is a name (no '/'), else the executable's name.
+ * @return 0 with the name in @p name (@p len bytes), or -1 with errno EINVAL
+ *         and one "topomap: ..." line in @p msg (no name to use, or a name the
+ *         store does not accept).
+ */
+int topomap_record_name(const struct topomap_srun *o, char *name, size_t len, char *msg,
+                        size_t msglen);
+
+/**
+ * LD_PRELOAD with @p lib in front of @p cur (NULL or "": just @p lib; @p cur
+ * already starting with @p lib: unchanged). @return a malloc'ed string
+ * (caller frees), or NULL with errno ENOMEM.
+ */
+char *topomap_preload_prepend(const char *lib, const char *cur);
+
+/**
+ * Create the recording directory SPOOL/topomap-record.JOB.STEP.XXXXXX (mode
+ * 0700, then owned by @p uid:@p gid when those differ from the caller's),
+ * creating @p spool itself (mode 0755) when missing. Its path goes into
+ * @p path (@p len bytes).
+ * @return an O_DIRECTORY descriptor of it (caller closes, and removes it with
+ *         topomap_record_cleanup), or -1 with errno and a message in @p err.
+ */
+int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long step, uid_t uid,
+                         gid_t gid, char *path, size_t len, char *err, size_t errlen);
+
+/**
+ * Store the profile rank 0 wrote into the recording directory @p dirfd (shown
+ * as @p dirpath) under @p name in store @p store (NULL: topomap_store_dir()).
+ * The file must be a regular file (no symbolic link) owned by @p uid and hold
+ * a profile of @p ntasks ranks (@p ntasks <= 0: any); it is read through
+ * @p dirfd, so renaming the directory does not redirect the read. @p step
+ * ("JOB.STEP") only appears in messages.
+ * @return 0 with a "topomap: recorded ..." line in @p msg, or -1 with errno
+ *         ENOENT (the step wrote nothing: no MPI, an abort, no MPI_Finalize),
+ *         EPERM (not a regular file of @p uid), ERANGE (rank count), EINVAL
+ *         (corrupt file, invalid name) or the store's errno, with one
+ *         "topomap: ...; nothing recorded" line in @p msg.
+ */
+int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, long ntasks,
+                            const char *store, const char *name, const char *step, char *msg,
+                            size_t msglen);
+
+/**
+ * Remove the recording directory @p dirfd (at @p dirpath) and the files in it
+ * (the profile, a temporary file an interrupted write left), then close
+ * @p dirfd. The path is removed only while it still names that directory.
+ * @return 0, or -1 with errno and a message in @p err (something was left).
+ */
+int topomap_record_cleanup(int dirfd, const char *dirpath, char *err, size_t errlen);
 
 #endif

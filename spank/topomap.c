@@ -15,7 +15,9 @@
  *                        slurm_spank_init_post_opt, which is too late. The
  *                        command line is read directly because srun's own
  *                        options (-n, -N, ...) are not available to plugins
- *                        at that point.
+ *                        at that point. With --topomap-record, also
+ *                        TOPOMAP_RECORD=NAME (policy.h), whatever the
+ *                        placement.
  *   option callbacks     nothing (see option_cb).
  *   slurm_spank_init_post_opt  srun has read the hostfile: remove it and
  *                        unset SLURM_HOSTFILE so that tasks do not inherit it.
@@ -24,14 +26,32 @@
  *                        SLURM_PMI2_PROC_MAPPING (runs before the pmi2 plugin
  *                        reads it); when srun passed it empty (too long for
  *                        PMI2), rank 0 warns in its task_init.
+ *                        With TOPOMAP_RECORD (as root, before privileges are
+ *                        dropped): create this node's recording directory in
+ *                        the spool, owned by the job's user, and put the
+ *                        profiler in the tasks' LD_PRELOAD with
+ *                        TOPOMAP_PROFILE_OUT/APP (see policy.h). Every node
+ *                        does so: the profiler must be in every rank or in
+ *                        none, since its MPI_Finalize is collective.
+ *   option callbacks     note that --topomap-record arrived (see option_cb).
  *   slurm_spank_user_init  once per node, before the tasks are forked: turn
  *                        TOPOMAP_BIND and the step's cores (S_STEP_ALLOC_CORES)
- *                        into one CPU set per local task with hwloc.
+ *                        into one CPU set per local task with hwloc; notice a
+ *                        --topomap-record whose TOPOMAP_RECORD was lost.
  *   slurm_spank_task_init  in each task, after task/affinity set its mask:
  *                        sched_setaffinity() to that CPU set (doing it in
  *                        task_init_privileged races with task/affinity).
  *                        Messages for the user go to the task's stderr: from
- *                        the first task of a node for binding problems.
+ *                        the first task of a node for binding problems, from
+ *                        global task 0 for recording problems.
+ *   slurm_spank_task_exit  in slurmstepd when a task ends: when global task 0
+ *                        ends, rank 0 has written the profile or never will;
+ *                        store it (topomap_record_register). slurmstepd's
+ *                        stderr still reaches the user here (it no longer
+ *                        does in slurm_spank_exit), so the outcome is told
+ *                        here: a failure always, success with
+ *                        --topomap-verbose.
+ *   slurm_spank_exit     remove this node's recording directory.
  *  sbatch/salloc (S_CTX_ALLOCATOR)
  *                        only register the options: Slurm exports their values
  *                        to the job, and srun inside reads them (policy.c).
@@ -39,7 +59,10 @@
  * Failure policy: the plugin never fails a job or drains a node by itself.
  * Anything that goes wrong prints one "topomap: ..." line and leaves Slurm's
  * layout and binding in place; with strict=1 in plugstack.conf the step fails
- * with that line instead.
+ * with that line instead. Recording is exempt from strict=1: a recording that
+ * cannot be set up or stored loses only the profile, the step's own work is
+ * intact (and when task 0 ends it is done), so failing the step would only
+ * throw that work away.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,17 +73,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
+#include <slurm/slurm.h> /* SLURM_BATCH_SCRIPT and the other special step ids */
 #include <slurm/spank.h>
 
 #include "policy.h"
 
 SPANK_PLUGIN(topomap, 1);
 
-enum { OPT_ALGO = 1, OPT_PROFILE, OPT_VERBOSE };
+/* The installed profiler (spank/Makefile.am); plugstack.conf's profiler=
+ * overrides it, e.g. for tests from the build tree. */
+#ifndef TOPOMAP_PKGLIBDIR
+#error "TOPOMAP_PKGLIBDIR must be defined (spank/Makefile.am)"
+#endif
+#define PROFILER_DEFAULT TOPOMAP_PKGLIBDIR "/libtopomap-profiler.so"
+
+enum { OPT_ALGO = 1, OPT_PROFILE, OPT_VERBOSE, OPT_RECORD };
 
 static int option_cb(int val, const char *optarg, int remote);
 
@@ -76,7 +108,10 @@ static struct spank_option options[] = {
     {"topomap-verbose", NULL,
      "print the placement: algorithm, hop-bytes before and after, time taken", 0, OPT_VERBOSE,
      option_cb},
-    /* --topomap-record (recording a profile, the profiler's issue) goes here. */
+    {"topomap-record", "NAME",
+     "record the step's MPI communication (libtopomap-profiler) and store it as profile NAME "
+     "(default: --topomap-profile's name, else the executable's name)",
+     2, OPT_RECORD, option_cb},
     SPANK_OPTIONS_TABLE_END};
 
 static struct topomap_site site;
@@ -92,6 +127,18 @@ static unsigned char *task_bind;
 static uint32_t ntask_local;
 static char bind_problem[512];
 static int pmi2_lost; /* remapped under pmi2 without a PMI2 mapping */
+
+/* slurmstepd side, --topomap-record */
+static int rec_fd = -1;             /* this node's recording directory */
+static char rec_dir[PATH_MAX];
+static char rec_name[256];
+static int rec_task0;               /* global task 0 runs on this node */
+static int rec_verbose;
+static int rec_done;                /* task 0's profile was dealt with */
+static int rec_env;                 /* TOPOMAP_RECORD reached this node */
+static int rec_asked;               /* the --topomap-record option did */
+static uint32_t rec_step;           /* the step's id */
+static char rec_problem[PATH_MAX + 512]; /* told by task 0 in task_init */
 
 static const char *env_get(const char *name, void *arg)
 {
@@ -218,6 +265,8 @@ static int place(void)
     struct topomap_srun o;
 
     undo_placement();
+    unsetenv(TOPOMAP_ENV_RECORD);
+    unsetenv(TOPOMAP_ENV_RECORD_VERBOSE);
     topomap_decision_free(&decision);
     topomap_srun_init(&o);
     if (!argv || topomap_srun_parse(&o, argc, argv, env_get, NULL, err, sizeof err) < 0) {
@@ -229,6 +278,23 @@ static int place(void)
         return 0;
     }
     free(argv);
+
+    if (o.record) {
+        /* Independent of the placement: a step may record while placed. An
+         * empty value tells the nodes that srun declined (and said why). */
+        char name[256] = "", msg[512];
+        int named = topomap_record_name(&o, name, sizeof name, msg, sizeof msg) == 0;
+        if (!named)
+            slurm_info("%s", msg);
+        if (setenv(TOPOMAP_ENV_RECORD, named ? name : "", 1) < 0 ||
+            (named && o.verbose && setenv(TOPOMAP_ENV_RECORD_VERBOSE, "1", 1) < 0)) {
+            slurm_info("topomap: --topomap-record: cannot set the environment: %s; not "
+                       "recording",
+                       strerror(errno));
+            unsetenv(TOPOMAP_ENV_RECORD);
+            unsetenv(TOPOMAP_ENV_RECORD_VERBOSE);
+        }
+    }
 
     topomap_decide(&site, &o, env_get, NULL, &decision);
     if (decision.outcome == TOPOMAP_REMAP) {
@@ -257,6 +323,11 @@ static int place(void)
  * callback with sbatch's value last, while the command line should win. */
 static int option_cb(int val, const char *optarg, int remote)
 {
+    /* In slurmstepd (after slurm_spank_init): --topomap-record reached the
+     * node as an option even when srun's environment did not (srun
+     * --export=NONE), which check_record() reports. */
+    if (remote && val == OPT_RECORD)
+        rec_asked = 1;
     return 0;
 }
 
@@ -387,6 +458,144 @@ out:
 }
 
 /* ------------------------------------------------------------------------ */
+/* slurmstepd side: --topomap-record                                          */
+/* ------------------------------------------------------------------------ */
+
+static int set_task_env(spank_t sp, const char *name, const char *value)
+{
+    if (spank_setenv(sp, name, value, 1) == ESPANK_SUCCESS)
+        return 0;
+    snprintf(rec_problem, sizeof rec_problem,
+             "topomap: --topomap-record: cannot set %s in the tasks' environment; not recording",
+             name);
+    return -1;
+}
+
+static int srun_step(uint32_t step)
+{
+    return step != SLURM_BATCH_SCRIPT && step != SLURM_EXTERN_CONT &&
+           step != SLURM_INTERACTIVE_STEP;
+}
+
+/* In slurm_spank_user_init, after the option callbacks: the option arrived
+ * but srun's environment did not. */
+static void check_record(void)
+{
+    if (rec_asked && !rec_env && srun_step(rec_step) && !rec_problem[0])
+        snprintf(rec_problem, sizeof rec_problem,
+                 "topomap: --topomap-record: srun's environment did not reach the step (srun "
+                 "--export=NONE or a list without TOPOMAP_RECORD?); not recording");
+}
+
+/* In slurm_spank_init (root, before the tasks exist). */
+static void setup_record(spank_t sp)
+{
+    const char *v = job_env(sp, TOPOMAP_ENV_RECORD);
+    uint32_t job = 0, step = 0, ntask = 0;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    char err[TOPOMAP_ERRLEN];
+
+    if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+        return;
+    rec_step = step;
+    if (!v)
+        return;
+    rec_env = 1;
+    snprintf(rec_name, sizeof rec_name, "%s", v);
+    rec_verbose = job_env(sp, TOPOMAP_ENV_RECORD_VERBOSE) != NULL;
+    /* The tasks have no use for them (and a nested srun must not inherit). */
+    spank_unsetenv(sp, TOPOMAP_ENV_RECORD);
+    spank_unsetenv(sp, TOPOMAP_ENV_RECORD_VERBOSE);
+    /* Only srun's steps: not a batch script, nor the extern or interactive
+     * step (TOPOMAP_RECORD in their environment came from the user); and
+     * not when srun declined (empty name, srun said why). */
+    if (!srun_step(step) || !rec_name[0])
+        return;
+    if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask) == ESPANK_SUCCESS)
+        for (uint32_t l = 0; l < ntask; l++) {
+            uint32_t gid0 = 1;
+            if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &gid0) == ESPANK_SUCCESS &&
+                gid0 == 0)
+                rec_task0 = 1;
+        }
+    if (!topomap_store_name_valid(rec_name)) {
+        snprintf(rec_problem, sizeof rec_problem,
+                 "topomap: --topomap-record: '%.200s' is not a valid profile name; not recording",
+                 rec_name);
+        return;
+    }
+    /* The profiler goes into every rank or none (its MPI_Finalize is
+     * collective), and that depends only on the installation. */
+    const char *lib = site.profiler ? site.profiler : PROFILER_DEFAULT;
+    if (access(lib, R_OK) < 0) {
+        snprintf(rec_problem, sizeof rec_problem,
+                 "topomap: --topomap-record: the profiler %s: %s (profiler= in plugstack.conf); "
+                 "not recording",
+                 lib, strerror(errno));
+        return;
+    }
+    char *preload = topomap_preload_prepend(lib, job_env(sp, "LD_PRELOAD"));
+    int bad = !preload || set_task_env(sp, "LD_PRELOAD", preload) < 0 ||
+              set_task_env(sp, "TOPOMAP_PROFILE_APP", rec_name) < 0;
+    free(preload);
+    if (bad) {
+        if (!rec_problem[0])
+            snprintf(rec_problem, sizeof rec_problem,
+                     "topomap: --topomap-record: out of memory; not recording");
+        return;
+    }
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+        snprintf(rec_problem, sizeof rec_problem,
+                 "topomap: --topomap-record: cannot get the job's user; not recording");
+        return;
+    }
+    rec_fd = topomap_record_mkdir(site.spool, job, step, uid, gid, rec_dir, sizeof rec_dir, err,
+                                  sizeof err);
+    if (rec_fd < 0) {
+        /* The profiler stays (see above); rank 0 writes its default file. */
+        snprintf(rec_problem, sizeof rec_problem,
+                 "topomap: --topomap-record: %s (spool= in plugstack.conf); rank 0 leaves its "
+                 "profile in its working directory, not stored",
+                 err);
+        return;
+    }
+    char out[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/%s", rec_dir, TOPOMAP_RECORD_FILE);
+    if (set_task_env(sp, "TOPOMAP_PROFILE_OUT", out) < 0) {
+        topomap_record_cleanup(rec_fd, rec_dir, err, sizeof err);
+        rec_fd = -1;
+        rec_dir[0] = 0;
+    }
+}
+
+/* Store what rank 0 wrote; in slurmstepd when global task 0 has ended. */
+static void finish_record(spank_t sp)
+{
+    uint32_t job = 0, step = 0, ntotal = 0;
+    uid_t uid = 0;
+    char msg[PATH_MAX + 1024], id[64];
+
+    rec_done = 1;
+    spank_get_item(sp, S_JOB_ID, &job);
+    spank_get_item(sp, S_JOB_STEPID, &step);
+    snprintf(id, sizeof id, "%u.%u", job, step);
+    if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal) != ESPANK_SUCCESS)
+        ntotal = 0;
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+        fprintf(stderr, "topomap: cannot get the job's user; nothing recorded\n");
+        return;
+    }
+    int rc = topomap_record_register(rec_fd, rec_dir, uid, (long)ntotal, site.profiles, rec_name,
+                                     id, msg, sizeof msg);
+    slurm_info("%s", msg);
+    if (rc < 0 || rec_verbose)
+        fprintf(stderr, "%s\n", msg);
+}
+
+/* ------------------------------------------------------------------------ */
 /* SPANK entry points                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -404,6 +613,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     if (ctx == S_CTX_LOCAL)
         return place();
     fix_pmi2_mapping(sp);
+    setup_record(sp);
     return 0;
 }
 
@@ -424,6 +634,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
     if (spank_context() != S_CTX_REMOTE)
         return 0;
+    check_record();
     return prepare_binding(sp);
 }
 
@@ -432,11 +643,17 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     uint32_t l = 0, gid = 1;
     if (spank_context() != S_CTX_REMOTE)
         return 0;
-    if (pmi2_lost && spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && gid == 0)
-        fprintf(stderr, "topomap: this layout is too irregular for --mpi=pmi2's process mapping "
-                        "(over %d bytes), so MPI sees every rank on its own node (MPICH: no "
-                        "shared memory); use --mpi=pmix with Open MPI, or a more regular layout\n",
-                TOPOMAP_PMI2_MAXLEN);
+    if ((pmi2_lost || rec_problem[0]) &&
+        spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && gid == 0) {
+        if (rec_problem[0])
+            fprintf(stderr, "%s\n", rec_problem);
+        if (pmi2_lost)
+            fprintf(stderr,
+                    "topomap: this layout is too irregular for --mpi=pmi2's process mapping "
+                    "(over %d bytes), so MPI sees every rank on its own node (MPICH: no "
+                    "shared memory); use --mpi=pmix with Open MPI, or a more regular layout\n",
+                    TOPOMAP_PMI2_MAXLEN);
+    }
     if (!task_bind)
         return 0;
     if (spank_get_item(sp, S_TASK_ID, &l) != ESPANK_SUCCESS)
@@ -455,6 +672,16 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     return 0;
 }
 
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+    uint32_t gid = 1;
+    if (spank_context() != S_CTX_REMOTE || rec_fd < 0 || !rec_task0 || rec_done)
+        return 0;
+    if (spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && gid == 0)
+        finish_record(sp);
+    return 0; /* never fails the step, see the failure policy above */
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     if (spank_context() == S_CTX_LOCAL) {
@@ -463,6 +690,18 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         hostfile[0] = 0;
         topomap_decision_free(&decision);
     }
+    if (rec_fd >= 0) {
+        char err[PATH_MAX + 256];
+        if (rec_task0 && !rec_done)
+            slurm_info("topomap: --topomap-record: task 0 of this step never ended here; "
+                       "nothing recorded");
+        if (topomap_record_cleanup(rec_fd, rec_dir, err, sizeof err) < 0)
+            slurm_info("topomap: %s", err);
+    }
+    rec_fd = -1;
+    rec_dir[0] = rec_name[0] = rec_problem[0] = 0;
+    rec_task0 = rec_verbose = rec_done = rec_env = rec_asked = 0;
+    rec_step = 0;
     free(task_sets);
     free(task_bind);
     task_sets = NULL;

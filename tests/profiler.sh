@@ -12,6 +12,8 @@
 # An MPI library whose compiler, launcher or profiler build is missing is
 # skipped, with the reason.
 set -u
+# TOPOMAP_SKIP_MPI=1 skips it (CI's sanitizer pass sets it).
+case ${TOPOMAP_SKIP_MPI:-} in '' | 0) ;; *) echo "1..0 # SKIP TOPOMAP_SKIP_MPI=$TOPOMAP_SKIP_MPI"; exit 0 ;; esac
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)/..}"
 mpisrc=$top_srcdir/tests/mpi

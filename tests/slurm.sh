@@ -4,7 +4,8 @@
 # End-to-end test of the SPANK plugin on a real Slurm cluster started on this
 # host by contrib/slurm-local-cluster.sh (4 nodes n1..n4 with 2 CPUs each,
 # on its own ports and directory), emitting TAP. Skips (1..0 # SKIP) when not
-# root, when Slurm or munge is missing, or when the plugin was not built.
+# root, when Slurm or munge is missing, when the plugin was not built
+# (configure --without-slurm), or when TOPOMAP_SKIP_SLURM=1.
 #
 # Checks: topomap's prediction of Slurm's default layout against the real one
 # for several srun shapes, and --topomap=block == no option; a non-trivial
@@ -12,7 +13,11 @@
 # sbatch/salloc options reach srun; missing/corrupt profiles and -w keep
 # Slurm's layout with a "topomap:" line; strict=1 fails the step; MPICH (and
 # Open MPI when it can run here) under a remapped layout, with the size of
-# MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) per rank.
+# MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) per rank; --topomap-record (an
+# MPICH program with libtopomap-profiler from the build tree): the stored
+# matrix byte for byte, a placement from it, sbatch, a non-MPI program, an
+# abort, concurrent recordings of one name, a missing profiler, an unusable
+# spool, a job of another user.
 set -u
 
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -24,11 +29,12 @@ DATA=$top_srcdir/tests/data/slurm
 TOPO=$DATA/mesh-2x2-2core.yaml
 
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+case ${TOPOMAP_SKIP_SLURM:-} in '' | 0) ;; *) skip_all "TOPOMAP_SKIP_SLURM=$TOPOMAP_SKIP_SLURM" ;; esac
 [ "$(id -u)" = 0 ] || skip_all "not root (slurmd must run as root)"
 for b in slurmctld slurmd srun sbatch salloc munged munge ss; do
     command -v $b > /dev/null 2>&1 || skip_all "$b is not installed (apt-get install slurm-wlm munge iproute2)"
 done
-[ -f "$PLUGIN" ] || skip_all "spank/topomap.so was not built (configure did not find slurm/spank.h)"
+[ -f "$PLUGIN" ] || skip_all "spank/topomap.so was not built (configure --without-slurm, or no slurm/spank.h)"
 [ -x "$TOPOMAP" ] || skip_all "cli/topomap was not built"
 # srun and slurmstepd cannot dlopen a plugin built with ASan/UBSan.
 ldd "$PLUGIN" 2> /dev/null | grep -Eq 'lib(asan|ubsan|tsan)' &&
@@ -164,9 +170,9 @@ done
 ok $? "some rank is bound to a core Slurm's own binding would not give it"
 cp "$DIR/got.$ALGO" "$DIR/got.nodes"
 $SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 \
-    sh -c 'env | grep -E "^(SLURM_HOSTFILE|TOPOMAP_)" || true' > "$DIR/env" 2>&1
+    sh -c 'env | grep -E "^(SLURM_HOSTFILE|TOPOMAP_(BIND|PMI2_MAPPING|RECORD))" || true' > "$DIR/env" 2>&1
 [ ! -s "$DIR/env" ]
-ok $? "tasks see neither SLURM_HOSTFILE nor TOPOMAP_* variables"
+ok $? "tasks see neither SLURM_HOSTFILE nor topomap's TOPOMAP_* variables"
 [ -s "$DIR/env" ] && diag "$DIR/env"
 [ -z "$(ls "$TMPDIR")" ]
 ok $? "the private hostfiles are removed"
@@ -313,6 +319,206 @@ if command -v mpicc.openmpi > /dev/null 2>&1 && mpicc.openmpi -o "$DIR/shm-ompi"
     fi
 else
     skip "mpicc.openmpi not available"
+fi
+
+# --- 6. Recording profiles: --topomap-record ----------------------------------
+# An MPICH program whose pattern block placement gets wrong: rank i sends K
+# messages of 100 + i ints to rank i + n/2 and one int to rank i + 1 (mod n),
+# and prints "RANK NODE". With "abort", rank 1 calls MPI_Abort.
+PROFILER=$top_builddir/contrib/profiler/libtopomap-profiler.so
+cat > "$DIR/pairs.c" << 'EOF'
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+    int rank, size, k = argc > 1 ? atoi(argv[1]) : 3;
+    static int out[300], in[300];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 2 && !strcmp(argv[2], "abort") && rank == 1)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    int partner = (rank + size / 2) % size;
+    for (int i = 0; i < k; i++)
+        MPI_Sendrecv(out, 100 + rank, MPI_INT, partner, i, in, 300, MPI_INT, partner, i,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(out, 1, MPI_INT, (rank + 1) % size, 9, in, 1, MPI_INT,
+                 (rank + size - 1) % size, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const char *node = getenv("SLURMD_NODENAME");
+    printf("%d %s\n", rank, node ? node : "?");
+    MPI_Finalize();
+    return 0;
+}
+EOF
+# What the profiler must record for N ranks and K messages: "src dst bytes msgs".
+expect_pairs() {
+    awk -v n="$1" -v k="$2" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            p = (i + n / 2) % n; r = (i + 1) % n
+            b[i " " p] += k * (100 + i) * 4; m[i " " p] += k
+            b[i " " r] += 4; m[i " " r] += 1
+        }
+        for (e in b) print e, b[e], m[e]
+    }' | sort -n -k1,1 -k2,2
+}
+matrix() { grep -v '^#' "$DIR/store/$1.profile" 2> /dev/null; }
+spool_empty() { [ -z "$(ls -A "$DIR/spool" 2> /dev/null)" ]; }
+NREC=26
+if ! command -v mpicc.mpich > /dev/null 2>&1; then
+    i=0; while [ $i -lt $NREC ]; do skip "--topomap-record: mpicc.mpich not available"; i=$((i + 1)); done
+elif [ ! -f "$PROFILER" ] || [ ! -f "${PROFILER%.so}-mpich.so" ]; then
+    i=0; while [ $i -lt $NREC ]; do skip "--topomap-record: libtopomap-profiler (MPICH build) not built"; i=$((i + 1)); done
+elif ! mpicc.mpich -o "$DIR/pairs" "$DIR/pairs.c" 2> "$DIR/cc.err"; then
+    i=0; while [ $i -lt $NREC ]; do skip "--topomap-record: mpicc.mpich failed ($(head -1 "$DIR/cc.err"))"; i=$((i + 1)); done
+else
+    REC_ARGS="$ARGS profiler=$PROFILER spool=$DIR/spool"
+    $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$REC_ARGS" > /dev/null 2>&1
+    expect_pairs 8 3 > "$DIR/pairs8.want"
+
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=pairs8rec "$DIR/pairs" \
+        > "$DIR/rec.out" 2> "$DIR/rec.err"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(wc -l < "$DIR/rec.out")" -eq 8 ] && ! grep -q topomap: "$DIR/rec.err"
+    ok $? "srun --topomap-record=pairs8rec of an MPICH program: runs, quietly (exit $rc)"
+    matrix pairs8rec | cmp -s - "$DIR/pairs8.want"
+    ok $? "the store holds pairs8rec with the exact matrix (bytes and messages per pair)"
+    matrix pairs8rec | cmp -s - "$DIR/pairs8.want" || { diag "$DIR/rec.err"; matrix pairs8rec | diag; }
+    head -1 "$DIR/store/pairs8rec.profile" 2> /dev/null | grep -qx '# nranks=8' &&
+        grep -qx '# application=pairs8rec' "$DIR/store/pairs8rec.profile"
+    ok $? "... recorded for 8 ranks, application pairs8rec"
+    spool_empty
+    ok $? "the recording directories are removed from the spool"
+
+    # Place with the recorded profile while recording again (allowed).
+    layout "$DIR/recdef" "$DIR/recdef.err" -n8
+    "$TOPOMAP" map --profile "$DIR/store/pairs8rec.profile" --topology "$TOPO" --nodes 'n[1-4]' \
+        --tasks-per-node 2 --algo "$ALGO" > "$DIR/rec.want" 2> "$DIR/rec.want.err"
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap=$ALGO --topomap-profile=pairs8rec \
+        --topomap-record=again --topomap-verbose "$DIR/pairs" 2> "$DIR/again.err" | sort -n > "$DIR/again.out"
+    awk '{print $1, $2}' "$DIR/rec.want" | cmp -s - "$DIR/again.out"
+    ok $? "--topomap=$ALGO --topomap-profile=pairs8rec: every rank on the node 'topomap map' computes from the recorded profile"
+    awk '{print $1, $2}' "$DIR/rec.want" | cmp -s - "$DIR/again.out" || diag "$DIR/again.out" "$DIR/rec.want" "$DIR/rec.want.err" "$DIR/again.err"
+    [ -s "$DIR/again.out" ] && ! nodes_of "$DIR/recdef" | cmp -s - "$DIR/again.out"
+    ok $? "... which is not Slurm's block layout (pairs i, i+4 apart there)"
+    matrix again | cmp -s - "$DIR/pairs8.want"
+    ok $? "recording while placed: 'again' holds the same matrix"
+    grep -q "^topomap: recorded profile 'again' (8 ranks, $(awk '{s += $3} END {print s}' "$DIR/pairs8.want") bytes) in $DIR/store\$" "$DIR/again.err"
+    ok $? "--topomap-verbose: one line says what was recorded ($(grep 'recorded profile' "$DIR/again.err"))"
+
+    # What the tasks see: the profiler first in LD_PRELOAD, the output in the
+    # spool, not srun's TOPOMAP_RECORD.
+    $SALLOC -N4 --exclusive srun -n8 --topomap-record=envcheck \
+        sh -c 'echo "$LD_PRELOAD|$TOPOMAP_PROFILE_OUT|$TOPOMAP_PROFILE_APP|${TOPOMAP_RECORD:-unset}"' \
+        2> /dev/null | sort -u > "$DIR/recenv"
+    [ "$(wc -l < "$DIR/recenv")" -eq 4 ] &&
+        ! grep -v "^$PROFILER|$DIR/spool/topomap-record\.[0-9]*\.0\.[A-Za-z0-9]\{6\}/profile|envcheck|unset\$" "$DIR/recenv"
+    ok $? "tasks get LD_PRELOAD=profiler, TOPOMAP_PROFILE_OUT in one spool directory per node, TOPOMAP_PROFILE_APP, not TOPOMAP_RECORD"
+    [ "$(wc -l < "$DIR/recenv")" -eq 4 ] || diag "$DIR/recenv"
+
+    # sbatch --topomap-record without a name: each srun step records under
+    # its executable's name.
+    printf '#!/bin/sh\nsrun -n8 --mpi=pmi2 %s/pairs 5\n' "$DIR" > "$DIR/recjob.sh"
+    timeout -k 5 120 sbatch -Q --wait -t 2 -N4 --exclusive --topomap-record \
+        -o "$DIR/recjob.out" -e "$DIR/recjob.err" "$DIR/recjob.sh" > /dev/null 2>&1
+    rc=$?
+    expect_pairs 8 5 > "$DIR/pairs8k5.want"
+    matrix pairs | cmp -s - "$DIR/pairs8k5.want"
+    ok $? "sbatch --topomap-record: the step in the script is stored as 'pairs' (exit $rc)"
+
+    # Not MPI: nothing written, one line, the job succeeds.
+    $SALLOC -N4 --exclusive srun -n8 --topomap-record=nothing true > /dev/null 2> "$DIR/true.err"
+    ok $? "srun --topomap-record=nothing true: the job succeeds"
+    [ "$(grep -c 'topomap:' "$DIR/true.err")" -eq 1 ] &&
+        grep -q "^topomap: step [0-9]*\.0 wrote no profile for 'nothing' (rank 0 did not reach MPI_Finalize.*nothing recorded" "$DIR/true.err"
+    ok $? "... one 'topomap:' line ($(grep 'topomap:' "$DIR/true.err"))"
+    [ ! -e "$DIR/store/nothing.profile" ] && spool_empty
+    ok $? "... no store entry, spool empty"
+
+    # An abort: nothing written, one line; the step fails by itself.
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=aborted "$DIR/pairs" 3 abort \
+        > /dev/null 2> "$DIR/abort.err"
+    rc=$?
+    [ $rc -ne 0 ] && [ "$(grep -c 'topomap:' "$DIR/abort.err")" -eq 1 ] &&
+        grep -q "^topomap: step [0-9]*\.0 wrote no profile for 'aborted'" "$DIR/abort.err"
+    ok $? "MPI_Abort: one 'topomap:' line (exit $rc: the abort's)"
+    [ ! -e "$DIR/store/aborted.profile" ] && spool_empty
+    ok $? "... no store entry, spool empty"
+
+    # Two recordings of one name at once: the store ends with one of them,
+    # complete, and no temporary file.
+    expect_pairs 4 3 > "$DIR/p4k3.want"
+    expect_pairs 4 5 > "$DIR/p4k5.want"
+    $SALLOC -N4 --exclusive sh -c "
+        srun -n4 -N2 --mpi=pmi2 --topomap-record=same --topomap-verbose '$DIR/pairs' 3 > /dev/null 2> '$DIR/same3.err' &
+        srun -n4 -N2 --mpi=pmi2 --topomap-record=same --topomap-verbose '$DIR/pairs' 5 > /dev/null 2> '$DIR/same5.err' &
+        wait" > /dev/null 2>&1
+    matrix same > "$DIR/same.got"
+    grep -q "^topomap: recorded profile 'same' (4 ranks" "$DIR/same3.err" &&
+        grep -q "^topomap: recorded profile 'same' (4 ranks" "$DIR/same5.err" &&
+        { cmp -s "$DIR/same.got" "$DIR/p4k3.want" || cmp -s "$DIR/same.got" "$DIR/p4k5.want"; }
+    ok $? "two concurrent recordings of 'same' both stored: the store holds one of them exactly"
+    [ -z "$(ls -A "$DIR/store" | grep -v '\.profile$')" ]
+    ok $? "... and no temporary file"
+
+    # Recording problems never fail the step, even with strict=1.
+    $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$REC_ARGS profiler=$DIR/no-profiler.so strict=1" > /dev/null 2>&1
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=noprof "$DIR/pairs" > "$DIR/np.out" 2> "$DIR/np.err"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(wc -l < "$DIR/np.out")" -eq 8 ] && [ ! -e "$DIR/store/noprof.profile" ]
+    ok $? "a missing profiler under strict=1: the job runs (exit $rc), nothing stored"
+    [ "$(grep -c 'topomap:' "$DIR/np.err")" -eq 1 ] &&
+        grep -q "^topomap: --topomap-record: the profiler $DIR/no-profiler.so: No such file or directory.*not recording" "$DIR/np.err"
+    ok $? "... one 'topomap:' line ($(grep 'topomap:' "$DIR/np.err"))"
+    # An unusable spool: rank 0 keeps the profile in its working directory.
+    $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS profiler=$PROFILER spool=/dev/null/spool" > /dev/null 2>&1
+    mkdir -p "$DIR/cwd"
+    (cd "$DIR/cwd" && $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=nospool "$DIR/pairs") \
+        > /dev/null 2> "$DIR/ns.err"
+    rc=$?
+    [ $rc -eq 0 ] && [ ! -e "$DIR/store/nospool.profile" ] &&
+        [ "$(grep -c 'topomap:' "$DIR/ns.err")" -eq 1 ] &&
+        grep -q "^topomap: --topomap-record: cannot create the spool directory /dev/null/spool.*working directory, not stored" "$DIR/ns.err"
+    ok $? "an unusable spool: the job runs (exit $rc), one 'topomap:' line, nothing stored"
+    f=$(ls "$DIR/cwd" 2> /dev/null | head -1)
+    [ -n "$f" ] && grep -v '^#' "$DIR/cwd/$f" | cmp -s - "$DIR/pairs8.want"
+    ok $? "... and rank 0 left the profile in its working directory (${f:-none})"
+    $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$REC_ARGS" > /dev/null 2>&1
+
+    # A name srun refuses.
+    $SALLOC -N4 --exclusive srun -n8 --topomap-record=../x true > /dev/null 2> "$DIR/bn.err"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(grep -c 'topomap:' "$DIR/bn.err")" -eq 1 ] &&
+        grep -q "^srun: topomap: --topomap-record: '../x' (--topomap-record) is not a valid profile name" "$DIR/bn.err"
+    ok $? "--topomap-record=../x: the job runs (exit $rc), one 'topomap:' line from srun"
+
+    # srun --export=NONE: the option reaches the nodes, srun's environment
+    # (TOPOMAP_RECORD) does not: say so rather than nothing.
+    $SALLOC -N4 --exclusive srun -n8 --export=NONE --topomap-record=noexport /bin/true > /dev/null 2> "$DIR/ne.err"
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(grep -c 'topomap:' "$DIR/ne.err")" -eq 1 ] &&
+        grep -q "^topomap: --topomap-record: srun's environment did not reach the step" "$DIR/ne.err"
+    ok $? "srun --export=NONE --topomap-record: the job runs (exit $rc), one 'topomap:' line"
+
+    # A job of another user: the directory is theirs, the store root's.
+    if id nobody > /dev/null 2>&1 && command -v runuser > /dev/null 2>&1; then
+        chmod 755 "$DIR/cluster/munge"
+        (cd "$DIR" && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" $SALLOC -N4 --exclusive \
+            srun -n8 --mpi=pmi2 --topomap-record=nobodys "$DIR/pairs" > /dev/null 2> "$DIR/nb.err")
+        rc=$?
+        chmod 700 "$DIR/cluster/munge"
+        [ $rc -eq 0 ] && matrix nobodys | cmp -s - "$DIR/pairs8.want" && spool_empty
+        ok $? "a job of user nobody records (exit $rc), spool empty afterwards"
+        [ $rc -eq 0 ] || diag "$DIR/nb.err"
+        [ "$(stat -c %U "$DIR/store/nobodys.profile" 2> /dev/null)" = root ] && ! grep -q topomap: "$DIR/nb.err"
+        ok $? "... stored by root, quietly"
+    else
+        skip "no user nobody or no runuser"
+        skip "no user nobody or no runuser"
+    fi
+    [ -z "$(ls "$TMPDIR")" ]
+    ok $? "no hostfile left behind"
 fi
 
 echo "1..$n"
