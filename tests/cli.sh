@@ -17,7 +17,7 @@
 TOPOMAP=$top_builddir/cli/topomap
 TOPO=$top_srcdir/topologies
 GOLDEN=$top_srcdir/tests/cli.expected
-WORKLOADS=${TOPOMAP_WORKLOADS:-/work/shared/workloads}
+WORKLOADS=${TOPOMAP_WORKLOADS:-$top_srcdir/../shared/workloads}
 
 n=0
 failed=0
@@ -310,6 +310,37 @@ done
 if [ $found -eq 0 ]; then
     n=$((n + 1))
     echo "ok $n # SKIP no workload of at most 512 ranks in $WORKLOADS"
+fi
+
+# --- 4. every workload on every shipped topology ------------------------------
+# map (block and ohtma) then eval must work for each pair; every shipped
+# topology has enough cores for the largest workload (1024 ranks). ohtma's
+# hop-bytes must not exceed those of the random mapping.
+found=0
+for w in "$WORKLOADS"/*.txt; do
+    [ -f "$w" ] || continue
+    found=1
+    for t in "$TOPO"/tianhe3-prototype.yaml "$TOPO"/torus-8x8x8.yaml \
+        "$TOPO"/torus-16x16x16.yaml "$TOPO"/fattree-plafrim2.yaml; do
+        pair="$(basename "$w" .txt) on $(basename "$t" .yaml)"
+        good=1
+        for algo in block ohtma random; do
+            if ! "$TOPOMAP" map --profile "$w" --topology "$t" --algo $algo \
+                -o "$tmp/all-$algo.map" 2> "$tmp/stderr" ||
+                ! "$TOPOMAP" eval --profile "$w" --topology "$t" --mapping "$tmp/all-$algo.map" \
+                --json > "$tmp/all-$algo.json" 2>> "$tmp/stderr"; then
+                good=0
+                sed 's/^/#   /' "$tmp/stderr"
+            fi
+        done
+        hb() { sed -E 's/.*"hop_bytes": ([0-9.e+]+).*/\1/' "$tmp/all-$1.json"; }
+        [ $good -eq 1 ] && awk -v o="$(hb ohtma)" -v r="$(hb random)" 'BEGIN { exit !(o <= r) }'
+        check $? "$pair: map (block, ohtma, random) and eval work, ohtma <= random"
+    done
+done
+if [ $found -eq 0 ]; then
+    n=$((n + 1))
+    echo "ok $n # SKIP no workloads in $WORKLOADS"
 fi
 
 echo "1..$n"
