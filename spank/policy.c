@@ -993,14 +993,6 @@ void topomap_decision_free(struct topomap_decision *d)
     memset(d, 0, sizeof *d);
 }
 
-static int algo_known(const char *name)
-{
-    for (int i = 0; topomap_algo_name(i); i++)
-        if (!strcmp(topomap_algo_name(i), name))
-            return 1;
-    return 0;
-}
-
 /* Record why Slurm's layout is kept. @p quiet reasons are ordinary ways for
  * the site default to do nothing (the application was never profiled, the
  * user placed ranks himself, ...): they only show in the --topomap-verbose
@@ -1064,7 +1056,7 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
             snprintf(d->summary, sizeof d->summary, "topomap: off: Slurm's layout");
         return;
     }
-    if (!algo_known(algo)) {
+    if (!topomap_algo_valid(algo)) {
         char known[512] = "off";
         for (int i = 0; topomap_algo_name(i); i++)
             snprintf(known + strlen(known), sizeof known - strlen(known), ", %s",

@@ -567,6 +567,17 @@ static void decide_tests(const char *store)
         topomap_srun_free(&o);
     }
 
+    /* NAME+refine: the algorithm, then the refinement engine. random+refine
+     * improves on random's 8040 and, on this pair profile, on Slurm's 8000. */
+    parse(&o, env, err, "srun", "-n8", "--topomap=random+refine", "--topomap-profile=pair8",
+          "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_new < d.hop_bytes_default,
+       "--topomap=random+refine is accepted and remaps (%g -> %g)", d.hop_bytes_default,
+       d.hop_bytes_new);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+
     /* A profile given as a path. */
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=" DATA "/pair8.txt",
           "app", NULL);
