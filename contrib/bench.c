@@ -56,7 +56,7 @@
 
 static const char *default_algos[] = {"block",  "cyclic",     "random",       "greedy",
                                       "rcm",    "ohtma",      "ohtma-fast",   "ohtma+refine",
-                                      "scotch"};
+                                      "auto",   "scotch"};
 #define MAXALG 16
 
 struct result {
@@ -1040,7 +1040,7 @@ static void usage(FILE *f)
             "  -t DIR  topologies (*.yaml); default %s\n"
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,cyclic,random,greedy,rcm,ohtma,ohtma-fast,\n"
-            "          ohtma+refine,scotch; NAME+refine adds the refinement engine)\n"
+            "          ohtma+refine,auto,scotch; NAME+refine adds the refinement engine)\n"
             "  -L      also the large case: 65536 ranks, 3D stencil on a 16x16x16 torus, 16 cores\n"
             "  -q      quick: shared workloads only, no synthetic profiles\n",
             BENCH_WORKLOADS, BENCH_TOPOLOGIES);
@@ -1164,7 +1164,8 @@ int main(int argc, char **argv)
         int nbig = 0;
         for (int k = 0; k < nalgo; k++)
             if (strcmp(algos[k], "ohtma") && strcmp(algos[k], "ohtma+refine") &&
-                strcmp(algos[k], "cyclic") && strcmp(algos[k], "random"))
+                strcmp(algos[k], "auto") && strcmp(algos[k], "cyclic") &&
+                strcmp(algos[k], "random"))
                 big[nbig++] = algos[k];
         if (t && p)
             run_case("stencil-64x32x32", p, "torus-16^3x16c", t, "compact", big, nbig);

@@ -23,6 +23,8 @@ static const struct topomap_algo algos[] = {
      topomap_map_greedy},
     {"rcm", "reverse Cuthill-McKee orders of the communication graph and the machine, mapped in order",
      topomap_map_rcm},
+    {"auto", "block, greedy and ohtma (ohtma-fast above 8192 ranks), each refined; keeps the best",
+     topomap_map_auto},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))
 

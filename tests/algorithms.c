@@ -768,6 +768,37 @@ static void test_quality(void)
     topomap_topology_free(t);
 }
 
+/* auto = the best of block, greedy and ohtma, each refined: its hop-bytes
+ * must equal the minimum of the three NAME+refine runs, on a stencil (where
+ * block's order is good) and on random graphs (where it is not). */
+static void test_auto(void)
+{
+    topomap_topology_t *t = topomap_topology_tianhe3(2, 2, 8, 4, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? topomap_alloc_create(t, "node[00-31]", NULL, err, sizeof err) : NULL;
+    if (!ok(a != NULL, "auto: Tianhe-3 2x2 chips x 8 nodes x 4 cores"))
+        return;
+    const char *cand[] = {"block+refine", "greedy+refine", "ohtma+refine"};
+    for (int c = 0; c < 4; c++) {
+        topomap_profile_t *p = c == 0 ? stencil(8, 4, 4, 10) : random_profile(100 + 9 * c, 4, 50);
+        int r2s[128], tmp[128];
+        topomap_metrics_t m;
+        double best = INFINITY, got = -1;
+        for (int k = 0; k < 3; k++)
+            if (topomap_map(cand[k], p, a, NULL, tmp, err, sizeof err) == 0 &&
+                topomap_eval_slots(p, a, tmp, &m) == 0 && m.hop_bytes < best)
+                best = m.hop_bytes;
+        if (topomap_map("auto", p, a, NULL, r2s, err, sizeof err) == 0 &&
+            valid(r2s, topomap_profile_nranks(p), topomap_alloc_nslots(a)) &&
+            topomap_eval_slots(p, a, r2s, &m) == 0)
+            got = m.hop_bytes;
+        ok(got == best, "auto on %s: hop-bytes %g = best refined candidate %g",
+           c == 0 ? "stencil 8x4x4" : "random graph", got, best);
+        topomap_profile_free(p);
+    }
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 /* Baselines on cases whose answer is known. */
 static void test_baselines(void)
 {
@@ -889,6 +920,7 @@ int main(void)
     test_naive();
     test_incremental();
     test_quality();
+    test_auto();
     test_paths();
     test_threads();
     test_baselines();
