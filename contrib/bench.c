@@ -55,8 +55,8 @@
 #endif
 
 static const char *default_algos[] = {"block",  "cyclic",     "random",       "greedy",
-                                      "rcm",    "ohtma",      "ohtma-fast",   "ohtma+refine",
-                                      "auto",   "scotch"};
+                                      "rcm",    "metis",      "ohtma",        "ohtma-fast",
+                                      "ohtma+refine", "auto", "scotch"};
 #define MAXALG 16
 
 struct result {
@@ -1040,7 +1040,7 @@ static void usage(FILE *f)
             "  -t DIR  topologies (*.yaml); default %s\n"
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,cyclic,random,greedy,rcm,ohtma,ohtma-fast,\n"
-            "          ohtma+refine,auto,scotch; NAME+refine adds the refinement engine)\n"
+            "          ohtma+refine,metis,auto,scotch; NAME+refine adds the refinement engine)\n"
             "  -L      also the large case: 65536 ranks, 3D stencil on a 16x16x16 torus, 16 cores\n"
             "  -q      quick: shared workloads only, no synthetic profiles\n",
             BENCH_WORKLOADS, BENCH_TOPOLOGIES);

@@ -23,7 +23,9 @@ static const struct topomap_algo algos[] = {
      topomap_map_greedy},
     {"rcm", "reverse Cuthill-McKee orders of the communication graph and the machine, mapped in order",
      topomap_map_rcm},
-    {"auto", "block, greedy and ohtma (ohtma-fast above 8192 ranks), each refined; keeps the best",
+    {"metis", "recursive bisection of the communication graph (METIS), one part per node",
+     topomap_map_metis},
+    {"auto", "block, greedy, metis and ohtma (ohtma-fast above 8192 ranks), each refined; keeps the best",
      topomap_map_auto},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

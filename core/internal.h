@@ -43,6 +43,7 @@ int topomap_map_block(const struct topomap_problem *pb, int *r2s, char *err, siz
 int topomap_map_cyclic(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_random(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_metis(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_ohtma(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_ohtma_fast(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_greedy(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);

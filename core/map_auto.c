@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* auto: no single heuristic wins everywhere (see the benchmark: block is best
- * on stencils whose rank order already fits the machine, ohtma on irregular
- * graphs, greedy on some halos), so run a few candidates, each followed by the
- * swap-refinement engine, and keep the one with the lowest hop-bytes. Ties go
- * to the earlier candidate, so block is kept unless something is strictly
- * better. Deterministic: the candidates and the engine are. */
+ * on stencils whose rank order already fits the machine, metis on fat-trees
+ * and Tianhe-3, ohtma on some irregular graphs, greedy on some halos), so run
+ * a few candidates, each followed by the swap-refinement engine, and keep the
+ * one with the lowest hop-bytes. Ties go to the earlier candidate, so block is
+ * kept unless something is strictly better. Deterministic: the candidates and
+ * the engine are. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     const topomap_map_fn cands[] = {
         topomap_map_block,
         topomap_map_greedy,
+        topomap_map_metis,
         pb->n <= AUTO_OHTMA_MAX ? topomap_map_ohtma : topomap_map_ohtma_fast,
     };
     int *tmp = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));

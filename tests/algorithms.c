@@ -768,8 +768,8 @@ static void test_quality(void)
     topomap_topology_free(t);
 }
 
-/* auto = the best of block, greedy and ohtma, each refined: its hop-bytes
- * must equal the minimum of the three NAME+refine runs, on a stencil (where
+/* auto = the best of block, greedy, metis and ohtma, each refined: its
+ * hop-bytes must equal the minimum of the four NAME+refine runs, on a stencil (where
  * block's order is good) and on random graphs (where it is not). */
 static void test_auto(void)
 {
@@ -777,13 +777,13 @@ static void test_auto(void)
     topomap_alloc_t *a = t ? topomap_alloc_create(t, "node[00-31]", NULL, err, sizeof err) : NULL;
     if (!ok(a != NULL, "auto: Tianhe-3 2x2 chips x 8 nodes x 4 cores"))
         return;
-    const char *cand[] = {"block+refine", "greedy+refine", "ohtma+refine"};
+    const char *cand[] = {"block+refine", "greedy+refine", "metis+refine", "ohtma+refine"};
     for (int c = 0; c < 4; c++) {
         topomap_profile_t *p = c == 0 ? stencil(8, 4, 4, 10) : random_profile(100 + 9 * c, 4, 50);
         int r2s[128], tmp[128];
         topomap_metrics_t m;
         double best = INFINITY, got = -1;
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 4; k++)
             if (topomap_map(cand[k], p, a, NULL, tmp, err, sizeof err) == 0 &&
                 topomap_eval_slots(p, a, tmp, &m) == 0 && m.hop_bytes < best)
                 best = m.hop_bytes;
@@ -793,6 +793,68 @@ static void test_auto(void)
             got = m.hop_bytes;
         ok(got == best, "auto on %s: hop-bytes %g = best refined candidate %g",
            c == 0 ? "stencil 8x4x4" : "random graph", got, best);
+        topomap_profile_free(p);
+    }
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
+/* metis: 4 disconnected cliques of 4 ranks, interleaved (rank i in clique
+ * i mod 4), on 4 nodes of 4 cores: the minimum cut is 0, so every clique
+ * must land on one node, where block puts every edge between nodes. With 14
+ * ranks on 16 slots the first nodes of the allocation are filled as block
+ * fills them; with uneven slots the parts follow the slot counts. */
+static void test_metis(void)
+{
+    int dims[] = {4}, wrap[] = {1};
+    topomap_topology_t *t = topomap_topology_torus(1, dims, wrap, 4, "m[0-3]", err, sizeof err);
+    topomap_alloc_t *a = t ? topomap_alloc_create(t, "m[0-3]", NULL, err, sizeof err) : NULL;
+    if (!ok(a != NULL, "metis: ring of 4 nodes x 4 cores"))
+        return;
+    int src[64], dst[64], m = 0;
+    double w[64];
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++)
+            if (i != j && i % 4 == j % 4) {
+                src[m] = i, dst[m] = j, w[m] = 100 + i + j;
+                m++;
+            }
+    topomap_profile_t *p = topomap_profile_create(16, (size_t)m, src, dst, w, NULL, err, sizeof err);
+    int r2s[16];
+    topomap_metrics_t mm, mb;
+    ok(topomap_map("metis", p, a, NULL, r2s, err, sizeof err) == 0 && valid(r2s, 16, 16) &&
+           topomap_eval_slots(p, a, r2s, &mm) == 0 && mm.internode_bytes == 0,
+       "metis puts each clique on one node (internode bytes %g)", mm.internode_bytes);
+    ok(topomap_map("block", p, a, NULL, r2s, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, r2s, &mb) == 0 && mb.internode_fraction == 1,
+       "where block sends every byte between nodes");
+    topomap_profile_free(p);
+
+    /* 14 ranks, 3 interleaved cliques of 4 (i mod 3 for i < 12) and ranks
+     * 12-13: nodes used are m0..m3 with 4,4,4,2 slots, so a zero cut exists. */
+    m = 0;
+    for (int i = 0; i < 14; i++)
+        for (int j = 0; j < 14; j++)
+            if (i != j && (i < 12 ? i % 3 : 3) == (j < 12 ? j % 3 : 3)) {
+                src[m] = i, dst[m] = j, w[m] = 10;
+                m++;
+            }
+    p = topomap_profile_create(14, (size_t)m, src, dst, w, NULL, err, sizeof err);
+    ok(topomap_map("metis", p, a, NULL, r2s, err, sizeof err) == 0 && valid(r2s, 14, 16) &&
+           topomap_eval_slots(p, a, r2s, &mm) == 0,
+       "metis: 14 ranks on 16 slots");
+    ok(mm.internode_bytes == 0, "... the two ranks of the small clique share the last node (%g)",
+       mm.internode_bytes);
+    topomap_profile_free(p);
+
+    /* Brute-force-sized random cases: valid, deterministic, never an error. */
+    for (int rep = 0; rep < 5; rep++) {
+        p = random_profile(9 + rep, 3, 40);
+        int x[16], y[16];
+        ok(topomap_map("metis", p, a, NULL, x, err, sizeof err) == 0 &&
+               topomap_map("metis", p, a, NULL, y, err, sizeof err) == 0 &&
+               valid(x, topomap_profile_nranks(p), 16) && !memcmp(x, y, sizeof(int) * 9),
+           "metis on a random graph of %d ranks: valid and repeatable", 9 + rep);
         topomap_profile_free(p);
     }
     topomap_alloc_free(a);
@@ -921,6 +983,7 @@ int main(void)
     test_incremental();
     test_quality();
     test_auto();
+    test_metis();
     test_paths();
     test_threads();
     test_baselines();
