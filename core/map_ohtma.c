@@ -546,6 +546,43 @@ static int fws_push(struct fws *w, int len, int j)
     return 0;
 }
 
+/* Add j to the candidates once (stamp) if it is eligible. 0, -1 on ENOMEM. */
+static int cand_add(const struct xp *X, struct fws *w, int *len, int j)
+{
+    if (w->stamp[j] == w->cur)
+        return 0;
+    w->stamp[j] = w->cur;
+    return X->elig[j] && fws_push(w, (*len)++, j) < 0 ? -1 : 0;
+}
+
+/* The processes on group (node) v. */
+static int cand_group(const struct xp *X, struct fws *w, int *len, int v)
+{
+    const struct topomap_xchg *x = X->x;
+    for (int k = x->grp_xslot[v]; k < x->grp_xslot[v + 1]; k++) {
+        int j = x->s2r[x->grp_slot[k]];
+        if (j >= 0 && cand_add(X, w, len, j) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The partners of the processes on group (node) v. */
+static int cand_group_partners(const struct xp *X, struct fws *w, int *len, int v)
+{
+    const struct topomap_xchg *x = X->x;
+    const topomap_graph_t *g = &x->pb->g;
+    for (int k = x->grp_xslot[v]; k < x->grp_xslot[v + 1]; k++) {
+        int l = x->s2r[x->grp_slot[k]];
+        if (l < 0)
+            continue;
+        for (int64_t e = g->xadj[l]; e < g->xadj[l + 1]; e++)
+            if (cand_add(X, w, len, g->adj[e]) < 0)
+                return -1;
+    }
+    return 0;
+}
+
 /* Candidates of i (eligible, != i): processes on a node hosting a partner of
  * i, and partners of the processes on i's node. Symmetric: j is a candidate
  * of i iff i is one of j. Returns the count, -1 on ENOMEM. */
@@ -557,67 +594,27 @@ static int candidates(const struct xp *X, int i, struct fws *w)
         memset(w->stamp, 0, sizeof(int) * (size_t)x->n);
         w->cur = 1;
     }
-    int len = 0, cur = w->cur;
-    w->stamp[i] = cur;
-    for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
-        int b = x->rgrp[g->adj[e]];
-        for (int k = x->grp_xslot[b]; k < x->grp_xslot[b + 1]; k++) {
-            int j = x->s2r[x->grp_slot[k]];
-            if (j < 0 || w->stamp[j] == cur)
-                continue;
-            w->stamp[j] = cur;
-            if (X->elig[j] && fws_push(w, len++, j) < 0)
-                return -1;
-        }
-    }
+    int len = 0;
+    w->stamp[i] = w->cur;
+    for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
+        if (cand_group(X, w, &len, x->rgrp[g->adj[e]]) < 0)
+            return -1;
     int a = x->rgrp[i];
-    for (int k = x->grp_xslot[a]; k < x->grp_xslot[a + 1]; k++) {
-        int l = x->s2r[x->grp_slot[k]];
-        if (l < 0)
-            continue;
-        for (int64_t e = g->xadj[l]; e < g->xadj[l + 1]; e++) {
-            int j = g->adj[e];
-            if (w->stamp[j] == cur)
-                continue;
-            w->stamp[j] = cur;
-            if (X->elig[j] && fws_push(w, len++, j) < 0)
-                return -1;
-        }
-    }
+    if (cand_group_partners(X, w, &len, a) < 0)
+        return -1;
     if (!X->near_x)
         return len;
     /* Topological neighbourhoods: processes on nodes next to a node hosting
      * a partner of i, and partners of processes on nodes next to i's. */
     for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
         int b = x->rgrp[g->adj[e]];
-        for (int t = X->near_x[b]; t < X->near_x[b + 1]; t++) {
-            int v = X->near[t];
-            for (int k = x->grp_xslot[v]; k < x->grp_xslot[v + 1]; k++) {
-                int j = x->s2r[x->grp_slot[k]];
-                if (j < 0 || w->stamp[j] == cur)
-                    continue;
-                w->stamp[j] = cur;
-                if (X->elig[j] && fws_push(w, len++, j) < 0)
-                    return -1;
-            }
-        }
+        for (int t = X->near_x[b]; t < X->near_x[b + 1]; t++)
+            if (cand_group(X, w, &len, X->near[t]) < 0)
+                return -1;
     }
-    for (int t = X->near_x[a]; t < X->near_x[a + 1]; t++) {
-        int v = X->near[t];
-        for (int k = x->grp_xslot[v]; k < x->grp_xslot[v + 1]; k++) {
-            int l = x->s2r[x->grp_slot[k]];
-            if (l < 0)
-                continue;
-            for (int64_t e = g->xadj[l]; e < g->xadj[l + 1]; e++) {
-                int j = g->adj[e];
-                if (w->stamp[j] == cur)
-                    continue;
-                w->stamp[j] = cur;
-                if (X->elig[j] && fws_push(w, len++, j) < 0)
-                    return -1;
-            }
-        }
-    }
+    for (int t = X->near_x[a]; t < X->near_x[a + 1]; t++)
+        if (cand_group_partners(X, w, &len, X->near[t]) < 0)
+            return -1;
     return len;
 }
 
