@@ -1047,6 +1047,7 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     int *cpus = NULL, *tasks = NULL, *r2s = NULL, *ident = NULL, *core = NULL, *nodeix = NULL;
     const char **names = NULL;
     char *step_hosts = NULL;
+    struct sbuf slots = {0}; /* tasks per node, "4,4,2": the allocation and the summary */
     const char *nodelist, *cpuspec, *pname;
     int nalloc = 0, nstep = 0, n = 0;
 
@@ -1133,16 +1134,13 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
         goto out;
     }
     step_hosts = topomap_hostlist_compress(names, (size_t)nstep);
-    struct sbuf slots = {0};
     for (int i = 0; i < nstep; i++)
         sb_printf(&slots, i ? ",%d" : "%d", tasks[i]);
     if (!step_hosts || slots.oom) {
-        free(slots.s);
         keep(d, site, 0, "out of memory");
         goto out;
     }
     alloc = topomap_alloc_create(topo, step_hosts, slots.s, err, sizeof err);
-    free(slots.s);
     if (!alloc) {
         keep(d, site, 0, "%s", err);
         goto out;
@@ -1189,15 +1187,11 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     d->hop_bytes_new = mnew.hop_bytes;
     double gain = mdef.hop_bytes > 0 ? (mdef.hop_bytes - mnew.hop_bytes) / mdef.hop_bytes : 0;
 
-    struct sbuf per = {0};
-    for (int i = 0; i < nstep; i++)
-        sb_printf(&per, i ? ",%d" : "%d", tasks[i]);
     snprintf(d->summary, sizeof d->summary,
              "topomap: %s on %d ranks, nodes %s (%s tasks per node): hop-bytes %.6g -> %.6g "
              "(%+.1f%%), %.1f ms",
-             algo, n, step_hosts, per.s ? per.s : "?", mdef.hop_bytes, mnew.hop_bytes,
+             algo, n, step_hosts, slots.s, mdef.hop_bytes, mnew.hop_bytes,
              gain == 0 ? 0.0 : -100.0 * gain, 1000.0 * d->seconds);
-    free(per.s);
 
     int same_nodes = 1;
     for (int r = 0; r < n && same_nodes; r++)
@@ -1295,6 +1289,7 @@ out:
     if (!o->verbose || (d->message[0] && !strcmp(d->summary, d->message)))
         d->summary[0] = 0; /* the summary is for --topomap-verbose only */
     free(step_hosts);
+    free(slots.s);
     free(cpus);
     free(tasks);
     free(names);
