@@ -149,11 +149,11 @@ void bench_graph_free(struct bench_graph *g);
  * edge in both directions), as the shared metis-*-kK workloads. */
 topomap_profile_t *bench_graph_parts(const struct bench_graph *g, int k);
 
-/* bench_scotch.c: map p onto a with Scotch, one rank per slot, in a child
- * process killed at the time limit. 0 with r2s and *secs; -1 with a note
- * (*timeout 1 when the limit was hit). */
+/* bench_scotch.c: map p onto a with Scotch, one rank per slot (no time
+ * limit: the caller runs it in a child process). 0 with r2s and *secs, or -1
+ * with a note. */
 int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
-                     double *secs, char *note, size_t len, int *timeout);
+                     double *secs, char *note, size_t len);
 
 /* bench_svg.c */
 void bench_write_svg(const char *path, const char **algos, int nalgo, const char *paper_topo);

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* topomap-bench: allocations, one algorithm run under the time limit, and one
- * case (every algorithm on one profile x allocation), with its lines of the
- * case table. */
+/* topomap-bench: allocations, one algorithm run under the time limit (in a
+ * child process), and one case (every algorithm on one profile x allocation),
+ * with its lines of the case table. */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -148,57 +153,183 @@ topomap_alloc_t *bench_make_alloc(const topomap_topology_t *t, int n, int scatte
     return a;
 }
 
-/* ---- one algorithm -------------------------------------------------------------------- */
+/* ---- one algorithm, in a child process ------------------------------------------------ */
 
-/* Run algo (an algorithm name, "NAME+refine" or "scotch") under the time
- * limit: 0 with r2s and the median time of up to 5 runs (repeated while the
- * total stays under 0.2 s), or -1 with a note (*timeout 1 at the limit). */
-static int run_algo(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
-                    int *r2s, double *secs, char *note, size_t len, int *timeout)
+/* What a child process sends back. */
+struct reply {
+    int rc;      /* 0, or -1 with a note */
+    int timeout; /* 1: over the time limit */
+    double secs, hb;
+    char note[80];
+};
+
+static int write_all(int fd, const void *buf, size_t len)
 {
-    note[0] = 0;
-    *timeout = 0;
+    const char *b = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, b, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* 0, -1 at end of file or error, -2 past deadline (0: none). */
+static int read_all(int fd, void *buf, size_t len, double deadline)
+{
+    char *b = buf;
+    while (len > 0) {
+        int ms = -1;
+        if (deadline > 0) {
+            double left = deadline - bench_now();
+            if (left <= 0)
+                return -2;
+            ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int r = poll(&pfd, 1, ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            continue; /* the deadline check above ends it */
+        ssize_t got = read(fd, b, len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        b += got;
+        len -= (size_t)got;
+    }
+    return 0;
+}
+
+/* Run algo (an algorithm name, "NAME+refine" or "scotch") on p mapped onto
+ * a and evaluate it: rep->rc 0 with the median time of up to 5 runs
+ * (repeated while the total stays under 0.2 s) and the hop-bytes, or -1 with
+ * a note (rep->timeout 1 when the library said ETIMEDOUT). */
+static void run_algo(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
+                     struct reply *rep)
+{
+    int *r2s = bench_xmalloc(sizeof(int) * (size_t)topomap_alloc_nslots(a));
+    topomap_metrics_t m;
+    rep->rc = -1;
     if (!strcmp(algo, "scotch")) {
 #ifdef HAVE_SCOTCH
-        return bench_scotch_map(p, a, r2s, secs, note, len, timeout);
-#else
-        snprintf(note, len, "built without Scotch");
-        return -1;
-#endif
-    }
-    char name[32];
-    snprintf(name, sizeof name, "%s", algo);
-    char *plus = strchr(name, '+');
-    topomap_opts_t o;
-    topomap_opts_init(&o);
-    o.time_limit = bench_time_limit;
-    o.nthreads = bench_threads;
-    if (plus) {
-        *plus = 0;
-        o.refine = 1;
-    }
-    double t[5];
-    int runs = 0;
-    double total = 0;
-    while (runs < 5) {
-        double t0 = bench_now();
-        if (topomap_map(name, p, a, &o, r2s, bench_err, sizeof bench_err) < 0) {
-            if (errno == ETIMEDOUT) {
-                *timeout = 1;
-                snprintf(note, len, "timeout: over the limit of %g s", bench_time_limit);
-            } else {
-                snprintf(note, len, "%.70s", bench_err);
-            }
-            return -1;
+        rep->rc = bench_scotch_map(p, a, r2s, &rep->secs, rep->note, sizeof rep->note);
+        if (rep->rc == 0 && bench_time_limit > 0 && rep->secs > bench_time_limit) {
+            rep->rc = -1;
+            rep->timeout = 1;
         }
-        t[runs] = bench_now() - t0;
-        total += t[runs++];
-        if (total > 0.2)
-            break;
+#else
+        snprintf(rep->note, sizeof rep->note, "built without Scotch");
+#endif
+    } else {
+        char name[32];
+        snprintf(name, sizeof name, "%s", algo);
+        char *plus = strchr(name, '+');
+        topomap_opts_t o;
+        topomap_opts_init(&o);
+        o.time_limit = bench_time_limit;
+        o.nthreads = bench_threads;
+        if (plus) {
+            *plus = 0;
+            o.refine = 1;
+        }
+        double t[5], total = 0;
+        int runs = 0;
+        while (runs < 5) {
+            double t0 = bench_now();
+            if (topomap_map(name, p, a, &o, r2s, bench_err, sizeof bench_err) < 0) {
+                rep->timeout = errno == ETIMEDOUT;
+                snprintf(rep->note, sizeof rep->note, "%.70s", bench_err);
+                break;
+            }
+            t[runs] = bench_now() - t0;
+            total += t[runs++];
+            if (total > 0.2)
+                break;
+        }
+        if (runs && !rep->note[0]) {
+            qsort(t, (size_t)runs, sizeof t[0], bench_cmp_double);
+            rep->secs = t[runs / 2];
+            rep->rc = 0;
+        }
     }
-    qsort(t, (size_t)runs, sizeof t[0], bench_cmp_double);
-    *secs = t[runs / 2];
-    return 0;
+    if (rep->rc == 0 && topomap_eval_slots(p, a, r2s, &m) < 0) {
+        rep->rc = -1;
+        snprintf(rep->note, sizeof rep->note, "topomap_eval_slots failed: %s", strerror(errno));
+    } else if (rep->rc == 0) {
+        rep->hb = m.hop_bytes;
+    }
+    free(r2s);
+}
+
+/* run_algo() in a child process, waited for until the time limit (plus 10%
+ * and a second for the library, which stops itself; Scotch cannot): the
+ * library's phases do not all check the limit, and a crash of one run must
+ * not end the benchmark. The parent never runs libtopomap's OpenMP code
+ * (mappings, metrics), since libgomp's threads do not survive fork(): a
+ * child would hang in its first parallel region. */
+static void run_in_child(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
+                         struct reply *rep)
+{
+    int fd[2];
+    memset(rep, 0, sizeof *rep);
+    rep->rc = -1;
+    if (pipe(fd) < 0) {
+        snprintf(rep->note, sizeof rep->note, "pipe: %s", strerror(errno));
+        return;
+    }
+    fflush(stdout); /* nothing buffered may be written twice */
+    fflush(stderr);
+    if (bench_out)
+        fflush(bench_out);
+    double t0 = bench_now();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(rep->note, sizeof rep->note, "fork: %s", strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        run_algo(algo, p, a, rep);
+        write_all(fd[1], rep, sizeof *rep);
+        _exit(0);
+    }
+    close(fd[1]);
+    double wait = bench_time_limit;
+    if (wait > 0 && strcmp(algo, "scotch"))
+        wait += 1 + 0.1 * bench_time_limit;
+    int r = read_all(fd[0], rep, sizeof *rep, wait > 0 ? t0 + wait : 0);
+    if (r == -2)
+        kill(pid, SIGKILL);
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (r == -2) {
+        rep->rc = -1;
+        rep->timeout = 1;
+        if (strcmp(algo, "scotch"))
+            snprintf(rep->note, sizeof rep->note,
+                     "timeout: killed after %.1f s, the library ran past the limit", wait);
+    } else if (r < 0) {
+        rep->rc = -1;
+        if (WIFSIGNALED(status))
+            snprintf(rep->note, sizeof rep->note, "crashed (signal %d)", WTERMSIG(status));
+        else
+            snprintf(rep->note, sizeof rep->note, "exited (status %d)", WEXITSTATUS(status));
+    }
+    if (rep->timeout && strncmp(rep->note, "timeout", 7))
+        snprintf(rep->note, sizeof rep->note, "timeout: over the limit of %g s", bench_time_limit);
 }
 
 /* ---- one case ------------------------------------------------------------------------ */
@@ -240,22 +371,22 @@ static int timed_out_below(const struct bench_plan *plan, const char *pname, int
 }
 
 static void run_one(struct bench_result *R, const char *pname, const topomap_profile_t *p,
-                    const topomap_alloc_t *a, int *r2s, double block_hb, struct bench_plan *plan,
-                    int k)
+                    const topomap_alloc_t *a, double block_hb, struct bench_plan *plan, int k)
 {
-    topomap_metrics_t m;
     int at = timed_out_below(plan, pname, k, R->n);
     if (at) {
         R->skipped = 1;
         snprintf(R->note, sizeof R->note, "skipped: timed out at %d ranks", at);
         return;
     }
-    if (run_algo(R->algo, p, a, r2s, &R->secs, R->note, sizeof R->note, &R->timeout) == 0 &&
-        topomap_eval_slots(p, a, r2s, &m) == 0) {
-        R->hb = m.hop_bytes;
-        R->rel = block_hb > 0 ? m.hop_bytes / block_hb : NAN;
-    } else {
-        R->secs = NAN;
+    struct reply rep;
+    run_in_child(R->algo, p, a, &rep);
+    snprintf(R->note, sizeof R->note, "%s", rep.note);
+    R->timeout = rep.timeout;
+    if (rep.rc == 0) {
+        R->secs = rep.secs;
+        R->hb = rep.hb;
+        R->rel = block_hb > 0 ? rep.hb / block_hb : NAN;
     }
     if (R->timeout)
         bench_plan_timeout(plan, pname, k, R->n);
@@ -265,26 +396,21 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
                     const char *shape, const topomap_alloc_t *a, struct bench_plan *plan)
 {
     int n = topomap_profile_nranks(p);
-    int *r2s = bench_xmalloc(sizeof(int) * (size_t)topomap_alloc_nslots(a));
-    double block_hb = NAN;
-    topomap_metrics_t m;
-    topomap_opts_t o;
-    topomap_opts_init(&o);
-    if (topomap_map("block", p, a, &o, r2s, bench_err, sizeof bench_err) == 0 &&
-        topomap_eval_slots(p, a, r2s, &m) == 0)
-        block_hb = m.hop_bytes;
+    struct reply rep;
+    run_in_child("block", p, a, &rep);
+    double block_hb = rep.rc == 0 ? rep.hb : NAN;
     /* Scotch first, so that every line can be divided by its values. */
     struct bench_result S;
     memset(&S, 0, sizeof S);
     S.hb = S.rel = S.secs = NAN;
+    S.n = n;
+    snprintf(S.algo, sizeof S.algo, "scotch");
     int sk = -1;
     for (int k = 0; k < plan->nalgo; k++)
         if (!strcmp(plan->algos[k], "scotch"))
             sk = k;
-    S.n = n;
-    snprintf(S.algo, sizeof S.algo, "scotch");
     if (sk >= 0)
-        run_one(&S, pname, p, a, r2s, block_hb, plan, sk);
+        run_one(&S, pname, p, a, block_hb, plan, sk);
     for (int k = 0; k < plan->nalgo; k++) {
         struct bench_result *R = add_result();
         if (k == sk) {
@@ -293,7 +419,7 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
             R->n = n;
             R->hb = R->rel = R->secs = NAN;
             snprintf(R->algo, sizeof R->algo, "%s", plan->algos[k]);
-            run_one(R, pname, p, a, r2s, block_hb, plan, k);
+            run_one(R, pname, p, a, block_hb, plan, k);
         }
         snprintf(R->profile, sizeof R->profile, "%s", pname);
         snprintf(R->topo, sizeof R->topo, "%s", tname);
@@ -305,7 +431,6 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
                    R->n, R->topo, R->shape, R->algo, R->hb, R->rel, R->srel, R->secs, R->stime,
                    R->note);
     }
-    free(r2s);
 }
 
 /* The column heads of the lines above. */

@@ -19,19 +19,13 @@
  * (counted in the note). Edge weights are scaled to integers (Scotch's
  * SCOTCH_Num is 32-bit here).
  *
- * Scotch has no time limit of its own: it runs in a child process that sends
- * the assignment back through a pipe and is killed at the benchmark's limit. */
-#include <errno.h>
+ * Scotch has no time limit of its own: like every run of the benchmark it
+ * runs in a child process (bench_run.c), killed at the limit. */
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <scotch.h>
 
@@ -220,9 +214,8 @@ out:
     return rc;
 }
 
-/* Map p onto a with Scotch, strictly one rank per slot. */
-static int scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s, double *secs,
-                      char *note, size_t len)
+int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
+                     double *secs, char *note, size_t len)
 {
     double t0 = bench_now();
     const topomap_topology_t *t = topomap_alloc_topology(a);
@@ -362,118 +355,4 @@ out:
     free(edlotab);
     free(part);
     return rc;
-}
-
-/* ---- the child process ------------------------------------------------------------- */
-
-struct reply {
-    int rc;
-    double secs;
-    char note[80];
-};
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *b = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, b, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        b += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-/* 0, -1 at end of file or error, -2 past deadline (0: none). */
-static int read_all(int fd, void *buf, size_t len, double deadline)
-{
-    char *b = buf;
-    while (len > 0) {
-        int ms = -1;
-        if (deadline > 0) {
-            double left = deadline - bench_now();
-            if (left <= 0)
-                return -2;
-            ms = (int)(left * 1000) + 1;
-        }
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int r = poll(&pfd, 1, ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            continue; /* the deadline check above ends it */
-        ssize_t got = read(fd, b, len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        b += got;
-        len -= (size_t)got;
-    }
-    return 0;
-}
-
-int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
-                     double *secs, char *note, size_t len, int *timeout)
-{
-    int n = topomap_profile_nranks(p), fd[2];
-    *timeout = 0;
-    note[0] = 0;
-    if (pipe(fd) < 0) {
-        snprintf(note, len, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    /* Nothing buffered may be written twice. */
-    fflush(stdout);
-    fflush(stderr);
-    if (bench_out)
-        fflush(bench_out);
-    double t0 = bench_now();
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(note, len, "fork: %s", strerror(errno));
-        close(fd[0]);
-        close(fd[1]);
-        return -1;
-    }
-    struct reply rep;
-    memset(&rep, 0, sizeof rep);
-    if (pid == 0) {
-        close(fd[0]);
-        rep.rc = scotch_map(p, a, r2s, &rep.secs, rep.note, sizeof rep.note);
-        if (write_all(fd[1], &rep, sizeof rep) == 0 && rep.rc == 0)
-            write_all(fd[1], r2s, sizeof(int) * (size_t)n);
-        _exit(0);
-    }
-    close(fd[1]);
-    double deadline = bench_time_limit > 0 ? t0 + bench_time_limit : 0;
-    int r = read_all(fd[0], &rep, sizeof rep, deadline);
-    if (r == 0 && rep.rc == 0)
-        r = read_all(fd[0], r2s, sizeof(int) * (size_t)n, deadline);
-    if (r == -2)
-        kill(pid, SIGKILL);
-    close(fd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (r == -2 || (r == 0 && rep.rc == 0 && bench_time_limit > 0 && rep.secs > bench_time_limit)) {
-        *timeout = 1;
-        snprintf(note, len, "timeout: over the limit of %g s", bench_time_limit);
-        return -1;
-    }
-    if (r < 0) {
-        if (WIFSIGNALED(status))
-            snprintf(note, len, "Scotch died (signal %d)", WTERMSIG(status));
-        else
-            snprintf(note, len, "Scotch exited (status %d)", WEXITSTATUS(status));
-        return -1;
-    }
-    snprintf(note, len, "%s", rep.note);
-    *secs = rep.secs;
-    return rep.rc;
 }
