@@ -23,8 +23,10 @@ static const struct topomap_algo algos[] = {
      topomap_map_greedy},
     {"rcm", "reverse Cuthill-McKee orders of the communication graph and the machine, mapped in order",
      topomap_map_rcm},
-    {"metis", "recursive bisection of the communication graph (METIS), one part per node",
+    {"metis", "METIS parts of the communication graph, one per node, on the nodes in allocation order",
      topomap_map_metis},
+    {"drb", "dual recursive bisection (Scotch's scheme): halve the nodes in the network and the graph with METIS",
+     topomap_map_drb},
     {"auto", "block, greedy, metis and ohtma (ohtma-fast above 8192 ranks), each refined; keeps the best",
      topomap_map_auto},
 };

@@ -48,6 +48,13 @@ int topomap_map_ohtma(const struct topomap_problem *pb, int *r2s, char *err, siz
 int topomap_map_ohtma_fast(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_greedy(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_drb(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+
+/* map_drb.c: test hook called at every split of dual recursive bisection
+ * with the topology nodes of the two halves, their slots and the ranks each
+ * receives. NULL (the default) outside tests. */
+extern void (*topomap_drb_trace)(const int *topo_nodes_a, int na, const int *topo_nodes_b,
+                                 int nb, int cap_a, int cap_b, int ranks_a, int ranks_b);
 
 /* map_ohtma.c: the initial greedy phase of OHTMA alone (Algorithm 1, lines
  * 1-19), exposed for tests. Fills r2s[0..n-1] and, when order is not NULL,
@@ -127,6 +134,10 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
 int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
                    char *err, size_t errlen);
+
+/* topo_torus.c: the shape of a torus/mesh: fills dims[k] and wrap[k] for
+ * k < min(ndims, maxdims) and returns ndims; 0 for other kinds. */
+int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int maxdims);
 
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */
