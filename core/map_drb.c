@@ -51,11 +51,25 @@
 
 #include "internal.h"
 
-#define DRB_MAXD 20 /* coordinates of a node: 16 torus dims, tree depth + port */
+#define DRB_MAXD 20
+#ifndef DRB_SMALL
+#define DRB_SMALL 256
+#endif
+#ifndef DRB_SMALL_NCUTS
+#define DRB_SMALL_NCUTS 8
+#endif /* coordinates of a node: 16 torus dims, tree depth + port */
 
 /* Test hook (see internal.h): called at every split. */
 void (*topomap_drb_trace)(const int *topo_nodes_a, int na, const int *topo_nodes_b, int nb,
                           int cap_a, int cap_b, int ranks_a, int ranks_b) = NULL;
+
+/* A domain: the nodes of a job, as seen from outside. On a torus/mesh its
+ * centre in half-hop units per dimension (Scotch measures distances between
+ * domains the same way); elsewhere a representative node. */
+struct drb_dom {
+    int rep;
+    int c2[DRB_MAXD];
+};
 
 struct drb_job {
     int nlo, nhi; /* nodes[nlo..nhi) */
@@ -73,12 +87,15 @@ struct drb {
     int geom[DRB_MAXD];    /* 1: distances grow with the difference (torus/mesh) */
     int *nodes;            /* permutation of 0..m-1, in job segments */
     int *ranks;            /* permutation of 0..n-1, in job segments */
-    int *rep;              /* n: topology node standing for each rank's domain */
+    int *rep;              /* n: the domain (index into dom) of each rank */
+    struct drb_dom *dom;   /* domains made so far */
+    int ndom;
+    int grid;              /* 1: torus/mesh, domains measured by their centres */
     int *loc;              /* n: index inside the current job, -1 outside */
     /* Per-job scratch, sized for the whole problem. */
     int64_t *key;          /* m */
     int *vals;             /* m */
-    idx_t *xadj, *adj, *wgt, *part;
+    idx_t *xadj, *adj, *wgt, *vwgt, *part;
     double *ext0, *ext1;   /* n: external cost of a rank in half A / half B */
     int *tmp;              /* n */
     struct drb_job *q;     /* job queue */
@@ -95,12 +112,14 @@ static void drb_free(struct drb *d)
     free(d->nodes);
     free(d->ranks);
     free(d->rep);
+    free(d->dom);
     free(d->loc);
     free(d->key);
     free(d->vals);
     free(d->xadj);
     free(d->adj);
     free(d->wgt);
+    free(d->vwgt);
     free(d->part);
     free(d->ext0);
     free(d->ext1);
@@ -132,15 +151,18 @@ static int drb_init(struct drb *d, const struct topomap_problem *pb)
     d->tmp = malloc(sizeof(int) * nz);
     d->ext0 = malloc(sizeof(double) * nz);
     d->ext1 = malloc(sizeof(double) * nz);
-    d->xadj = malloc(sizeof(idx_t) * (nz + 1));
-    d->adj = malloc(sizeof(idx_t) * (size_t)(ne > 0 ? ne : 1));
-    d->wgt = malloc(sizeof(idx_t) * (size_t)(ne > 0 ? ne : 1));
-    d->part = malloc(sizeof(idx_t) * nz);
+    /* The job's graph plus two anchor vertices and their edges. */
+    d->xadj = malloc(sizeof(idx_t) * (nz + 3));
+    d->adj = malloc(sizeof(idx_t) * ((size_t)ne + 2 * nz));
+    d->wgt = malloc(sizeof(idx_t) * ((size_t)ne + 2 * nz));
+    d->vwgt = malloc(sizeof(idx_t) * (nz + 2));
+    d->part = malloc(sizeof(idx_t) * (nz + 2));
     /* A job per node at most lives in the queue at once, twice over. */
     d->q = malloc(sizeof(struct drb_job) * 2 * mz);
+    d->dom = malloc(sizeof(struct drb_dom) * 2 * mz);
     if (!d->first || !d->cap || !d->tn || !d->nodes || !d->key || !d->vals || !d->ta || !d->tb ||
         !d->ranks || !d->rep || !d->loc || !d->tmp || !d->ext0 || !d->ext1 || !d->xadj ||
-        !d->adj || !d->wgt || !d->part || !d->q)
+        !d->adj || !d->wgt || !d->vwgt || !d->part || !d->q || !d->dom)
         return -1;
     /* Slots are numbered node by node (alloc.c): one run of slots per node. */
     for (int s = 0; s < ns; s++) {
@@ -183,6 +205,7 @@ static int drb_init(struct drb *d, const struct topomap_problem *pb)
         d->cls[k] = k; /* trees: level by level, then the port */
     }
     if (gd > 0) {
+        d->grid = 1;
         for (int k = 0; k < d->nd; k++) {
             d->cls[k] = 0; /* all dimensions compete: longest extent wins */
             d->geom[k] = 1;
@@ -252,18 +275,24 @@ static int64_t dim_pos(const struct drb *d, int k, int v, int start)
     return (int64_t)v - start;
 }
 
-/* The node of nodes[lo..hi) closest to the per-coordinate median: the
- * topology node that stands for the domain when external traffic is costed. */
-static int domain_rep(struct drb *d, int lo, int hi)
+/* A new domain for nodes[lo..hi): its centre (half-hop units) along every
+ * dimension, and the node closest to it as representative. Returns its index. */
+static int make_domain(struct drb *d, int lo, int hi)
 {
-    int med[DRB_MAXD], st[DRB_MAXD];
-    int cnt = hi - lo;
+    struct drb_dom *D = &d->dom[d->ndom];
+    int st[DRB_MAXD], mid2[DRB_MAXD];
     for (int k = 0; k < d->nd; k++) {
-        dim_extent(d, lo, hi, k, &st[k]);
-        for (int i = lo; i < hi; i++)
-            d->vals[i - lo] = (int)dim_pos(d, k, d->coord[(size_t)d->nodes[i] * (size_t)d->nd + (size_t)k], st[k]);
-        qsort(d->vals, (size_t)cnt, sizeof(int), cmp_int);
-        med[k] = d->vals[cnt / 2];
+        int ext = dim_extent(d, lo, hi, k, &st[k]);
+        if (d->geom[k]) {
+            /* The middle of the occupied arc or segment. */
+            mid2[k] = ext - 1;
+            D->c2[k] = 2 * st[k] + ext - 1;
+            if (d->cyc[k])
+                D->c2[k] %= 2 * d->cyc[k];
+        } else {
+            mid2[k] = 0;
+            D->c2[k] = 0;
+        }
     }
     int best = d->nodes[lo];
     int64_t bestdist = INT64_MAX;
@@ -271,7 +300,9 @@ static int domain_rep(struct drb *d, int lo, int hi)
         const int *c = d->coord + (size_t)d->nodes[i] * (size_t)d->nd;
         int64_t dist = 0;
         for (int k = 0; k < d->nd; k++) {
-            int64_t x = dim_pos(d, k, c[k], st[k]) - med[k];
+            if (!d->geom[k])
+                continue;
+            int64_t x = 2 * dim_pos(d, k, c[k], st[k]) - mid2[k];
             dist += x < 0 ? -x : x;
         }
         if (dist < bestdist) {
@@ -279,7 +310,26 @@ static int domain_rep(struct drb *d, int lo, int hi)
             best = d->nodes[i];
         }
     }
-    return d->tn[best];
+    D->rep = d->tn[best];
+    return d->ndom++;
+}
+
+/* Distance between two domains in hops (half hops on a torus/mesh). */
+static double dom_dist(const struct drb *d, int a, int b)
+{
+    if (a == b)
+        return 0;
+    const struct drb_dom *A = &d->dom[a], *B = &d->dom[b];
+    if (!d->grid)
+        return topomap_topology_hops(d->pb->topo, A->rep, B->rep);
+    int h2 = 0;
+    for (int k = 0; k < d->nd; k++) {
+        int x = A->c2[k] > B->c2[k] ? A->c2[k] - B->c2[k] : B->c2[k] - A->c2[k];
+        if (d->cyc[k] && x > d->cyc[k])
+            x = 2 * d->cyc[k] - x;
+        h2 += x;
+    }
+    return h2 / 2.0;
 }
 
 /* Sort nodes[lo..hi) along the chosen dimension and return the split point
@@ -343,28 +393,51 @@ static int cmp_score(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* Cut the ranks of a job in two: part[k] for k < nr (local index), with
- * count0 in [lo0, hi0]. METIS bisection aiming at want0 ranks in part 0. */
-static int bisect(struct drb *d, int rlo, int rhi, int want0, int lo0, int hi0, int *count0,
-                  char *err, size_t errlen)
+/* Cut the ranks of a job in two: part[k] for k < nr (local index), part 0
+ * for half A (represented by topology node repA), with count0 in
+ * [lo0, hi0]. METIS bisects the job's graph aiming at want0 ranks in part 0.
+ *
+ * External gains: a rank with neighbours outside the job is pulled towards
+ * the half closer to where they are (their domain's representative node):
+ * pref = sum_ext w (hops(repB, rep_j) - hops(repA, rep_j)), positive towards
+ * A (dom_dist(): distances between domains). METIS has no input for that, so two anchor vertices of weight zero stand
+ * for the halves, and each rank with a preference gets an edge of weight
+ * |pref| to the anchor it prefers; cutting it costs what the rank would pay
+ * on the wrong side. When METIS puts both anchors on one side, the external
+ * cost of the two orientations decides which part goes to A. */
+static int bisect(struct drb *d, int rlo, int rhi, int repA, int repB, int want0, int lo0,
+                  int hi0, int *count0, char *err, size_t errlen)
 {
     const topomap_graph_t *g = &d->pb->g;
     int nr = rhi - rlo;
-    /* Local graph. */
-    int64_t ne = 0;
-    double maxw = 0, sumw = 0;
+    double *pref = d->ext0, maxw = 0, sumw = 0;
+    int nanch[2] = {0, 0};
     for (int k = 0; k < nr; k++) {
         int r = d->ranks[rlo + k];
-        for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++)
-            if (d->loc[g->adj[e]] >= 0 && g->w[e] > 0) {
+        double p = 0;
+        for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++) {
+            if (!(g->w[e] > 0))
+                continue;
+            int j = g->adj[e];
+            if (d->loc[j] >= 0) {
                 maxw = g->w[e] > maxw ? g->w[e] : maxw;
                 sumw += g->w[e];
+            } else {
+                p += g->w[e] * (dom_dist(d, repB, d->rep[j]) - dom_dist(d, repA, d->rep[j]));
             }
+        }
+        pref[k] = p;
+        if (p != 0) {
+            nanch[p < 0]++;
+            maxw = fabs(p) > maxw ? fabs(p) : maxw;
+            sumw += 2 * fabs(p);
+        }
     }
-    d->xadj[0] = 0;
     /* Integer weights: relative order kept to about one part in a million,
      * total below 2^30 so that METIS's 32-bit sums cannot overflow. */
     double scale = maxw > 0 ? fmin((double)(1 << 20) / maxw, (double)(1 << 30) / sumw) : 0;
+    int64_t ne = 0;
+    d->xadj[0] = 0;
     for (int k = 0; k < nr; k++) {
         int r = d->ranks[rlo + k];
         for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++) {
@@ -375,25 +448,68 @@ static int bisect(struct drb *d, int rlo, int rhi, int want0, int lo0, int hi0, 
                 d->wgt[ne++] = (idx_t)(w < 1 ? 1 : w);
             }
         }
+        if (pref[k] != 0) {
+            double w = ceil(fabs(pref[k]) * scale);
+            d->adj[ne] = pref[k] > 0 ? nr : nr + 1;
+            d->wgt[ne++] = (idx_t)(w < 1 ? 1 : w);
+        }
         d->xadj[k + 1] = (idx_t)ne;
     }
-    if (ne == 0) {
-        /* Nothing to cut: the first want0 ranks (rank order) go to part 0. */
+    int internal = ne > (int64_t)nanch[0] + nanch[1];
+    for (int side = 0; side < 2; side++) {
         for (int k = 0; k < nr; k++)
-            d->part[k] = k < want0 ? 0 : 1;
+            if (pref[k] != 0 && (pref[k] < 0) == side) {
+                double w = ceil(fabs(pref[k]) * scale);
+                d->adj[ne] = k;
+                d->wgt[ne++] = (idx_t)(w < 1 ? 1 : w);
+            }
+        d->xadj[nr + side + 1] = (idx_t)ne;
+    }
+    if (!internal) {
+        /* No edge inside the job: the ranks most pulled towards A go there
+         * (ties in rank order). */
+        for (int k = 0; k < nr; k++)
+            d->tmp[k] = k;
+        qsort_r(d->tmp, (size_t)nr, sizeof(int), cmp_score, pref);
+        for (int k = 0; k < nr; k++)
+            d->part[d->tmp[k]] = k < want0 ? 0 : 1;
     } else {
-        idx_t nv = nr, ncon = 1, np = 2, objval = 0;
+        idx_t nv = nr + 2, ncon = 1, np = 2, objval = 0;
         idx_t options[METIS_NOPTIONS];
         real_t tpw[2] = {(real_t)want0 / (real_t)nr, (real_t)(nr - want0) / (real_t)nr};
         real_t ub = 1.001f;
+        for (int k = 0; k < nr; k++)
+            d->vwgt[k] = 1;
+        d->vwgt[nr] = d->vwgt[nr + 1] = 0;
         METIS_SetDefaultOptions(options);
         options[METIS_OPTION_SEED] = (idx_t)(d->pb->opts->seed & 0x7fffffff);
         options[METIS_OPTION_NUMBERING] = 0;
-        int st = METIS_PartGraphRecursive(&nv, &ncon, d->xadj, d->adj, NULL, NULL, d->wgt, &np,
-                                          tpw, &ub, options, &objval, d->part);
+        /* Small jobs (the deep levels, where most of the mapping's cost is
+         * decided on a torus) get several tries; METIS keeps the best cut. */
+        options[METIS_OPTION_NCUTS] = nr <= DRB_SMALL ? DRB_SMALL_NCUTS : 1;
+        int st = METIS_PartGraphRecursive(&nv, &ncon, d->xadj, d->adj, d->vwgt, NULL, d->wgt,
+                                          &np, tpw, &ub, options, &objval, d->part);
         if (st != METIS_OK)
             return topomap_fail(err, errlen, st == METIS_ERROR_MEMORY ? ENOMEM : EINVAL,
                                 "drb: METIS_PartGraphRecursive failed (status %d)", st);
+        int flip;
+        if (d->part[nr] != d->part[nr + 1]) {
+            flip = d->part[nr] == 1; /* anchor A's side goes to A */
+        } else {
+            double keep = 0;
+            for (int k = 0; k < nr; k++)
+                keep += d->part[k] == 0 ? -pref[k] : pref[k];
+            flip = keep > 0; /* the flipped orientation costs less */
+        }
+        int c0 = 0;
+        for (int k = 0; k < nr; k++)
+            c0 += d->part[k] == 0;
+        /* Both orientations must fit the halves. */
+        if (flip && (nr - c0 < lo0 || nr - c0 > hi0) && c0 >= lo0 && c0 <= hi0)
+            flip = 0;
+        if (flip)
+            for (int k = 0; k < nr; k++)
+                d->part[k] = 1 - d->part[k];
     }
     int c0 = 0;
     for (int k = 0; k < nr; k++)
@@ -403,19 +519,21 @@ static int bisect(struct drb *d, int rlo, int rhi, int want0, int lo0, int hi0, 
      * external pull) until the counts fit. */
     if (c0 > hi0 || c0 < lo0) {
         int from = c0 > hi0 ? 0 : 1, excess = c0 > hi0 ? c0 - hi0 : lo0 - c0;
-        double *score = d->ext0;
+        double *score = d->ext1;
         int cand = 0;
         for (int k = 0; k < nr; k++) {
             if (d->part[k] != from)
                 continue;
             double own = 0, other = 0;
             for (idx_t e = d->xadj[k]; e < d->xadj[k + 1]; e++) {
+                if (d->adj[e] >= nr)
+                    continue; /* anchor: counted through pref below */
                 if (d->part[d->adj[e]] == from)
                     own += (double)d->wgt[e];
                 else
                     other += (double)d->wgt[e];
             }
-            score[k] = other - own;
+            score[k] = (other - own) / (scale > 0 ? scale : 1) + (from == 0 ? -pref[k] : pref[k]);
             d->tmp[cand++] = k;
         }
         /* Highest score first; ties by index (deterministic). */
@@ -431,7 +549,6 @@ static int bisect(struct drb *d, int rlo, int rhi, int want0, int lo0, int hi0, 
 static int drb_run(struct drb *d, int *r2s, char *err, size_t errlen)
 {
     const struct topomap_problem *pb = d->pb;
-    const topomap_graph_t *g = &pb->g;
     int n = pb->n;
     for (int i = 0; i < d->m; i++)
         d->nodes[i] = i;
@@ -441,7 +558,8 @@ static int drb_run(struct drb *d, int *r2s, char *err, size_t errlen)
     }
     int head = 0, tail = 0;
     d->q[tail++] = (struct drb_job){0, d->m, 0, n};
-    int rep0 = d->m ? domain_rep(d, 0, d->m) : 0;
+    d->ndom = 0;
+    int rep0 = d->m ? make_domain(d, 0, d->m) : 0;
     for (int r = 0; r < n; r++)
         d->rep[r] = rep0;
     size_t qcap = 2 * (size_t)(d->m > 0 ? d->m : 1);
@@ -466,7 +584,8 @@ static int drb_run(struct drb *d, int *r2s, char *err, size_t errlen)
             capA += d->cap[d->nodes[i]];
         for (int i = mid; i < J.nhi; i++)
             capB += d->cap[d->nodes[i]];
-        int repA = domain_rep(d, J.nlo, mid), repB = domain_rep(d, mid, J.nhi);
+        /* Domains are only made for jobs that split: at most 2 per split. */
+        int repA = make_domain(d, J.nlo, mid), repB = make_domain(d, mid, J.nhi);
         /* How many ranks each half may take (see the top of the file). */
         int want0, lo0, hi0;
         if (nr == capA + capB) {
@@ -488,40 +607,10 @@ static int drb_run(struct drb *d, int *r2s, char *err, size_t errlen)
                 d->part[k] = want0 == 0;
             c0 = want0;
         } else {
-            if (bisect(d, J.rlo, J.rhi, want0, lo0, hi0, &c0, err, errlen) < 0) {
+            if (bisect(d, J.rlo, J.rhi, repA, repB, want0, lo0, hi0, &c0, err, errlen) < 0) {
                 for (int k = 0; k < nr; k++)
                     d->loc[d->ranks[J.rlo + k]] = -1;
                 return -1;
-            }
-            /* Orientation: the external traffic decides which part goes to
-             * which half, when both ways fit. */
-            int c1 = nr - c0;
-            if (c0 <= capB && c1 <= capA && c0 != 0 && c1 != 0) {
-                double keep = 0, flip = 0;
-                const topomap_topology_t *t = pb->topo;
-                for (int k = 0; k < nr; k++) {
-                    int r = d->ranks[J.rlo + k];
-                    double ea = 0, eb = 0;
-                    for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++) {
-                        int j = g->adj[e];
-                        if (d->loc[j] >= 0)
-                            continue;
-                        ea += g->w[e] * topomap_topology_hops(t, repA, d->rep[j]);
-                        eb += g->w[e] * topomap_topology_hops(t, repB, d->rep[j]);
-                    }
-                    if (d->part[k] == 0) {
-                        keep += ea;
-                        flip += eb;
-                    } else {
-                        keep += eb;
-                        flip += ea;
-                    }
-                }
-                if (flip < keep) {
-                    for (int k = 0; k < nr; k++)
-                        d->part[k] = 1 - d->part[k];
-                    c0 = c1;
-                }
             }
         }
         for (int k = 0; k < nr; k++)
