@@ -172,7 +172,7 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
      * the algorithm gave. It stops at the time limit and keeps what it has:
      * only the algorithm itself must fit in the limit. */
     if (rc == 0 && o->refine) {
-        struct topomap_refine_params rp = {0, pb.deadline};
+        struct topomap_refine_params rp = {0, pb.deadline, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
         rc = topomap_refine(&pb, rank_to_slot, &rp, NULL, err, errlen);
         if (rc == 0)
             rc = check_result(&pb, "refine", rank_to_slot, err, errlen);

@@ -86,6 +86,8 @@ struct topomap_xchg {
     int *rgrp;          /* n: group of each placed rank */
     double *cost;       /* n: see above (0 until placed) */
     double *wdeg;       /* n: sum of the weights of each rank */
+    int *near_x, *near; /* ngrp + 1 offsets, lists: groups near each group
+                           (built by the refinement driver when needed) */
 };
 
 /* Set up groups and hops with every slot free. 0, or -1 + errno (ENOMEM). */
@@ -116,17 +118,28 @@ double topomap_xchg_hop_bytes(const struct topomap_xchg *x);
 /* The swap-refinement driver: passes of best-improving moves (exchange two
  * ranks, or move a rank to a free slot) evaluated in parallel on a frozen
  * state and committed in rank order after re-checking their gain, until a
- * pass commits nothing (no improving exchange or move is left), max_passes
- * passes (0 = no limit) or the deadline (topomap_now() value, 0 = none).
- * Results do not depend on the number of threads. */
+ * pass commits nothing (no improving exchange or move is left in the searched
+ * neighbourhoods), a pass removes less than min_gain x the hop-bytes,
+ * max_passes passes (0 = no limit) or the deadline (topomap_now() value,
+ * 0 = none). Scope: which groups (nodes) a rank looks at: all of them
+ * (O(ranks x nodes) a pass), or those of its neighbours and the groups near
+ * them in the network (O(edges x near)); AUTO searches all of them when
+ * ranks x nodes is small. Results do not depend on the number of threads. */
+/* The stopping gain of the refinement run by NAME+refine and auto. */
+#define REFINE_MIN_GAIN 1e-5
+enum { TOPOMAP_REFINE_AUTO = 0, TOPOMAP_REFINE_NEAR = 1, TOPOMAP_REFINE_ALL = 2 };
+#define TOPOMAP_NEAR_DIMS 16
 struct topomap_refine_params {
     long max_passes;
     double deadline;
+    double min_gain; /* relative gain of a pass below which to stop, 0 = none */
+    int scope;       /* TOPOMAP_REFINE_* */
 };
 struct topomap_refine_stats {
     long passes, swaps, moves; /* moves: to a free slot */
     double gain;               /* hop-bytes removed */
     int converged;             /* 1: the last pass found nothing to do */
+    int all;                   /* 1: every group was searched */
 };
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen);

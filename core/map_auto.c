@@ -37,7 +37,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     if (!tmp)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     double best = -1;
-    struct topomap_refine_params rp = {0, pb->deadline};
+    struct topomap_refine_params rp = {0, pb->deadline, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
     for (size_t c = 0; c < sizeof cands / sizeof cands[0]; c++) {
         /* Out of time: keep what we have (block at least has been tried). */
         if (best >= 0 && topomap_expired(pb))
