@@ -36,6 +36,7 @@ struct topomap_algo {
     const char *name;
     const char *summary;
     topomap_map_fn map;
+    int budgeted; /* 1: keeps to the time limit itself, returning its best so far */
 };
 
 /* The algorithms, one file each (core/map_NAME.c). */
@@ -156,6 +157,9 @@ int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Send one progress line to opts->log, if the caller gave one. */
+void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
 double topomap_now(void);
 /* 1 once the problem's deadline has passed. */

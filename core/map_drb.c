@@ -56,7 +56,7 @@
 #define DRB_SMALL 256
 #endif
 #ifndef DRB_SMALL_NCUTS
-#define DRB_SMALL_NCUTS 8
+#define DRB_SMALL_NCUTS 2
 #endif /* coordinates of a node: 16 torus dims, tree depth + port */
 
 /* Test hook (see internal.h): called at every split. */
