@@ -94,6 +94,9 @@ struct topomap_xchg {
 /* Set up groups and hops with every slot free. 0, or -1 + errno (ENOMEM). */
 int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, char *err,
                       size_t errlen);
+/* Same; hop_table 0: no ngrp^2 hop table (hops asked from the topology). */
+int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
+                            int hop_table, char *err, size_t errlen);
 /* Place rank i on slot r2s[i] for every rank (distinct valid slots), compute costs. */
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);

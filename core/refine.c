@@ -44,7 +44,7 @@
  * nodes = 16 MiB. Beyond it the topology is asked each time (same hops). */
 #define HOP_TABLE_MAX_GROUPS 4096
 /* Below this many rank x group pairs, every group is searched (auto scope). */
-#define REFINE_FULL_WORK (1 << 22)
+#define REFINE_FULL_WORK (1 << 20)
 /* Relative size below which a gain is rounding noise, not an improvement. */
 #define GAIN_EPS 1e-12
 
@@ -95,6 +95,12 @@ static int detect_metric(const struct topomap_xchg *x)
 int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, char *err,
                       size_t errlen)
 {
+    return topomap_xchg_init_table(x, pb, 1, err, errlen);
+}
+
+int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
+                            int hop_table, char *err, size_t errlen)
+{
     memset(x, 0, sizeof *x);
     x->pb = pb;
     x->n = pb->n;
@@ -143,7 +149,7 @@ int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, 
     free(fill);
 
     int ng = x->ngrp;
-    if (ng <= HOP_TABLE_MAX_GROUPS && topomap_topology_diameter(pb->topo) <= 255) {
+    if (hop_table && ng <= HOP_TABLE_MAX_GROUPS && topomap_topology_diameter(pb->topo) <= 255) {
         x->hop = malloc((size_t)ng * (size_t)ng);
         if (x->hop) {
             const topomap_topology_t *t = pb->topo;
@@ -621,7 +627,13 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    char *err, size_t errlen)
 {
     struct topomap_xchg x;
-    if (topomap_xchg_init(&x, pb, err, errlen) < 0)
+    /* The ngrp^2 hop table only pays when every group is searched; the
+     * neighbourhood search asks the topology (O(1) per pair) instead, so
+     * that its cost does not grow with the square of the node count. */
+    int scope = rp ? rp->scope : TOPOMAP_REFINE_AUTO;
+    double work = (double)pb->n * topomap_alloc_nnodes(pb->alloc);
+    int table = scope == TOPOMAP_REFINE_ALL || (scope == TOPOMAP_REFINE_AUTO && work <= REFINE_FULL_WORK);
+    if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
     topomap_xchg_place(&x, r2s);
     int rc = topomap_xchg_refine(&x, rp, st, err, errlen);
