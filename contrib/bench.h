@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topomap-bench's private header, shared by its files (never installed):
+ *   bench.c          options, the case sets, main
+ *   bench_run.c      allocations, one algorithm run under the time limit, one case
+ *   bench_summary.c  the summary tables under the case table
+ *   bench_scale.c    the scaling tables (time against ranks and against nodes)
+ *   bench_gen.c      synthetic profiles and METIS partitions of mesh graphs
+ *   bench_scotch.c   Scotch's static mapping, the rival
+ *   bench_svg.c      the plot
+ * The benchmark uses libtopomap's public API only (topomap.h). */
+#ifndef TOPOMAP_BENCH_H
+#define TOPOMAP_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topomap.h"
+
+#define BENCH_MAXALG 16
+/* Seeds of the shuffled stencils and the random geometric graphs. */
+#define BENCH_PERM_SEED 20240607
+#define BENCH_RGG_SEED 4242
+
+/* One line of the case table: one algorithm on one case (profile x topology
+ * x allocation). NAN where a value is missing (the run failed, timed out, or
+ * the baseline did not run). */
+struct bench_result {
+    char profile[48];
+    int n; /* ranks */
+    char topo[40];
+    char shape[16]; /* allocation: compact, scattered, compact:1, scattered:1 */
+    char algo[24];
+    double hb;      /* hop-bytes */
+    double rel;     /* hb / block's hb */
+    double srel;    /* hb / Scotch's hb */
+    double secs;    /* wall-clock seconds of the mapping */
+    double stime;   /* secs / Scotch's secs */
+    int timeout;    /* 1: hit the time limit */
+    int skipped;    /* 1: not run (timed out on a smaller case of its set) */
+    int scaling;    /* 1: run for the scaling tables only, not in the summary */
+    char note[80];
+};
+
+/* All results so far, in run order (bench_run.c). */
+extern struct bench_result *bench_res;
+extern size_t bench_nres;
+/* Error buffer for library calls. */
+extern char bench_err[TOPOMAP_ERRLEN];
+/* The table file (PREFIX.txt), or NULL. */
+extern FILE *bench_out;
+/* Seconds allowed to every algorithm run (opts.time_limit; Scotch is killed). */
+extern double bench_time_limit;
+
+/* How bench_run_case() runs the algorithms of a case. */
+struct bench_plan {
+    const char **algos;
+    int nalgo;
+    /* Per algorithm: the ranks of the smallest case of the set on which it
+     * timed out (0: none); it is skipped on cases with more ranks. NULL:
+     * every algorithm runs on every case. */
+    int *timed_out_at;
+    int scaling; /* tag results as scaling-only */
+};
+
+/* bench_run.c */
+double bench_now(void);
+/* printf to stdout and to the table file; flushes stdout (progress). */
+void bench_emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* splitmix64 step of *state. */
+uint64_t bench_rng_next(uint64_t *state);
+/* The shared generator (allocations, Scotch's distance check, random graphs). */
+uint64_t bench_rng(void);
+extern uint64_t bench_rng_state;
+int bench_cmp_double(const void *a, const void *b);
+/* malloc, calloc, realloc that end the program on failure. */
+void *bench_xmalloc(size_t size);
+void *bench_xcalloc(size_t n, size_t size);
+void *bench_xrealloc(void *ptr, size_t size);
+/* An allocation on t for n ranks: one slot per node (one_per_node) or all
+ * cores of ceil(n / cores) nodes (the last one partly); the first nodes in
+ * index order, or (scattered) nodes drawn at random (seeded by n and the
+ * machine size) listed in index order. NULL when the machine is too small
+ * (silently) or the library refuses (a line on stderr). Caller frees with
+ * topomap_alloc_free. */
+topomap_alloc_t *bench_make_alloc(const topomap_topology_t *t, int n, int scattered,
+                                  int one_per_node);
+/* Print the column heads of the case table. */
+void bench_table_head(void);
+/* Run every algorithm of plan on p mapped onto a: one result and one
+ * progress line each. */
+void bench_run_case(const char *pname, const topomap_profile_t *p, const char *tname,
+                    const char *shape, const topomap_alloc_t *a, const struct bench_plan *plan);
+
+/* bench_summary.c */
+const struct bench_result *bench_find(const char *profile, const char *topo, const char *shape,
+                                      const char *algo);
+/* Geometric mean of the field at byte offset off (rel, srel, stime) of the
+ * summary results of topo x shape x algo that have it > 0; count in *count. */
+double bench_geomean(size_t off, const char *topo, const char *shape, const char *algo,
+                     int *count);
+/* Distinct values of the string field at offset off over the summary
+ * results, in first-seen order; pointers into bench_res. */
+int bench_distinct(size_t off, const char **vals, int max);
+void bench_summary(const char **algos, int nalgo, const char *paper_topo, int nshared,
+                   char shared[][48]);
+
+/* bench_scale.c */
+/* Run the scaling sweeps (results tagged scaling, or reused from the case
+ * table); topologies named in them are loaded from tdir when shipped. */
+void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quick);
+/* Print the scaling tables of what bench_scaling_run() ran. */
+void bench_scaling_table(const char **algos, int nalgo);
+
+/* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
+ * reason in bench_err. */
+/* x*y*z 3D stencil, face bytes to each of the 6 face neighbours (no wrap);
+ * seed != 0: rank numbers shuffled by a permutation drawn from seed. */
+topomap_profile_t *bench_stencil(int x, int y, int z, double face, uint64_t seed);
+/* Each rank sends to deg random others (the shared generator), 1..1e5 bytes. */
+topomap_profile_t *bench_random_sparse(int n, int deg);
+/* Random geometric graph: n points uniform in the unit cube (seeded), an edge
+ * between points closer than the radius giving deg neighbours on average,
+ * bytes decreasing with the distance. */
+topomap_profile_t *bench_rgg(int n, double deg, uint64_t seed);
+/* A graph in METIS's file format (CSR, 0-based). */
+struct bench_graph {
+    int n;
+    int64_t *xadj;
+    int *adj;
+    int *w; /* edge weights, 1 when the file has none */
+};
+/* Load path; NULL with a reason in bench_err. Free with bench_graph_free. */
+struct bench_graph *bench_graph_load(const char *path);
+void bench_graph_free(struct bench_graph *g);
+/* Cut g into k parts with METIS_PartGraphKway (seed 1), one rank per part,
+ * bytes from part to part = weight of the cut edges between them (each
+ * edge in both directions), as the shared metis-*-kK workloads. */
+topomap_profile_t *bench_graph_parts(const struct bench_graph *g, int k);
+
+/* bench_scotch.c: map p onto a with Scotch, one rank per slot, in a child
+ * process killed at the time limit. 0 with r2s and *secs; -1 with a note
+ * (*timeout 1 when the limit was hit). */
+int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
+                     double *secs, char *note, size_t len, int *timeout);
+
+/* bench_svg.c */
+void bench_write_svg(const char *path, const char **algos, int nalgo, const char *paper_topo);
+
+#endif

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topomap-bench: allocations, one algorithm run under the time limit, and one
+ * case (every algorithm on one profile x allocation), with its lines of the
+ * case table. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+struct bench_result *bench_res;
+size_t bench_nres;
+static size_t capres;
+char bench_err[TOPOMAP_ERRLEN];
+FILE *bench_out;
+double bench_time_limit = 60;
+uint64_t bench_rng_state = 20240607;
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void bench_emit(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    if (bench_out) {
+        va_start(ap, fmt);
+        vfprintf(bench_out, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static void *check(void *p)
+{
+    if (!p) {
+        perror("topomap-bench");
+        exit(1);
+    }
+    return p;
+}
+
+void *bench_xmalloc(size_t size)
+{
+    return check(malloc(size ? size : 1));
+}
+
+void *bench_xcalloc(size_t n, size_t size)
+{
+    return check(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *bench_xrealloc(void *ptr, size_t size)
+{
+    return check(realloc(ptr, size ? size : 1));
+}
+
+uint64_t bench_rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t bench_rng(void)
+{
+    return bench_rng_next(&bench_rng_state);
+}
+
+int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+static struct bench_result *add_result(void)
+{
+    if (bench_nres == capres) {
+        capres = capres ? 2 * capres : 256;
+        bench_res = bench_xrealloc(bench_res, capres * sizeof *bench_res);
+    }
+    memset(&bench_res[bench_nres], 0, sizeof bench_res[0]);
+    return &bench_res[bench_nres++];
+}
+
+/* ---- allocations ---------------------------------------------------------------- */
+
+topomap_alloc_t *bench_make_alloc(const topomap_topology_t *t, int n, int scattered,
+                                  int one_per_node)
+{
+    int c = one_per_node ? 1 : topomap_topology_cores(t), nn = topomap_topology_nnodes(t);
+    int k = (n + c - 1) / c;
+    if (k > nn || n < 1)
+        return NULL;
+    int *pick = bench_xmalloc(sizeof(int) * (size_t)nn);
+    for (int i = 0; i < nn; i++)
+        pick[i] = i;
+    if (scattered) {
+        bench_rng_state = 1000003u * (uint64_t)n + (uint64_t)nn; /* same draw for every algorithm */
+        for (int i = 0; i < k; i++) {
+            int j = i + (int)(bench_rng() % (uint64_t)(nn - i));
+            int tmp = pick[i];
+            pick[i] = pick[j];
+            pick[j] = tmp;
+        }
+        /* Index order, as Slurm lists nodes. */
+        qsort(pick, (size_t)k, sizeof(int), cmp_int);
+    }
+    const char **names = bench_xmalloc(sizeof(char *) * (size_t)k);
+    for (int i = 0; i < k; i++)
+        names[i] = topomap_topology_node_name(t, pick[i]);
+    char *hl = topomap_hostlist_compress(names, (size_t)k);
+    char slots[64] = "";
+    int last = n - (k - 1) * c;
+    if (one_per_node)
+        snprintf(slots, sizeof slots, "1");
+    else if (last != c) {
+        if (k > 1)
+            snprintf(slots, sizeof slots, "%d(x%d),%d", c, k - 1, last);
+        else
+            snprintf(slots, sizeof slots, "%d", last);
+    }
+    topomap_alloc_t *a = hl ? topomap_alloc_create(t, hl, slots, bench_err, sizeof bench_err) : NULL;
+    if (!a)
+        fprintf(stderr, "topomap-bench: allocation failed: %s\n", bench_err);
+    free(hl);
+    free(names);
+    free(pick);
+    return a;
+}
+
+/* ---- one algorithm -------------------------------------------------------------------- */
+
+/* Run algo (an algorithm name, "NAME+refine" or "scotch") under the time
+ * limit: 0 with r2s and the median time of up to 5 runs (repeated while the
+ * total stays under 0.2 s), or -1 with a note (*timeout 1 at the limit). */
+static int run_algo(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
+                    int *r2s, double *secs, char *note, size_t len, int *timeout)
+{
+    note[0] = 0;
+    *timeout = 0;
+    if (!strcmp(algo, "scotch")) {
+#ifdef HAVE_SCOTCH
+        return bench_scotch_map(p, a, r2s, secs, note, len, timeout);
+#else
+        snprintf(note, len, "built without Scotch");
+        return -1;
+#endif
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%s", algo);
+    char *plus = strchr(name, '+');
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    o.time_limit = bench_time_limit;
+    if (plus) {
+        *plus = 0;
+        o.refine = 1;
+    }
+    double t[5];
+    int runs = 0;
+    double total = 0;
+    while (runs < 5) {
+        double t0 = bench_now();
+        if (topomap_map(name, p, a, &o, r2s, bench_err, sizeof bench_err) < 0) {
+            if (errno == ETIMEDOUT) {
+                *timeout = 1;
+                snprintf(note, len, "timeout: over the limit of %g s", bench_time_limit);
+            } else {
+                snprintf(note, len, "%.70s", bench_err);
+            }
+            return -1;
+        }
+        t[runs] = bench_now() - t0;
+        total += t[runs++];
+        if (total > 0.2)
+            break;
+    }
+    qsort(t, (size_t)runs, sizeof t[0], bench_cmp_double);
+    *secs = t[runs / 2];
+    return 0;
+}
+
+/* ---- one case ------------------------------------------------------------------------ */
+
+static void run_one(struct bench_result *R, const topomap_profile_t *p, const topomap_alloc_t *a,
+                    int *r2s, double block_hb, const struct bench_plan *plan, int k)
+{
+    topomap_metrics_t m;
+    int *at = plan->timed_out_at ? &plan->timed_out_at[k] : NULL;
+    if (at && *at > 0 && R->n > *at) {
+        R->skipped = 1;
+        snprintf(R->note, sizeof R->note, "skipped: timed out at %d ranks", *at);
+        return;
+    }
+    if (run_algo(R->algo, p, a, r2s, &R->secs, R->note, sizeof R->note, &R->timeout) == 0 &&
+        topomap_eval_slots(p, a, r2s, &m) == 0) {
+        R->hb = m.hop_bytes;
+        R->rel = block_hb > 0 ? m.hop_bytes / block_hb : NAN;
+    } else {
+        R->secs = NAN;
+    }
+    if (R->timeout && at && (*at == 0 || R->n < *at))
+        *at = R->n;
+}
+
+void bench_run_case(const char *pname, const topomap_profile_t *p, const char *tname,
+                    const char *shape, const topomap_alloc_t *a, const struct bench_plan *plan)
+{
+    int n = topomap_profile_nranks(p);
+    int *r2s = bench_xmalloc(sizeof(int) * (size_t)topomap_alloc_nslots(a));
+    double block_hb = NAN;
+    topomap_metrics_t m;
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    if (topomap_map("block", p, a, &o, r2s, bench_err, sizeof bench_err) == 0 &&
+        topomap_eval_slots(p, a, r2s, &m) == 0)
+        block_hb = m.hop_bytes;
+    /* Scotch first, so that every line can be divided by its values. */
+    struct bench_result S;
+    memset(&S, 0, sizeof S);
+    S.hb = S.rel = S.secs = NAN;
+    int sk = -1;
+    for (int k = 0; k < plan->nalgo; k++)
+        if (!strcmp(plan->algos[k], "scotch"))
+            sk = k;
+    S.n = n;
+    snprintf(S.algo, sizeof S.algo, "scotch");
+    if (sk >= 0)
+        run_one(&S, p, a, r2s, block_hb, plan, sk);
+    for (int k = 0; k < plan->nalgo; k++) {
+        struct bench_result *R = add_result();
+        if (k == sk) {
+            *R = S;
+        } else {
+            R->n = n;
+            R->hb = R->rel = R->secs = NAN;
+            snprintf(R->algo, sizeof R->algo, "%s", plan->algos[k]);
+            run_one(R, p, a, r2s, block_hb, plan, k);
+        }
+        snprintf(R->profile, sizeof R->profile, "%s", pname);
+        snprintf(R->topo, sizeof R->topo, "%s", tname);
+        snprintf(R->shape, sizeof R->shape, "%s", shape);
+        R->scaling = plan->scaling;
+        R->srel = S.hb > 0 ? R->hb / S.hb : NAN;
+        R->stime = S.secs > 0 ? R->secs / S.secs : NAN;
+        bench_emit("%-22s %6d %-18s %-11s %-13s %12.5g %7.3f %7.3f %9.4f %8.3f  %s\n", R->profile,
+                   R->n, R->topo, R->shape, R->algo, R->hb, R->rel, R->srel, R->secs, R->stime,
+                   R->note);
+    }
+    free(r2s);
+}
+
+/* The column heads of the lines above. */
+void bench_table_head(void)
+{
+    bench_emit("%-22s %6s %-18s %-11s %-13s %12s %7s %7s %9s %8s  %s\n", "profile", "ranks",
+               "topology", "alloc", "algorithm", "hop-bytes", "/block", "/scotch", "time (s)",
+               "t/scotch", "note");
+}

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topomap-bench: Scotch's static mapping (SCOTCH_graphMap), the rival of the
+ * case table, measured and scored like the library's algorithms: hop-bytes
+ * by topomap_eval_slots(), time from building Scotch's graph and
+ * architecture to the slot assignment.
+ *
+ * The target architecture has one terminal per allocated node: tori and
+ * meshes with SCOTCH_archTorusX / SCOTCH_archMeshX restricted to the
+ * allocation with SCOTCH_archSub (the terminal distances are checked against
+ * the topology), fat-trees with SCOTCH_archTleaf (one level per switch level,
+ * link costs = hops) and SCOTCH_archSub, and Tianhe-3 as a
+ * decomposition-defined ("deco 0") architecture holding the exact hop table
+ * of the allocated nodes (Scotch's builders from a graph were no good here:
+ * SCOTCH_archBuild2 only approximates distances, and SCOTCH_archBuild0's
+ * cannot be checked). Strict one task per slot: every node terminal must
+ * receive exactly its number of slots; isolated dummy tasks fill the last
+ * node's missing cores, Scotch is asked for a strict balance, and any task
+ * still over a node's capacity is moved to the closest node with room
+ * (counted in the note). Edge weights are scaled to integers (Scotch's
+ * SCOTCH_Num is 32-bit here).
+ *
+ * Scotch has no time limit of its own: it runs in a child process that sends
+ * the assignment back through a pipe and is killed at the benchmark's limit. */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <scotch.h>
+
+#include "bench.h"
+
+/* Check terminal distances of arch against factor x hops on sampled pairs. */
+static int scotch_check(SCOTCH_Arch *arch, const topomap_topology_t *t, const int *nodes, int k,
+                        char *why, size_t len)
+{
+    double factor = 0;
+    for (int s = 0; s < 400 && k > 1; s++) {
+        int i = (int)(bench_rng() % (uint64_t)k), j = (int)(bench_rng() % (uint64_t)k);
+        SCOTCH_ArchDom di, dj;
+        if (SCOTCH_archDomTerm(arch, &di, i) || SCOTCH_archDomTerm(arch, &dj, j)) {
+            snprintf(why, len, "Scotch terminal %d or %d missing", i, j);
+            return -1;
+        }
+        double d = (double)SCOTCH_archDomDist(arch, &di, &dj);
+        int h = topomap_topology_hops(t, nodes[i], nodes[j]);
+        if (h > 0 && factor == 0)
+            factor = d / h;
+        if (fabs(d - factor * h) > 1e-9) {
+            snprintf(why, len, "Scotch distance %g != %g x %d hops", d, factor, h);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Tianhe-3 (or any topology) as a Scotch "deco 0" architecture: terminal i is
+ * the i-th allocated node, the decomposition tree halves the allocation in
+ * index order (chips, then sides, then nodes on Tianhe-3), and the terminal
+ * distance matrix is the exact hop table; Scotch averages it for the inner
+ * domains. Written as text and read back with SCOTCH_archLoad. (We do not
+ * check it through SCOTCH_archDomTerm: in Scotch 7.0.3 that function returns
+ * off-by-one domains for decomposition-defined architectures.) */
+static void deco_split(int lo, int hi, long dom, long *num)
+{
+    if (hi - lo == 1) {
+        num[lo] = dom;
+        return;
+    }
+    int mid = lo + (hi - lo + 1) / 2;
+    deco_split(lo, mid, 2 * dom, num);
+    deco_split(mid, hi, 2 * dom + 1, num);
+}
+
+static int scotch_deco(SCOTCH_Arch *arch, const topomap_topology_t *t, const int *nodes, int k,
+                       char *why, size_t len)
+{
+    long *num = malloc(sizeof(long) * (size_t)k), max = 0;
+    deco_split(0, k, 1, num);
+    for (int i = 0; i < k; i++)
+        if (num[i] > max)
+            max = num[i];
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    fprintf(f, "deco\n0\n%d %ld\n", k, max);
+    for (int i = 0; i < k; i++)
+        fprintf(f, "%d 1 %ld\n", i, num[i]);
+    for (int i = 1; i < k; i++) {
+        for (int j = 0; j < i; j++)
+            fprintf(f, "%d ", topomap_topology_hops(t, nodes[i], nodes[j]));
+        fputc('\n', f);
+    }
+    fclose(f);
+    free(num);
+    f = fmemopen(buf, blen, "r");
+    SCOTCH_archInit(arch);
+    int e = !f || SCOTCH_archLoad(arch, f);
+    if (f)
+        fclose(f);
+    free(buf);
+    if (e) {
+        snprintf(why, len, "SCOTCH_archLoad of the deco architecture failed");
+        return -1;
+    }
+    return 0;
+}
+
+/* The node-level target architecture of allocation a (terminal i = the i-th
+ * allocated node). 0, or -1 with the reason in why. */
+static int scotch_arch(const topomap_alloc_t *a, SCOTCH_Arch *full, SCOTCH_Arch *arch,
+                       int *used_full, int *slot_level, int *maxdist, char *why, size_t len)
+{
+    const topomap_topology_t *t = topomap_alloc_topology(a);
+    const char *kind = topomap_topology_kind(t);
+    int k = topomap_alloc_nnodes(a), nn = topomap_topology_nnodes(t);
+    SCOTCH_Num *sub = malloc(sizeof(SCOTCH_Num) * (size_t)k);
+    int *nodes = malloc(sizeof(int) * (size_t)k);
+    int rc = -1;
+    *used_full = 0;
+    *slot_level = 0;
+    *maxdist = topomap_topology_diameter(t);
+    for (int i = 0; i < k; i++)
+        sub[i] = nodes[i] = topomap_alloc_node(a, i);
+    int co[16];
+    if (!strcmp(kind, "torus") || !strcmp(kind, "mesh")) {
+        int nd = topomap_topology_coords(t, 0, co, 16);
+        SCOTCH_Num dims[16] = {0};
+        for (int v = 0; v < nn; v++) {
+            topomap_topology_coords(t, v, co, 16);
+            for (int d = 0; d < nd; d++)
+                if (co[d] + 1 > dims[d])
+                    dims[d] = co[d] + 1;
+        }
+        SCOTCH_archInit(full);
+        int e = !strcmp(kind, "torus") ? SCOTCH_archTorusX(full, nd, dims)
+                                       : SCOTCH_archMeshX(full, nd, dims);
+        if (e) {
+            snprintf(why, len, "SCOTCH_arch%sX failed", !strcmp(kind, "torus") ? "Torus" : "Mesh");
+            goto out;
+        }
+        *used_full = 1;
+        SCOTCH_archInit(arch);
+        if (SCOTCH_archSub(arch, full, k, sub)) {
+            snprintf(why, len, "SCOTCH_archSub failed");
+            goto out;
+        }
+        rc = scotch_check(arch, t, nodes, k, why, len);
+    } else if (!strcmp(kind, "fat-tree")) {
+        /* Regular tree: levels from the coordinates (switch at each level). */
+        int nd = topomap_topology_coords(t, 0, co, 16), nl = nd - 1;
+        SCOTCH_Num size[16], link[16], below[17];
+        below[nl] = 1;
+        for (int l = nl - 1; l >= 0; l--) {
+            /* Nodes under the level-l switch of node 0. */
+            int c0[16], cnt = 0;
+            topomap_topology_coords(t, 0, c0, 16);
+            for (int v = 0; v < nn; v++) {
+                topomap_topology_coords(t, v, co, 16);
+                if (co[l] == c0[l])
+                    cnt++;
+            }
+            below[l] = cnt;
+        }
+        below[0] = nn; /* the top switch holds everything */
+        for (int l = 0; l < nl; l++) {
+            size[l] = below[l] / below[l + 1];
+            if (size[l] < 2 || below[l] % below[l + 1]) {
+                snprintf(why, len, "not a regular tree: no Scotch tleaf");
+                goto out;
+            }
+            link[l] = topomap_topology_hops(t, 0, (int)below[l + 1]);
+        }
+        /* One more level for the cores of a node, so that every terminal is
+         * a slot (no node terminal of the wrong capacity): hops x 16 between
+         * nodes, 1 inside a node (hop-bytes count 0 there; Scotch needs > 0). */
+        int cores = topomap_topology_cores(t), ns = topomap_alloc_nslots(a);
+        int lev = nl;
+        for (int l = 0; l < nl; l++)
+            link[l] *= 16;
+        *maxdist *= 16;
+        if (cores > 1) {
+            size[nl] = cores;
+            link[nl] = 1;
+            lev = nl + 1;
+            *slot_level = 1;
+            free(sub);
+            sub = malloc(sizeof(SCOTCH_Num) * (size_t)ns);
+            for (int s2 = 0; s2 < ns; s2++)
+                sub[s2] = (SCOTCH_Num)topomap_alloc_slot_node(a, s2) * cores +
+                          topomap_alloc_slot_core(a, s2);
+        }
+        SCOTCH_archInit(full);
+        if (SCOTCH_archTleaf(full, lev, size, link)) {
+            snprintf(why, len, "SCOTCH_archTleaf failed");
+            goto out;
+        }
+        *used_full = 1;
+        SCOTCH_archInit(arch);
+        if (SCOTCH_archSub(arch, full, *slot_level ? ns : k, sub)) {
+            snprintf(why, len, "SCOTCH_archSub failed");
+            goto out;
+        }
+        rc = 0; /* tleaf distances are per level, not per pair: not checked */
+    } else if (!strcmp(kind, "tianhe3")) {
+        rc = scotch_deco(arch, t, nodes, k, why, len);
+    } else {
+        snprintf(why, len, "no Scotch architecture for kind %s", kind);
+    }
+out:
+    free(sub);
+    free(nodes);
+    return rc;
+}
+
+/* Map p onto a with Scotch, strictly one rank per slot. */
+static int scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s, double *secs,
+                      char *note, size_t len)
+{
+    double t0 = bench_now();
+    const topomap_topology_t *t = topomap_alloc_topology(a);
+    int n = topomap_profile_nranks(p), k = topomap_alloc_nnodes(a), ns = topomap_alloc_nslots(a);
+    int c = topomap_topology_cores(t);
+    topomap_graph_t g;
+    topomap_profile_graph(p, 0, 1, &g);
+    SCOTCH_Arch full, arch;
+    int used_full = 0, slot_level = 0, maxdist = 1, rc = -1;
+    note[0] = 0;
+    if (k == 1) { /* nothing to decide (and SCOTCH_archSub dislikes it) */
+        for (int r = 0; r < n; r++)
+            r2s[r] = r;
+        *secs = bench_now() - t0;
+        snprintf(note, len, "one node: no mapping needed");
+        return 0;
+    }
+    if (scotch_arch(a, &full, &arch, &used_full, &slot_level, &maxdist, note, len) < 0) {
+        if (used_full)
+            SCOTCH_archExit(&full);
+        return -1;
+    }
+    /* Terminals: slots (slot_level) or allocated nodes, with their slots. */
+    int nterm = slot_level ? ns : k;
+    int *cnt = calloc((size_t)nterm, sizeof(int)), *cap = calloc((size_t)nterm, sizeof(int));
+    int **slots = calloc((size_t)nterm, sizeof(int *));
+    int *tnode = malloc(sizeof(int) * (size_t)nterm);
+    for (int s = 0, i = -1, prev = -1; s < ns; s++) {
+        int v = topomap_alloc_slot_node(a, s);
+        if (slot_level) {
+            i = s;
+        } else if (v != prev) {
+            i++;
+            prev = v;
+        }
+        if (!slots[i])
+            slots[i] = malloc(sizeof(int) * (size_t)(slot_level ? 1 : c));
+        slots[i][cap[i]++] = s;
+        tnode[i] = v;
+    }
+    /* Tasks: the n ranks, then (node terminals) dummies so that every node
+     * terminal holds c tasks, fixed on the nodes with fewer slots. */
+    int nt = slot_level ? n : k * c;
+    if (nt < n)
+        nt = n;
+    double maxw = 0, sumw = 0;
+    for (int64_t e = 0; e < g.xadj[n]; e++) {
+        if (g.w[e] > maxw)
+            maxw = g.w[e];
+        sumw += g.w[e];
+    }
+    /* Integer loads; sum x distance must stay far from 2^31 in Scotch. */
+    double f = maxw > 0 ? 1e6 / maxw : 1;
+    if (sumw * f * maxdist > 1e9)
+        f = 1e9 / (sumw * maxdist);
+    SCOTCH_Num *verttab = malloc(sizeof(SCOTCH_Num) * ((size_t)nt + 1));
+    SCOTCH_Num *edgetab = malloc(sizeof(SCOTCH_Num) * ((size_t)g.xadj[n] + 1));
+    SCOTCH_Num *edlotab = malloc(sizeof(SCOTCH_Num) * ((size_t)g.xadj[n] + 1));
+    SCOTCH_Num *part = malloc(sizeof(SCOTCH_Num) * (size_t)nt);
+    for (int v = 0; v <= nt; v++)
+        verttab[v] = (SCOTCH_Num)g.xadj[v < n ? v : n];
+    for (int64_t e = 0; e < g.xadj[n]; e++) {
+        edgetab[e] = g.adj[e];
+        double w = floor(g.w[e] * f + 0.5);
+        edlotab[e] = (SCOTCH_Num)(w < 1 ? 1 : w);
+    }
+    SCOTCH_Graph sg;
+    SCOTCH_Strat st;
+    SCOTCH_graphInit(&sg);
+    SCOTCH_stratInit(&st);
+    for (int v = 0; v < n; v++)
+        part[v] = -1;
+    for (int i = 0, v = n; i < nterm && !slot_level; i++)
+        for (int m = cap[i]; m < c && v < nt; m++)
+            part[v++] = i;
+    if (SCOTCH_graphBuild(&sg, 0, nt, verttab, NULL, NULL, NULL, (SCOTCH_Num)g.xadj[n], edgetab,
+                          edlotab) ||
+        SCOTCH_stratGraphMapBuild(&st, SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE, nterm, 0.0) ||
+        SCOTCH_graphMapFixed(&sg, &arch, &st, part)) {
+        snprintf(note, len, "SCOTCH_graphMapFixed failed");
+        goto out;
+    }
+    int repaired = 0;
+    int *over = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)), nover = 0;
+    for (int r = 0; r < n; r++) {
+        int i = (int)part[r];
+        if (i >= 0 && i < nterm && cnt[i] < cap[i])
+            r2s[r] = slots[i][cnt[i]++];
+        else
+            over[nover++] = r;
+    }
+    for (int o = 0; o < nover; o++) {
+        int r = over[o], from = (int)part[r], best = -1, bh = 0;
+        for (int i = 0; i < nterm; i++) {
+            if (cnt[i] == cap[i])
+                continue;
+            int h = from >= 0 && from < nterm ? topomap_topology_hops(t, tnode[from], tnode[i]) : 0;
+            if (best < 0 || h < bh) {
+                best = i;
+                bh = h;
+            }
+        }
+        r2s[r] = slots[best][cnt[best]++];
+        repaired++;
+    }
+    free(over);
+    *secs = bench_now() - t0;
+    if (repaired)
+        snprintf(note, len, "%d ranks moved to keep one per slot", repaired);
+    rc = 0;
+out:
+    for (int i = 0; i < nterm; i++)
+        free(slots[i]);
+    free(slots);
+    free(cnt);
+    free(cap);
+    free(tnode);
+    SCOTCH_stratExit(&st);
+    SCOTCH_graphExit(&sg);
+    SCOTCH_archExit(&arch);
+    if (used_full)
+        SCOTCH_archExit(&full);
+    free(verttab);
+    free(edgetab);
+    free(edlotab);
+    free(part);
+    return rc;
+}
+
+/* ---- the child process ------------------------------------------------------------- */
+
+struct reply {
+    int rc;
+    double secs;
+    char note[80];
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *b = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, b, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* 0, -1 at end of file or error, -2 past deadline (0: none). */
+static int read_all(int fd, void *buf, size_t len, double deadline)
+{
+    char *b = buf;
+    while (len > 0) {
+        int ms = -1;
+        if (deadline > 0) {
+            double left = deadline - bench_now();
+            if (left <= 0)
+                return -2;
+            ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int r = poll(&pfd, 1, ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            continue; /* the deadline check above ends it */
+        ssize_t got = read(fd, b, len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        b += got;
+        len -= (size_t)got;
+    }
+    return 0;
+}
+
+int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
+                     double *secs, char *note, size_t len, int *timeout)
+{
+    int n = topomap_profile_nranks(p), fd[2];
+    *timeout = 0;
+    note[0] = 0;
+    if (pipe(fd) < 0) {
+        snprintf(note, len, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    /* Nothing buffered may be written twice. */
+    fflush(stdout);
+    fflush(stderr);
+    if (bench_out)
+        fflush(bench_out);
+    double t0 = bench_now();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(note, len, "fork: %s", strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    struct reply rep;
+    memset(&rep, 0, sizeof rep);
+    if (pid == 0) {
+        close(fd[0]);
+        rep.rc = scotch_map(p, a, r2s, &rep.secs, rep.note, sizeof rep.note);
+        if (write_all(fd[1], &rep, sizeof rep) == 0 && rep.rc == 0)
+            write_all(fd[1], r2s, sizeof(int) * (size_t)n);
+        _exit(0);
+    }
+    close(fd[1]);
+    double deadline = bench_time_limit > 0 ? t0 + bench_time_limit : 0;
+    int r = read_all(fd[0], &rep, sizeof rep, deadline);
+    if (r == 0 && rep.rc == 0)
+        r = read_all(fd[0], r2s, sizeof(int) * (size_t)n, deadline);
+    if (r == -2)
+        kill(pid, SIGKILL);
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (r == -2 || (r == 0 && rep.rc == 0 && bench_time_limit > 0 && rep.secs > bench_time_limit)) {
+        *timeout = 1;
+        snprintf(note, len, "timeout: over the limit of %g s", bench_time_limit);
+        return -1;
+    }
+    if (r < 0) {
+        if (WIFSIGNALED(status))
+            snprintf(note, len, "Scotch died (signal %d)", WTERMSIG(status));
+        else
+            snprintf(note, len, "Scotch exited (status %d)", WEXITSTATUS(status));
+        return -1;
+    }
+    snprintf(note, len, "%s", rep.note);
+    *secs = rep.secs;
+    return rep.rc;
+}
