@@ -130,7 +130,7 @@ double topomap_xchg_hop_bytes(const struct topomap_xchg *x);
  * them in the network (O(edges x near)); AUTO searches all of them when
  * ranks x nodes is small. Results do not depend on the number of threads. */
 /* The stopping gain of the refinement run by NAME+refine and auto. */
-#define REFINE_MIN_GAIN 1e-5
+#define REFINE_MIN_GAIN 1e-4
 enum { TOPOMAP_REFINE_AUTO = 0, TOPOMAP_REFINE_NEAR = 1, TOPOMAP_REFINE_ALL = 2 };
 #define TOPOMAP_NEAR_DIMS 16
 struct topomap_refine_params {

@@ -12,11 +12,11 @@
  *  3. block + refine: wins on stencils whose rank order already fits;
  *  4. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
  *  5. drb + refine with two other seeds (METIS's bisections differ);
- *  6. ohtma + refine where its O(ranks x nodes) exchange steps are
- *     affordable (small jobs), ohtma-fast + refine on larger ones.
- * Candidates whose cost grows with ranks x nodes (ohtma) are only tried
- * below a size bound, so that auto without a time limit still ends in a
- * time that grows about like n log n.
+ *  6. ohtma + refine.
+ * greedy and ohtma, whose costs grow with ranks x nodes, are only tried on
+ * small jobs (ranks x nodes <= 2^21), so that auto without a time limit
+ * still ends in a time that grows about like n log n; on large jobs they
+ * never won in the benchmark.
  *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
@@ -33,8 +33,6 @@
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
 #define AUTO_OHTMA_WORK (1L << 21)
-/* ohtma-fast is tried up to this many ranks. */
-#define AUTO_OHTMA_FAST_MAX 65536
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
@@ -61,16 +59,19 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
 {
     int k = 0;
     int ngrp = topomap_alloc_nnodes(pb->alloc);
+    int small = (long)pb->n * ngrp <= AUTO_OHTMA_WORK;
     c[k++] = (struct cand){"block", topomap_map_block, 0, 0};
     c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0};
     c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0};
-    c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0};
+    /* greedy and ohtma-fast never won on large jobs in the benchmark and
+     * cost seconds at 4096 nodes (ohtma-fast up to 20 s on dense graphs):
+     * small jobs only. */
+    if (small)
+        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0};
     c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1};
     c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2};
-    if ((long)pb->n * ngrp <= AUTO_OHTMA_WORK)
+    if (small)
         c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0};
-    else if (pb->n <= AUTO_OHTMA_FAST_MAX)
-        c[k++] = (struct cand){"ohtma-fast+refine", topomap_map_ohtma_fast, 1, 0};
     return k;
 }
 
