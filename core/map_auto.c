@@ -11,12 +11,13 @@
  *     every network in the benchmark;
  *  3. block + refine: wins on stencils whose rank order already fits;
  *  4. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
- *  5. drb + refine with two other seeds (METIS's bisections differ);
+ *  5. drb + refine with two other seeds (METIS's bisections differ), up to
+ *     16,384 ranks;
  *  6. ohtma + refine.
- * greedy and ohtma, whose costs grow with ranks x nodes, are only tried on
- * small jobs (ranks x nodes <= 2^21), so that auto without a time limit
- * still ends in a time that grows about like n log n; on large jobs they
- * never won in the benchmark.
+ * 3, 4 and 6, whose costs grow with ranks x nodes, are only tried on small
+ * jobs (ranks x nodes <= 2^21), so that auto without a time limit still ends
+ * in a time that grows about like n log n; on large jobs they never won in
+ * the benchmark.
  *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
@@ -33,6 +34,8 @@
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
 #define AUTO_OHTMA_WORK (1L << 21)
+/* drb is tried with three seeds up to this many ranks, one seed above. */
+#define AUTO_SEEDS_MAX 16384
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
@@ -62,14 +65,18 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
     int small = (long)pb->n * ngrp <= AUTO_OHTMA_WORK;
     c[k++] = (struct cand){"block", topomap_map_block, 0, 0};
     c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0};
-    c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0};
-    /* greedy and ohtma-fast never won on large jobs in the benchmark and
-     * cost seconds at 4096 nodes (ohtma-fast up to 20 s on dense graphs):
-     * small jobs only. */
+    /* block+refine, greedy and ohtma never won on large jobs in the
+     * benchmark and cost seconds there (refining a shuffled 65,536-rank
+     * stencil from block's order: over a minute): small jobs only; extra
+     * drb seeds up to AUTO_SEEDS_MAX ranks. */
+    if (small)
+        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0};
     if (small)
         c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0};
-    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1};
-    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2};
+    if (pb->n <= AUTO_SEEDS_MAX) {
+        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1};
+        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2};
+    }
     if (small)
         c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0};
     return k;
