@@ -34,9 +34,11 @@
  * short), Scotch's from building its graph and architecture to the slot
  * assignment, measured the same way.
  *
- * Time limit (-T): every run gets opts.time_limit; a run over it is reported
- * as "timeout" and the benchmark goes on. In the large set and the scaling
- * sweeps an algorithm that timed out is not run on cases with more ranks. */
+ * Time limit (-T): every run gets opts.time_limit (Scotch runs in a child
+ * process killed at the limit); a run over it is reported as "timeout" and
+ * the benchmark goes on. In the large set and the scaling sweeps, an
+ * algorithm that timed out on a profile is not run on the larger profiles of
+ * its family (perm-stencil, rgg, metis-mdual...), noted "skipped". */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -136,7 +138,7 @@ static int synth(struct prof *P, const char *kind, int x, int y, int z)
  * was), scattered is left out when the job takes every node: it would be the
  * compact case again. */
 static void run_cases(const struct prof *P, int np, const topomap_topology_t *t, const char *tname,
-                      int one_per_node, int base, const struct bench_plan *plan)
+                      int one_per_node, int base, struct bench_plan *plan)
 {
     for (int pi = 0; pi < np; pi++)
         for (int sh = 0; sh < 2; sh++) {
@@ -173,7 +175,7 @@ static void free_profs(struct prof *P, int np)
 
 /* one: one slot per node on the shipped tori and Tianhe-3. */
 static void set_one(const char *tdir, const struct prof *shared, int nshared,
-                    const struct bench_plan *plan, int quick)
+                    struct bench_plan *plan, int quick)
 {
     static const struct {
         const char *topo;
@@ -208,7 +210,7 @@ static void set_one(const char *tdir, const struct prof *shared, int nshared,
 
 /* large: 4096 ranks on 4096 nodes, then 32,768 and 65,536 on the 16x16x16
  * torus with 8 and 16 cores per node. */
-static void set_large(const char *tdir, const struct bench_plan *plan, int quick)
+static void set_large(const char *tdir, struct bench_plan *plan, int quick)
 {
     static const struct {
         int cores; /* 1: the shipped torus-16x16x16, one slot per node */
@@ -286,18 +288,22 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: topomap-bench [-w WORKLOADS] [-t TOPOLOGIES] [-g GRAPHS] [-o PREFIX]\n"
-            "                     [-a ALGO,...] [-T SECONDS] [-s SET,...] [-L] [-S] [-q]\n"
+            "                     [-a ALGO,...] [-T SECONDS] [-j THREADS] [-s SET,...] [-L] [-S]\n"
+            "                     [-q]\n"
             "  -w DIR  profiles (*.txt); default $TOPOMAP_WORKLOADS or %s\n"
             "  -t DIR  topologies (*.yaml); default %s\n"
-            "  -g DIR  METIS graphs 4elt, copter2, mdual (*.graph; Debian's libmetis-doc);\n"
-            "          default %s; missing ones: their cases are skipped, with a line\n"
+            "  -g DIR  METIS graphs 4elt, copter2, mdual (*.graph, Debian's libmetis-doc); default\n"
+            "          %s;\n"
+            "          the cases of a missing one are skipped, with a line saying so\n"
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,greedy,rcm,metis,ohtma,ohtma-fast,ohtma+refine,\n"
             "          drb,drb+refine,auto,scotch; also cyclic, random...; NAME+refine adds the\n"
             "          refinement engine)\n"
-            "  -T SEC  time limit of every algorithm run (default 60, 10 with -q); a run over it\n"
-            "          is reported as timeout and not repeated on larger cases of the large\n"
-            "          set or a scaling sweep\n"
+            "  -T SEC  time limit of every algorithm run (default 60, 10 with -q; 0: none); a\n"
+            "          run over it is reported as timeout, and the algorithm is not run on the\n"
+            "          larger profiles of the same family in the large set and the sweeps\n"
+            "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
+            "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
             "  -s LIST case sets among base, one, large, scaling, all (default base,one):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
@@ -344,7 +350,7 @@ int main(int argc, char **argv)
     char *alist = NULL, *end;
     if (!wdir || !*wdir)
         wdir = BENCH_WORKLOADS;
-    while ((opt = getopt(argc, argv, "w:t:g:o:a:T:s:LSqh")) != -1) {
+    while ((opt = getopt(argc, argv, "w:t:g:o:a:T:j:s:LSqh")) != -1) {
         switch (opt) {
         case 'w': wdir = optarg; break;
         case 't': tdir = optarg; break;
@@ -356,6 +362,13 @@ int main(int argc, char **argv)
             if (end == optarg || *end || !(limit >= 0)) {
                 fprintf(stderr, "topomap-bench: -T wants seconds (0: no limit), not '%s'\n",
                         optarg);
+                return 2;
+            }
+            break;
+        case 'j':
+            bench_threads = (int)strtol(optarg, &end, 10);
+            if (end == optarg || *end || bench_threads < 0) {
+                fprintf(stderr, "topomap-bench: -j wants a thread count (0: the default)\n");
                 return 2;
             }
             break;
@@ -428,9 +441,10 @@ int main(int argc, char **argv)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s; time limit %g s per run\n\n", sets & SET_BASE ? " base" : "",
-               sets & SET_ONE ? " one" : "", sets & SET_LARGE ? " large" : "",
-               sets & SET_SCALING ? " scaling" : "", quick ? " (quick)" : "", bench_time_limit);
+    bench_emit("# sets:%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+               sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
+               sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
+               quick ? " (quick)" : "", bench_time_limit, bench_threads);
     bench_table_head();
 
     /* Profiles: the shared workloads, then synthetic ones (the random graph
@@ -456,7 +470,10 @@ int main(int argc, char **argv)
         snprintf(profs[nprof++].name, sizeof profs[0].name, "random-1024");
         synth(&profs[nprof++], "stencil", 16, 16, 16);
     }
-    struct bench_plan all = {algos, nalgo, NULL, 0};
+    static struct bench_plan all, large;
+    all.algos = large.algos = algos;
+    all.nalgo = large.nalgo = nalgo;
+    large.skip_larger = 1;
     const char *paper_topo = "tianhe3-prototype";
     for (int ti = 0; ti < ntf && (sets & SET_BASE); ti++) {
         snprintf(path, sizeof path, "%s/%s", tdir, tfiles[ti]);
@@ -472,11 +489,8 @@ int main(int argc, char **argv)
     }
     if (sets & SET_ONE)
         set_one(tdir, profs, nshared, &all, quick);
-    if (sets & SET_LARGE) {
-        int at[BENCH_MAXALG] = {0};
-        struct bench_plan plan = {algos, nalgo, at, 0};
-        set_large(tdir, &plan, quick);
-    }
+    if (sets & SET_LARGE)
+        set_large(tdir, &large, quick);
     if (sets & SET_SCALING)
         bench_scaling_run(tdir, algos, nalgo, quick);
 

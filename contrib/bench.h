@@ -51,16 +51,25 @@ extern char bench_err[TOPOMAP_ERRLEN];
 extern FILE *bench_out;
 /* Seconds allowed to every algorithm run (opts.time_limit; Scotch is killed). */
 extern double bench_time_limit;
+/* OpenMP threads of every run (opts.nthreads), 0: the runtime's default. */
+extern int bench_threads;
 
 /* How bench_run_case() runs the algorithms of a case. */
+#define BENCH_MAXTIMEOUTS 128
 struct bench_plan {
     const char **algos;
     int nalgo;
-    /* Per algorithm: the ranks of the smallest case of the set on which it
-     * timed out (0: none); it is skipped on cases with more ranks. NULL:
-     * every algorithm runs on every case. */
-    int *timed_out_at;
+    /* 1: an algorithm that timed out on a profile is not run on the larger
+     * profiles of its family (the name without its last "-" part: rgg,
+     * perm-stencil, metis-mdual...); 0: every algorithm runs on every case. */
+    int skip_larger;
     int scaling; /* tag results as scaling-only */
+    /* The smallest rank count at which each algorithm timed out, per family. */
+    struct {
+        char family[40];
+        int algo, n;
+    } timeouts[BENCH_MAXTIMEOUTS];
+    int ntimeouts;
 };
 
 /* bench_run.c */
@@ -90,7 +99,9 @@ void bench_table_head(void);
 /* Run every algorithm of plan on p mapped onto a: one result and one
  * progress line each. */
 void bench_run_case(const char *pname, const topomap_profile_t *p, const char *tname,
-                    const char *shape, const topomap_alloc_t *a, const struct bench_plan *plan);
+                    const char *shape, const topomap_alloc_t *a, struct bench_plan *plan);
+/* Record that algorithm k of plan timed out on profile pname of n ranks. */
+void bench_plan_timeout(struct bench_plan *plan, const char *pname, int k, int n);
 
 /* bench_summary.c */
 const struct bench_result *bench_find(const char *profile, const char *topo, const char *shape,

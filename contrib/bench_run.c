@@ -19,6 +19,7 @@ static size_t capres;
 char bench_err[TOPOMAP_ERRLEN];
 FILE *bench_out;
 double bench_time_limit = 60;
+int bench_threads;
 uint64_t bench_rng_state = 20240607;
 
 double bench_now(void)
@@ -171,6 +172,7 @@ static int run_algo(const char *algo, const topomap_profile_t *p, const topomap_
     topomap_opts_t o;
     topomap_opts_init(&o);
     o.time_limit = bench_time_limit;
+    o.nthreads = bench_threads;
     if (plus) {
         *plus = 0;
         o.refine = 1;
@@ -201,14 +203,51 @@ static int run_algo(const char *algo, const topomap_profile_t *p, const topomap_
 
 /* ---- one case ------------------------------------------------------------------------ */
 
-static void run_one(struct bench_result *R, const topomap_profile_t *p, const topomap_alloc_t *a,
-                    int *r2s, double block_hb, const struct bench_plan *plan, int k)
+/* The family of a profile: its name without the last "-" part. */
+static void family(const char *pname, char *fam, size_t len)
+{
+    const char *dash = strrchr(pname, '-');
+    snprintf(fam, len, "%.*s", dash ? (int)(dash - pname) : (int)strlen(pname), pname);
+}
+
+void bench_plan_timeout(struct bench_plan *plan, const char *pname, int k, int n)
+{
+    char fam[40];
+    family(pname, fam, sizeof fam);
+    for (int i = 0; i < plan->ntimeouts; i++)
+        if (plan->timeouts[i].algo == k && !strcmp(plan->timeouts[i].family, fam)) {
+            if (n < plan->timeouts[i].n)
+                plan->timeouts[i].n = n;
+            return;
+        }
+    if (plan->ntimeouts == BENCH_MAXTIMEOUTS)
+        return;
+    snprintf(plan->timeouts[plan->ntimeouts].family, sizeof plan->timeouts[0].family, "%s", fam);
+    plan->timeouts[plan->ntimeouts].algo = k;
+    plan->timeouts[plan->ntimeouts++].n = n;
+}
+
+/* Ranks at which algorithm k timed out on a smaller profile of pname's family. */
+static int timed_out_below(const struct bench_plan *plan, const char *pname, int k, int n)
+{
+    char fam[40];
+    family(pname, fam, sizeof fam);
+    for (int i = 0; plan->skip_larger && i < plan->ntimeouts; i++)
+        if (plan->timeouts[i].algo == k && !strcmp(plan->timeouts[i].family, fam) &&
+            plan->timeouts[i].n < n)
+            return plan->timeouts[i].n;
+    return 0;
+}
+
+static void run_one(struct bench_result *R, const char *pname, const topomap_profile_t *p,
+                    const topomap_alloc_t *a, int *r2s, double block_hb, struct bench_plan *plan,
+                    int k)
 {
     topomap_metrics_t m;
-    int *at = plan->timed_out_at ? &plan->timed_out_at[k] : NULL;
-    if (at && *at > 0 && R->n > *at) {
+    int at = timed_out_below(plan, pname, k, R->n);
+    if (at) {
         R->skipped = 1;
-        snprintf(R->note, sizeof R->note, "skipped: timed out at %d ranks", *at);
+        snprintf(R->note, sizeof R->note, "skipped: timed out at %d ranks", at);
         return;
     }
     if (run_algo(R->algo, p, a, r2s, &R->secs, R->note, sizeof R->note, &R->timeout) == 0 &&
@@ -218,12 +257,12 @@ static void run_one(struct bench_result *R, const topomap_profile_t *p, const to
     } else {
         R->secs = NAN;
     }
-    if (R->timeout && at && (*at == 0 || R->n < *at))
-        *at = R->n;
+    if (R->timeout)
+        bench_plan_timeout(plan, pname, k, R->n);
 }
 
 void bench_run_case(const char *pname, const topomap_profile_t *p, const char *tname,
-                    const char *shape, const topomap_alloc_t *a, const struct bench_plan *plan)
+                    const char *shape, const topomap_alloc_t *a, struct bench_plan *plan)
 {
     int n = topomap_profile_nranks(p);
     int *r2s = bench_xmalloc(sizeof(int) * (size_t)topomap_alloc_nslots(a));
@@ -245,7 +284,7 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
     S.n = n;
     snprintf(S.algo, sizeof S.algo, "scotch");
     if (sk >= 0)
-        run_one(&S, p, a, r2s, block_hb, plan, sk);
+        run_one(&S, pname, p, a, r2s, block_hb, plan, sk);
     for (int k = 0; k < plan->nalgo; k++) {
         struct bench_result *R = add_result();
         if (k == sk) {
@@ -254,7 +293,7 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
             R->n = n;
             R->hb = R->rel = R->secs = NAN;
             snprintf(R->algo, sizeof R->algo, "%s", plan->algos[k]);
-            run_one(R, p, a, r2s, block_hb, plan, k);
+            run_one(R, pname, p, a, r2s, block_hb, plan, k);
         }
         snprintf(R->profile, sizeof R->profile, "%s", pname);
         snprintf(R->topo, sizeof R->topo, "%s", tname);

@@ -51,7 +51,7 @@ static topomap_topology_t *torus(const char *tdir, const char *name, const int *
 
 /* Run (or find in the case table) one size of sweep S. */
 static void run_size(struct sweep *S, const char *tdir, const int *dims, int per_node,
-                     const int *sdims, const struct bench_plan *plan)
+                     const int *sdims, struct bench_plan *plan)
 {
     char tname[40], yname[40];
     snprintf(yname, sizeof yname, "torus-%dx%dx%d", dims[0], dims[1], dims[2]);
@@ -73,8 +73,8 @@ static void run_size(struct sweep *S, const char *tdir, const int *dims, int per
         if (!R)
             continue;
         found = 1;
-        if (R->timeout && (plan->timed_out_at[k] == 0 || R->n < plan->timed_out_at[k]))
-            plan->timed_out_at[k] = R->n;
+        if (R->timeout)
+            bench_plan_timeout(plan, Z->profile, k, R->n);
     }
     if (found) {
         bench_emit("# scaling: %s on %s %s: from the case table above\n", Z->profile, Z->topo,
@@ -97,8 +97,7 @@ static void run_size(struct sweep *S, const char *tdir, const int *dims, int per
 
 void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quick)
 {
-    int at[BENCH_MAXALG];
-    struct bench_plan plan = {algos, nalgo, at, 1};
+    static struct bench_plan plan;
 
     /* Against ranks: 16x16x16 nodes, 1 to 16 slots each. */
     static const int rdims[5][3] = {{16, 16, 16}, {32, 16, 16}, {32, 32, 16}, {32, 32, 32},
@@ -106,7 +105,10 @@ void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quic
     static const int node16[3] = {16, 16, 16};
     struct sweep *S = &sweeps[nsweeps++];
     S->title = "ranks";
-    memset(at, 0, sizeof at);
+    memset(&plan, 0, sizeof plan);
+    plan.algos = algos;
+    plan.nalgo = nalgo;
+    plan.skip_larger = plan.scaling = 1;
     for (int i = 0; i < (quick ? 2 : 5); i++)
         run_size(S, tdir, node16, 1 << i, rdims[i], &plan);
 
@@ -115,7 +117,7 @@ void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quic
                                     {8, 8, 16},  {8, 16, 16},  {16, 16, 16}};
     S = &sweeps[nsweeps++];
     S->title = "nodes";
-    memset(at, 0, sizeof at);
+    plan.ntimeouts = 0;
     for (int i = 0; i < (quick ? 5 : 7); i++)
         run_size(S, tdir, ndims[i], 1, ndims[i], &plan);
 }

@@ -289,10 +289,19 @@ static int scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int 
         double w = floor(g.w[e] * f + 0.5);
         edlotab[e] = (SCOTCH_Num)(w < 1 ? 1 : w);
     }
-    SCOTCH_Graph sg;
+    /* A deterministic context with a fixed seed: Scotch 7 otherwise maps with
+     * threads and a per-process seed, and its answer changes from run to run. */
+    SCOTCH_Graph sg, cg;
     SCOTCH_Strat st;
+    SCOTCH_Context ctx;
     SCOTCH_graphInit(&sg);
+    SCOTCH_graphInit(&cg);
     SCOTCH_stratInit(&st);
+    SCOTCH_contextInit(&ctx);
+    SCOTCH_contextRandomClone(&ctx);
+    SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+    SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
+    SCOTCH_contextRandomSeed(&ctx, 1);
     for (int v = 0; v < n; v++)
         part[v] = -1;
     for (int i = 0, v = n; i < nterm && !slot_level; i++)
@@ -300,8 +309,9 @@ static int scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int 
             part[v++] = i;
     if (SCOTCH_graphBuild(&sg, 0, nt, verttab, NULL, NULL, NULL, (SCOTCH_Num)g.xadj[n], edgetab,
                           edlotab) ||
+        SCOTCH_contextBindGraph(&ctx, &sg, &cg) ||
         SCOTCH_stratGraphMapBuild(&st, SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE, nterm, 0.0) ||
-        SCOTCH_graphMapFixed(&sg, &arch, &st, part)) {
+        SCOTCH_graphMapFixed(&cg, &arch, &st, part)) {
         snprintf(note, len, "SCOTCH_graphMapFixed failed");
         goto out;
     }
@@ -341,7 +351,9 @@ out:
     free(cap);
     free(tnode);
     SCOTCH_stratExit(&st);
+    SCOTCH_graphExit(&cg);
     SCOTCH_graphExit(&sg);
+    SCOTCH_contextExit(&ctx);
     SCOTCH_archExit(&arch);
     if (used_full)
         SCOTCH_archExit(&full);

@@ -175,8 +175,12 @@ void bench_summary(const char **algos, int nalgo, const char *paper_topo, int ns
             }
         }
     }
-    bench_emit("ohtma at 512 ranks: slowest of %d cases %.4f s (target <= 0.1 s)\n", c512, t512);
-    bench_emit("ohtma at 4096 ranks: slowest of %d cases %.3f s (target <= 10 s)\n", c4096, t4096);
+    if (c512)
+        bench_emit("ohtma at 512 ranks: slowest of %d cases %.4f s (target <= 0.1 s)\n", c512,
+                   t512);
+    if (c4096)
+        bench_emit("ohtma at 4096 ranks: slowest of %d cases %.3f s (target <= 10 s)\n", c4096,
+                   t4096);
     if (!isnan(tbig))
         bench_emit("ohtma-fast at 65536 ranks (stencil-64x32x32, 3D torus 16x16x16, 16 cores): "
                    "%.2f s\n",

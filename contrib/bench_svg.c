@@ -10,8 +10,9 @@
 
 #include "bench.h"
 
-static const char *palette[] = {"#7f7f7f", "#bcbd22", "#c7c7c7", "#1f77b4", "#9467bd",
-                                "#d62728", "#ff7f0e", "#8c564b", "#2ca02c", "#17becf"};
+static const char *palette[] = {"#7f7f7f", "#bcbd22", "#c7c7c7", "#1f77b4", "#9467bd", "#d62728",
+                                "#ff7f0e", "#8c564b", "#2ca02c", "#17becf", "#e377c2", "#393b79"};
+#define NPAL (int)(sizeof palette / sizeof palette[0])
 
 static void svg_text(FILE *f, double x, double y, const char *anchor, int size, const char *txt,
                      double rot)
@@ -71,7 +72,7 @@ static void svg_bars(FILE *f, double y0, const char *title, int ng, const char *
             fprintf(f,
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                     "<title>%s: %.3f</title></rect>\n",
-                    x, bottom - hv, bw * 0.92, hv, palette[k % 10], algos[k], v);
+                    x, bottom - hv, bw * 0.92, hv, palette[k % NPAL], algos[k], v);
             if (v > ymax) {
                 char lab[16];
                 snprintf(lab, sizeof lab, "%.1f", v);
@@ -88,10 +89,10 @@ static void svg_bars(FILE *f, double y0, const char *title, int ng, const char *
 static void svg_legend(FILE *f, double y, const char **algos, int nalgo)
 {
     for (int k = 0; k < nalgo; k++) {
-        double x = 70 + k * 125;
+        double x = 70 + k % 11 * 100, yk = y + k / 11 * 17; /* 11 to a row */
         fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"14\" fill=\"%s\" />\n", x,
-                y - 11, palette[k % 10]);
-        svg_text(f, x + 18, y, "start", 12, algos[k], 0);
+                yk - 11, palette[k % NPAL]);
+        svg_text(f, x + 18, yk, "start", 12, algos[k], 0);
     }
 }
 
@@ -203,8 +204,10 @@ void bench_write_svg(const char *path, const char **algos, int nalgo, const char
                 sizes[q] = sizes[q - 1];
                 sizes[q - 1] = tmp;
             }
+        if (!ns)
+            continue; /* no time to draw (failed everywhere) */
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-                palette[k % 10]);
+                palette[k % NPAL]);
         for (int pass = 0; pass < 2; pass++)
             for (int s = 0; s < ns; s++) {
                 double ts[512];
@@ -223,7 +226,7 @@ void bench_write_svg(const char *path, const char **algos, int nalgo, const char
                     fprintf(f,
                             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s, %d "
                             "ranks: %.4g s</title></circle>\n",
-                            x, y, palette[k % 10], algos[k], sizes[s], ts[c / 2]);
+                            x, y, palette[k % NPAL], algos[k], sizes[s], ts[c / 2]);
                 if (pass == 0 && s == ns - 1)
                     fprintf(f, "\" />\n");
             }
