@@ -57,7 +57,7 @@ static const char help_map[] =
     "                   [--tasks-per-node K | --slots SPEC] [--algo NAME] [--seed S]\n"
     "                   [--affinity bytes|msgs] [--threads N] [--time-limit SEC]\n"
     "                   [--refine] [--loop N] [--profile-format FMT] [-o FILE]\n"
-    "                   [--format slots|hostfile|rankfile]\n"
+    "                   [--format slots|hostfile|rankfile] [--verbose]\n"
     "\n"
     "Compute a placement of the ranks of a communication profile onto the slots\n"
     "(node, core) of an allocation and write it, one line per rank.\n"
@@ -80,7 +80,9 @@ static const char help_map[] =
     "                        a message count column in the profile)\n"
     "  --threads N           OpenMP threads for the algorithm (default: the OpenMP\n"
     "                        runtime's); the result does not depend on N\n"
-    "  --time-limit SEC      fail when the algorithm runs longer than SEC seconds\n"
+    "  --time-limit SEC      fail when the algorithm runs longer than SEC seconds;\n"
+    "                        auto instead returns the best placement it found\n"
+    "                        within SEC (never worse than block)\n"
     "  --refine              improve the result with the swap-refinement engine\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: half\n"
     "                        the number of ranks, as in the OHTMA paper)\n"
@@ -91,6 +93,8 @@ static const char help_map[] =
     "                        hostfile: one hostname per line in rank order, usable as\n"
     "                        SLURM_HOSTFILE with srun --distribution=arbitrary;\n"
     "                        rankfile: Open MPI rankfile 'rank R=HOST slot=CORE'\n"
+    "  -v, --verbose         report progress on standard error (the candidates auto\n"
+    "                        tries, their hop-bytes and times, the one it keeps)\n"
     "  -h, --help            print this help and exit\n"
     "\n"
     "Exit status: 0 success, 1 bad input or failed mapping, 2 bad usage.\n"
@@ -444,6 +448,7 @@ enum {
     OPT_JSON,
     OPT_K,
     OPT_OUTPUT = 'o',
+    OPT_VERBOSE = 'v',
     OPT_HELP = 'h',
 };
 
@@ -467,6 +472,7 @@ static const struct option all_options[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"k", required_argument, NULL, OPT_K},
     {"output", required_argument, NULL, OPT_OUTPUT},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
 };
 #define NOPTIONS ((int)(sizeof all_options / sizeof all_options[0]))
@@ -478,6 +484,13 @@ struct args {
     char **pos; /* positional arguments */
     int npos;
 };
+
+/* Progress lines of the library (opts.log), for --verbose. */
+static void log_stderr(const char *line, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "topomap: %s\n", line);
+}
 
 static const char *option_name(int val)
 {
@@ -514,6 +527,8 @@ static void parse_args(int argc, char **argv, const char *allowed, const char *h
             strcat(shorts, "o:");
         if (all_options[i].val == 'h')
             strcat(shorts, "h");
+        if (all_options[i].val == 'v')
+            strcat(shorts, "v");
     }
     memset(&opts[n], 0, sizeof opts[n]);
 
@@ -537,6 +552,7 @@ static void parse_args(int argc, char **argv, const char *allowed, const char *h
         case OPT_OUTPUT: a->output = optarg; break;
         case OPT_K: a->k = optarg; break;
         case OPT_JSON: a->json = 1; break;
+        case OPT_VERBOSE: a->o.log = log_stderr; break;
         case OPT_REFINE: a->o.refine = 1; break;
         case OPT_LOOP: a->o.loop = parse_long_opt("--loop", optarg, 0, 1L << 30); break;
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
@@ -641,7 +657,7 @@ static int cmd_map(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots algo seed affinity threads "
-               "time-limit refine loop profile-format output format help",
+               "time-limit refine loop profile-format output format verbose help",
                help_map, &a);
     no_positional(&a);
     require(a.profile, "--profile");

@@ -12,21 +12,23 @@
 
 static const struct topomap_algo algos[] = {
     {"block", "in order: consecutive ranks fill a node, nodes in allocation order (Slurm's default)",
-     topomap_map_block},
-    {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic},
-    {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random},
+     topomap_map_block, 0},
+    {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic, 0},
+    {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random, 0},
     {"ohtma", "OHTMA (Li et al. 2020, Algorithm 1): greedy, then best pair exchanges with backtrack",
-     topomap_map_ohtma},
+     topomap_map_ohtma, 0},
     {"ohtma-fast", "OHTMA, exchanges only within communication/topology neighbourhoods (large jobs)",
-     topomap_map_ohtma_fast},
+     topomap_map_ohtma_fast, 0},
     {"greedy", "Hoefler-Snir greedy: heaviest process first, heaviest neighbours on the closest free slots",
-     topomap_map_greedy},
+     topomap_map_greedy, 0},
     {"rcm", "reverse Cuthill-McKee orders of the communication graph and the machine, mapped in order",
-     topomap_map_rcm},
-    {"metis", "recursive bisection of the communication graph (METIS), one part per node",
-     topomap_map_metis},
-    {"auto", "block, greedy, metis and ohtma (ohtma-fast above 8192 ranks), each refined; keeps the best",
-     topomap_map_auto},
+     topomap_map_rcm, 0},
+    {"metis", "METIS parts of the communication graph, one per node, on the nodes in allocation order",
+     topomap_map_metis, 0},
+    {"drb", "dual recursive bisection (Scotch's scheme): halve the nodes in the network and the graph with METIS",
+     topomap_map_drb, 0},
+    {"auto", "block, then drb, block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
+     topomap_map_auto, 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))
 
@@ -162,7 +164,7 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
         rc = check_result(&pb, al->name, rank_to_slot, err, errlen);
     else
         errno = e;
-    if (rc == 0 && o->time_limit > 0 && topomap_expired(&pb))
+    if (rc == 0 && o->time_limit > 0 && !al->budgeted && topomap_expired(&pb))
         rc = topomap_fail(err, errlen, ETIMEDOUT,
                           "algorithm '%s' took %.3f s, over the time limit of %.3f s",
                           al->name, topomap_now() - start, o->time_limit);
@@ -170,7 +172,7 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
      * the algorithm gave. It stops at the time limit and keeps what it has:
      * only the algorithm itself must fit in the limit. */
     if (rc == 0 && o->refine) {
-        struct topomap_refine_params rp = {0, pb.deadline};
+        struct topomap_refine_params rp = {0, pb.deadline, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
         rc = topomap_refine(&pb, rank_to_slot, &rp, NULL, err, errlen);
         if (rc == 0)
             rc = check_result(&pb, "refine", rank_to_slot, err, errlen);

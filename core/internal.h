@@ -36,6 +36,7 @@ struct topomap_algo {
     const char *name;
     const char *summary;
     topomap_map_fn map;
+    int budgeted; /* 1: keeps to the time limit itself, returning its best so far */
 };
 
 /* The algorithms, one file each (core/map_NAME.c). */
@@ -48,6 +49,13 @@ int topomap_map_ohtma(const struct topomap_problem *pb, int *r2s, char *err, siz
 int topomap_map_ohtma_fast(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_greedy(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_drb(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+
+/* map_drb.c: test hook called at every split of dual recursive bisection
+ * with the topology nodes of the two halves, their slots and the ranks each
+ * receives. NULL (the default) outside tests. */
+extern void (*topomap_drb_trace)(const int *topo_nodes_a, int na, const int *topo_nodes_b,
+                                 int nb, int cap_a, int cap_b, int ranks_a, int ranks_b);
 
 /* map_ohtma.c: the initial greedy phase of OHTMA alone (Algorithm 1, lines
  * 1-19), exposed for tests. Fills r2s[0..n-1] and, when order is not NULL,
@@ -79,11 +87,16 @@ struct topomap_xchg {
     int *rgrp;          /* n: group of each placed rank */
     double *cost;       /* n: see above (0 until placed) */
     double *wdeg;       /* n: sum of the weights of each rank */
+    int *near_x, *near; /* ngrp + 1 offsets, lists: groups near each group
+                           (built by the refinement driver when needed) */
 };
 
 /* Set up groups and hops with every slot free. 0, or -1 + errno (ENOMEM). */
 int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, char *err,
                       size_t errlen);
+/* Same; hop_table 0: no ngrp^2 hop table (hops asked from the topology). */
+int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
+                            int hop_table, char *err, size_t errlen);
 /* Place rank i on slot r2s[i] for every rank (distinct valid slots), compute costs. */
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);
@@ -109,17 +122,28 @@ double topomap_xchg_hop_bytes(const struct topomap_xchg *x);
 /* The swap-refinement driver: passes of best-improving moves (exchange two
  * ranks, or move a rank to a free slot) evaluated in parallel on a frozen
  * state and committed in rank order after re-checking their gain, until a
- * pass commits nothing (no improving exchange or move is left), max_passes
- * passes (0 = no limit) or the deadline (topomap_now() value, 0 = none).
- * Results do not depend on the number of threads. */
+ * pass commits nothing (no improving exchange or move is left in the searched
+ * neighbourhoods), a pass removes less than min_gain x the hop-bytes,
+ * max_passes passes (0 = no limit) or the deadline (topomap_now() value,
+ * 0 = none). Scope: which groups (nodes) a rank looks at: all of them
+ * (O(ranks x nodes) a pass), or those of its neighbours and the groups near
+ * them in the network (O(edges x near)); AUTO searches all of them when
+ * ranks x nodes is small. Results do not depend on the number of threads. */
+/* The stopping gain of the refinement run by NAME+refine and auto. */
+#define REFINE_MIN_GAIN 1e-4
+enum { TOPOMAP_REFINE_AUTO = 0, TOPOMAP_REFINE_NEAR = 1, TOPOMAP_REFINE_ALL = 2 };
+#define TOPOMAP_NEAR_DIMS 16
 struct topomap_refine_params {
     long max_passes;
     double deadline;
+    double min_gain; /* relative gain of a pass below which to stop, 0 = none */
+    int scope;       /* TOPOMAP_REFINE_* */
 };
 struct topomap_refine_stats {
     long passes, swaps, moves; /* moves: to a free slot */
     double gain;               /* hop-bytes removed */
     int converged;             /* 1: the last pass found nothing to do */
+    int all;                   /* 1: every group was searched */
 };
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen);
@@ -128,10 +152,17 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
                    char *err, size_t errlen);
 
+/* topo_torus.c: the shape of a torus/mesh: fills dims[k] and wrap[k] for
+ * k < min(ndims, maxdims) and returns ndims; 0 for other kinds. */
+int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int maxdims);
+
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Send one progress line to opts->log, if the caller gave one. */
+void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
 double topomap_now(void);
 /* 1 once the problem's deadline has passed. */

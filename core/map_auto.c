@@ -1,19 +1,51 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* auto: no single heuristic wins everywhere (see the benchmark: block is best
- * on stencils whose rank order already fits the machine, metis on fat-trees
- * and Tianhe-3, ohtma on some irregular graphs, greedy on some halos), so run
- * a few candidates, each followed by the swap-refinement engine, and keep the
- * one with the lowest hop-bytes. Ties go to the earlier candidate, so block is
- * kept unless something is strictly better. Deterministic: the candidates and
- * the engine are. */
+/* auto: no single heuristic wins everywhere, so run a list of candidates,
+ * each followed by the refinement engine, and keep the one with the lowest
+ * hop-bytes. block comes first and is only replaced by something strictly
+ * better, so auto is never worse than Slurm's default layout.
+ *
+ * The candidates, in order of expected value per second (measured in `make
+ * bench`, see the README):
+ *  1. block, as it is: the floor, O(edges);
+ *  2. drb + refine: dual recursive bisection, the best single candidate on
+ *     every network in the benchmark;
+ *  3. block + refine: wins on stencils whose rank order already fits;
+ *  4. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
+ *  5. drb + refine with two other seeds (METIS's bisections differ), up to
+ *     16,384 ranks;
+ *  6. ohtma + refine.
+ * 3, 4 and 6, whose costs grow with ranks x nodes, are only tried on small
+ * jobs (ranks x nodes <= 2^21), so that auto without a time limit still ends
+ * in a time that grows about like n log n; on large jobs they never won in
+ * the benchmark.
+ *
+ * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
+ * time_limit) auto as a whole stays within the limit: each candidate runs
+ * with the deadline, a candidate cut short by it is dropped (an unfinished
+ * refinement keeps its improvements so far: its mapping is valid and
+ * counts), and the best mapping found so far is returned. With a limit the
+ * answer may then depend on the speed of the machine; without one it depends
+ * only on the inputs and the seed. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* Jobs above this size use ohtma-fast (full ohtma is O(n) per exchange step). */
-#define AUTO_OHTMA_MAX 8192
+/* ohtma (the faithful one) is tried up to this many ranks x nodes. */
+#define AUTO_OHTMA_WORK (1L << 21)
+/* drb is tried with three seeds up to this many ranks, one seed above. */
+#define AUTO_SEEDS_MAX 16384
+/* Fraction of the time limit auto plans to use: candidates check the
+ * deadline every few hundred steps, so leave room for the last check. */
+#define AUTO_BUDGET_SHARE 0.9
+
+struct cand {
+    const char *name;
+    topomap_map_fn fn;
+    int refine;
+    uint64_t seed_offset;
+};
 
 /* Hop-bytes of r2s: over the symmetric graph every pair counts twice. */
 static double hop_bytes(const struct topomap_problem *pb, const int *r2s)
@@ -25,36 +57,81 @@ static double hop_bytes(const struct topomap_problem *pb, const int *r2s)
     return sum / 2;
 }
 
+/* The candidate list for this problem (see the top of the file). */
+static int candidates(const struct topomap_problem *pb, struct cand *c)
+{
+    int k = 0;
+    int ngrp = topomap_alloc_nnodes(pb->alloc);
+    int small = (long)pb->n * ngrp <= AUTO_OHTMA_WORK;
+    c[k++] = (struct cand){"block", topomap_map_block, 0, 0};
+    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0};
+    /* block+refine, greedy and ohtma never won on large jobs in the
+     * benchmark and cost seconds there (refining a shuffled 65,536-rank
+     * stencil from block's order: over a minute): small jobs only; extra
+     * drb seeds up to AUTO_SEEDS_MAX ranks. */
+    if (small)
+        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0};
+    if (small)
+        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0};
+    if (pb->n <= AUTO_SEEDS_MAX) {
+        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1};
+        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2};
+    }
+    if (small)
+        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0};
+    return k;
+}
+
 int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
-    const topomap_map_fn cands[] = {
-        topomap_map_block,
-        topomap_map_greedy,
-        topomap_map_metis,
-        pb->n <= AUTO_OHTMA_MAX ? topomap_map_ohtma : topomap_map_ohtma_fast,
-    };
+    struct cand c[8];
+    int nc = candidates(pb, c);
     int *tmp = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
     if (!tmp)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    double t0 = topomap_now();
+    struct topomap_problem sub = *pb;
+    topomap_opts_t so = *pb->opts;
+    sub.opts = &so;
+    if (pb->deadline > 0)
+        sub.deadline = t0 + (pb->deadline - t0) * AUTO_BUDGET_SHARE;
     double best = -1;
-    struct topomap_refine_params rp = {0, pb->deadline};
-    for (size_t c = 0; c < sizeof cands / sizeof cands[0]; c++) {
-        /* Out of time: keep what we have (block at least has been tried). */
-        if (best >= 0 && topomap_expired(pb))
+    int chosen = -1, tried = 0;
+    for (int k = 0; k < nc; k++) {
+        /* Out of time: keep what we have (block has always been tried). */
+        if (best >= 0 && sub.deadline > 0 && topomap_now() > sub.deadline)
             break;
-        if (cands[c](pb, tmp, err, errlen) < 0 ||
-            topomap_refine(pb, tmp, &rp, NULL, err, errlen) < 0) {
+        double tc = topomap_now();
+        so.seed = pb->opts->seed + c[k].seed_offset;
+        int rc = c[k].fn(&sub, tmp, err, errlen);
+        if (rc == 0 && c[k].refine) {
+            struct topomap_refine_params rp = {0, sub.deadline, REFINE_MIN_GAIN,
+                                               TOPOMAP_REFINE_AUTO};
+            rc = topomap_refine(&sub, tmp, &rp, NULL, err, errlen);
+        }
+        if (rc < 0) {
+            if (errno == ETIMEDOUT && best >= 0) {
+                topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c[k].name,
+                            topomap_now() - tc);
+                break;
+            }
             int e = errno;
             free(tmp);
             errno = e;
             return -1;
         }
+        tried++;
         double hb = hop_bytes(pb, tmp);
+        topomap_log(pb, "auto: %-20s hop-bytes %.6g in %.3f s", c[k].name, hb,
+                    topomap_now() - tc);
         if (best < 0 || hb < best) {
             best = hb;
+            chosen = k;
             memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
         }
     }
+    topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", c[chosen].name, tried,
+                nc, topomap_now() - t0);
     free(tmp);
     return 0;
 }

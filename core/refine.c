@@ -43,6 +43,8 @@
 /* Largest node count for which a hop table (ngrp^2 bytes) is kept: 4096
  * nodes = 16 MiB. Beyond it the topology is asked each time (same hops). */
 #define HOP_TABLE_MAX_GROUPS 4096
+/* Below this many rank x group pairs, every group is searched (auto scope). */
+#define REFINE_FULL_WORK (1 << 20)
 /* Relative size below which a gain is rounding noise, not an improvement. */
 #define GAIN_EPS 1e-12
 
@@ -60,6 +62,8 @@ void topomap_xchg_free(struct topomap_xchg *x)
     free(x->rgrp);
     free(x->cost);
     free(x->wdeg);
+    free(x->near_x);
+    free(x->near);
     memset(x, 0, sizeof *x);
 }
 
@@ -90,6 +94,12 @@ static int detect_metric(const struct topomap_xchg *x)
 
 int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, char *err,
                       size_t errlen)
+{
+    return topomap_xchg_init_table(x, pb, 1, err, errlen);
+}
+
+int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
+                            int hop_table, char *err, size_t errlen)
 {
     memset(x, 0, sizeof *x);
     x->pb = pb;
@@ -139,7 +149,7 @@ int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, 
     free(fill);
 
     int ng = x->ngrp;
-    if (ng <= HOP_TABLE_MAX_GROUPS && topomap_topology_diameter(pb->topo) <= 255) {
+    if (hop_table && ng <= HOP_TABLE_MAX_GROUPS && topomap_topology_diameter(pb->topo) <= 255) {
         x->hop = malloc((size_t)ng * (size_t)ng);
         if (x->hop) {
             const topomap_topology_t *t = pb->topo;
@@ -305,14 +315,20 @@ struct rws {
     int *gpos;   /* ngrp, -1: group not among the neighbours' groups */
     int *glist;  /* distinct groups of the neighbours */
     double *gw;  /* summed weight towards each of them */
+    int *mark;   /* ngrp: stamp of the last search that listed the group */
+    int stamp;
+    int *cand;   /* candidate groups of one search */
 };
 
-static int rws_init(struct rws *w, int ngrp, int maxdeg)
+static int rws_init(struct rws *w, int ngrp, int maxdeg, int maxcand)
 {
     w->gpos = malloc(sizeof(int) * (size_t)ngrp);
     w->glist = malloc(sizeof(int) * (size_t)(maxdeg > 0 ? maxdeg : 1));
     w->gw = malloc(sizeof(double) * (size_t)(maxdeg > 0 ? maxdeg : 1));
-    if (!w->gpos || !w->glist || !w->gw)
+    w->mark = calloc((size_t)ngrp, sizeof(int));
+    w->cand = malloc(sizeof(int) * (size_t)(maxcand > 0 ? maxcand : 1));
+    w->stamp = 0;
+    if (!w->gpos || !w->glist || !w->gw || !w->mark || !w->cand)
         return -1;
     for (int u = 0; u < ngrp; u++)
         w->gpos[u] = -1;
@@ -324,11 +340,55 @@ static void rws_free(struct rws *w)
     free(w->gpos);
     free(w->glist);
     free(w->gw);
+    free(w->mark);
+    free(w->cand);
+}
+
+/* Candidate exchanges of rank i (on group a, cost ci, weighted degree wi)
+ * with the slots of group b; keeps the best improving one in *best. */
+static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double ci, double wi,
+                       double reach, const struct rws *w, int ng, int *best, double *bestgain)
+{
+    int hab = topomap_xchg_hops(x, a, b);
+    if ((double)hab * wi > reach)
+        return;
+    double d = 0;
+    for (int k = 0; k < ng; k++)
+        d += w->gw[k] * (double)topomap_xchg_hops(x, b, w->glist[k]);
+    if (!(d < ci))
+        return;
+    /* Exact values (summed in CSR order, like cost[]) for the decision. */
+    double dib = topomap_xchg_cost_at(x, i, b), xi = ci - dib;
+    int freed = 0;
+    for (int k = x->grp_xslot[b]; k < x->grp_xslot[b + 1]; k++) {
+        int s = x->grp_slot[k], j = x->s2r[s];
+        double gain, scale;
+        if (j < 0) {
+            if (freed)
+                continue; /* free slots of one node are equivalent */
+            freed = 1;
+            gain = xi;
+            scale = ci + dib;
+        } else {
+            double dja = topomap_xchg_cost_at(x, j, a), xj = x->cost[j] - dja;
+            double gh = topomap_xchg_weight(x, i, j) * (double)hab;
+            gain = (xi + xj) - 2.0 * gh;
+            scale = ci + dib + x->cost[j] + dja;
+        }
+        if (improving(gain, scale) && (gain > *bestgain || (gain == *bestgain && s < *best))) {
+            *best = s;
+            *bestgain = gain;
+        }
+    }
 }
 
 /* The best improving exchange of rank i from its side (x_i > 0): the target
- * slot, or -1. Ties go to the lowest slot. */
-static int best_move(const struct topomap_xchg *x, int i, struct rws *w)
+ * slot, or -1. Ties go to the lowest slot. With all = 1 every group is
+ * searched; otherwise the groups of i's neighbours and the groups near them
+ * in the network (x->near), the neighbourhoods of Schulz & Traeff 2017
+ * ("Better process mapping and sparse quadratic assignment", section 4):
+ * O(degree x near) groups instead of all of them. */
+static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all)
 {
     const topomap_graph_t *g = &x->pb->g;
     double ci = x->cost[i];
@@ -350,44 +410,127 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w)
     double wi = x->wdeg[i];
     int best = -1;
     double bestgain = 0;
-    for (int b = 0; b < x->ngrp; b++) {
-        if (b == a)
-            continue;
-        int hab = topomap_xchg_hops(x, a, b);
-        if ((double)hab * wi > reach)
-            continue;
-        double d = 0;
-        for (int k = 0; k < ng; k++)
-            d += w->gw[k] * (double)topomap_xchg_hops(x, b, w->glist[k]);
-        if (!(d < ci))
-            continue;
-        /* Exact values (summed in CSR order, like cost[]) for the decision. */
-        double dib = topomap_xchg_cost_at(x, i, b), xi = ci - dib;
-        int freed = 0;
-        for (int k = x->grp_xslot[b]; k < x->grp_xslot[b + 1]; k++) {
-            int s = x->grp_slot[k], j = x->s2r[s];
-            double gain, scale;
-            if (j < 0) {
-                if (freed)
-                    continue; /* free slots of one node are equivalent */
-                freed = 1;
-                gain = xi;
-                scale = ci + dib;
-            } else {
-                double dja = topomap_xchg_cost_at(x, j, a), xj = x->cost[j] - dja;
-                double gh = topomap_xchg_weight(x, i, j) * (double)hab;
-                gain = (xi + xj) - 2.0 * gh;
-                scale = ci + dib + x->cost[j] + dja;
-            }
-            if (improving(gain, scale) && (gain > bestgain || (gain == bestgain && s < best))) {
-                best = s;
-                bestgain = gain;
+    if (all) {
+        for (int b = 0; b < x->ngrp; b++)
+            if (b != a)
+                eval_group(x, i, a, b, ci, wi, reach, w, ng, &best, &bestgain);
+    } else {
+        /* Candidate groups in a fixed order (neighbours' groups as first
+         * seen, each followed by its near groups), each searched once. */
+        int nc = 0;
+        w->stamp++;
+        w->mark[a] = w->stamp;
+        for (int k = 0; k < ng; k++) {
+            int v = w->glist[k];
+            for (int q = -1; q < x->near_x[v + 1] - x->near_x[v]; q++) {
+                int b = q < 0 ? v : x->near[x->near_x[v] + q];
+                if (w->mark[b] == w->stamp)
+                    continue;
+                w->mark[b] = w->stamp;
+                w->cand[nc++] = b;
             }
         }
+        for (int c = 0; c < nc; c++)
+            eval_group(x, i, a, w->cand[c], ci, wi, reach, w, ng, &best, &bestgain);
     }
     for (int k = 0; k < ng; k++)
         w->gpos[w->glist[k]] = -1;
     return best;
+}
+
+/* x->near: for every group, up to NEAR_MAX groups closest to it in the
+ * network. Tori and meshes: the nodes one hop away along each dimension that
+ * are allocated. Other networks with a hop table: the closest groups, ties to
+ * the nearest in allocation order (Slurm allocates neighbouring nodes
+ * consecutively). Without a table (huge non-grid allocations): none, the
+ * search then covers the neighbours' groups only. */
+#define NEAR_MAX 12
+static int build_near(struct topomap_xchg *x)
+{
+    int ng = x->ngrp;
+    x->near_x = calloc((size_t)ng + 1, sizeof(int));
+    x->near = malloc(sizeof(int) * (size_t)ng * NEAR_MAX + 1);
+    if (!x->near_x || !x->near)
+        return -1;
+    const topomap_topology_t *t = x->pb->topo;
+    int dims[TOPOMAP_NEAR_DIMS], wrap[TOPOMAP_NEAR_DIMS];
+    int nd = topomap_topology_grid(t, dims, wrap, TOPOMAP_NEAR_DIMS);
+    if (nd > 0 && 2 * nd <= NEAR_MAX) {
+        int nn = topomap_topology_nnodes(t);
+        int *node_grp = malloc(sizeof(int) * (size_t)nn);
+        if (!node_grp)
+            return -1;
+        for (int v = 0; v < nn; v++)
+            node_grp[v] = -1;
+        for (int u = 0; u < ng; u++)
+            node_grp[x->grp_node[u]] = u;
+        int cnt = 0;
+        for (int u = 0; u < ng; u++) {
+            int c[TOPOMAP_NEAR_DIMS];
+            topomap_topology_coords(t, x->grp_node[u], c, TOPOMAP_NEAR_DIMS);
+            for (int k = 0; k < nd; k++)
+                for (int dir = -1; dir <= 1; dir += 2) {
+                    int v = c[k] + dir;
+                    if (v < 0 || v >= dims[k]) {
+                        if (!wrap[k])
+                            continue;
+                        v = (v + dims[k]) % dims[k];
+                    }
+                    if (v == c[k])
+                        continue;
+                    /* Node index = x0 + d0 * (x1 + d1 * (...)). */
+                    int node = 0;
+                    for (int q = nd - 1; q >= 0; q--)
+                        node = node * dims[q] + (q == k ? v : c[q]);
+                    int gu = node_grp[node];
+                    int dup = 0;
+                    for (int z = x->near_x[u]; z < cnt && !dup; z++)
+                        dup = x->near[z] == gu;
+                    if (gu >= 0 && gu != u && !dup)
+                        x->near[cnt++] = gu;
+                }
+            x->near_x[u + 1] = cnt;
+        }
+        free(node_grp);
+        return 0;
+    }
+    if (!x->hop)
+        return 0; /* near_x all zero */
+#pragma omp parallel for schedule(dynamic, 16) if (ng > 256)
+    for (int u = 0; u < ng; u++) {
+        int *lst = x->near + (size_t)u * NEAR_MAX, cnt = 0;
+        const unsigned char *h = x->hop + (size_t)u * (size_t)ng;
+        /* Insertion into a bounded list ordered by (hops, |b - u|, b). */
+        for (int b = 0; b < ng; b++) {
+            if (b == u)
+                continue;
+            int pos = cnt;
+            while (pos > 0) {
+                int o = lst[pos - 1];
+                int ob = o > u ? o - u : u - o, nb = b > u ? b - u : u - b;
+                if (h[o] < h[b] || (h[o] == h[b] && (ob < nb || (ob == nb && o < b))))
+                    break;
+                pos--;
+            }
+            if (pos >= NEAR_MAX)
+                continue;
+            if (cnt < NEAR_MAX)
+                cnt++;
+            memmove(lst + pos + 1, lst + pos, sizeof(int) * (size_t)(cnt - 1 - pos));
+            lst[pos] = b;
+        }
+        x->near_x[u + 1] = cnt; /* a count for now */
+    }
+    /* Counts to offsets, compacting the fixed-size blocks in place. */
+    int off = 0;
+    for (int u = 0; u < ng; u++) {
+        int cnt = x->near_x[u + 1];
+        memmove(x->near + off, x->near + (size_t)u * NEAR_MAX, sizeof(int) * (size_t)cnt);
+        x->near_x[u] = off;
+        off += cnt;
+    }
+    x->near_x[ng] = off;
+    return 0;
 }
 
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
@@ -399,6 +542,8 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     memset(st, 0, sizeof *st);
     long max_passes = rp ? rp->max_passes : 0;
     double deadline = rp ? rp->deadline : 0;
+    double min_gain = rp ? rp->min_gain : 0;
+    int scope = rp ? rp->scope : TOPOMAP_REFINE_AUTO;
     int n = x->n;
     if (n < 1) {
         st->converged = 1;
@@ -409,6 +554,18 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     for (int i = 0; i < n; i++)
         if (g->xadj[i + 1] - g->xadj[i] > maxdeg)
             maxdeg = (int)(g->xadj[i + 1] - g->xadj[i]);
+    int all = scope == TOPOMAP_REFINE_ALL ||
+              (scope == TOPOMAP_REFINE_AUTO && (double)n * x->ngrp <= REFINE_FULL_WORK);
+    st->all = all;
+    if (!all && !x->near_x && build_near(x) < 0)
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    long maxcand = all ? 1 : (long)maxdeg * (1 + NEAR_MAX);
+    if (maxcand > x->ngrp)
+        maxcand = x->ngrp;
+    double hb = 0;
+    for (int i = 0; i < n; i++)
+        hb += x->cost[i];
+    hb /= 2;
     int *prop = malloc(sizeof(int) * (size_t)n);
     if (!prop)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
@@ -419,14 +576,14 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
 #pragma omp parallel
         {
             struct rws w;
-            int ok = rws_init(&w, x->ngrp, maxdeg) == 0;
+            int ok = rws_init(&w, x->ngrp, maxdeg, (int)maxcand) == 0;
             if (!ok) {
 #pragma omp atomic write
                 nomem = 1;
             }
 #pragma omp for schedule(dynamic, 64)
             for (int i = 0; i < n; i++)
-                prop[i] = ok ? best_move(x, i, &w) : -1;
+                prop[i] = ok ? best_move(x, i, &w, all) : -1;
             rws_free(&w);
         }
         if (nomem) {
@@ -435,6 +592,7 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
         }
         st->passes++;
         long committed = 0;
+        double pass_gain = 0;
         for (int i = 0; i < n; i++) {
             if (prop[i] < 0)
                 continue;
@@ -447,6 +605,7 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
             else
                 st->swaps++;
             st->gain += gain;
+            pass_gain += gain;
             topomap_xchg_swap(x, s1, s2);
             committed++;
         }
@@ -454,6 +613,10 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
             st->converged = 1;
             break;
         }
+        /* A pass that removed a negligible share of the hop-bytes: stop. */
+        if (min_gain > 0 && pass_gain < min_gain * hb)
+            break;
+        hb -= pass_gain;
     }
     free(prop);
     return 0;
@@ -464,7 +627,13 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    char *err, size_t errlen)
 {
     struct topomap_xchg x;
-    if (topomap_xchg_init(&x, pb, err, errlen) < 0)
+    /* The ngrp^2 hop table only pays when every group is searched; the
+     * neighbourhood search asks the topology (O(1) per pair) instead, so
+     * that its cost does not grow with the square of the node count. */
+    int scope = rp ? rp->scope : TOPOMAP_REFINE_AUTO;
+    double work = (double)pb->n * topomap_alloc_nnodes(pb->alloc);
+    int table = scope == TOPOMAP_REFINE_ALL || (scope == TOPOMAP_REFINE_AUTO && work <= REFINE_FULL_WORK);
+    if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
     topomap_xchg_place(&x, r2s);
     int rc = topomap_xchg_refine(&x, rp, st, err, errlen);

@@ -126,3 +126,15 @@ topomap_topology_t *topomap_topology_torus(int ndims, const int *dims, const int
         return NULL;
     return topo_torus_build(ndims, dims, wrap, cores, names, err, errlen);
 }
+
+int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int maxdims)
+{
+    if (!t || t->ops != &torus_ops)
+        return 0;
+    const struct topo_torus *T = &t->u.torus;
+    for (int k = 0; k < T->ndims && k < maxdims; k++) {
+        dims[k] = T->dims[k];
+        wrap[k] = T->wrap[k];
+    }
+    return T->ndims;
+}

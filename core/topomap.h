@@ -300,9 +300,15 @@ typedef struct topomap_opts {
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
     int affinity;      /**< enum topomap_affinity (default bytes) */
     int nthreads;      /**< OpenMP threads, 0 = runtime default */
-    double time_limit; /**< seconds, 0 = none; exceeded: -1, errno ETIMEDOUT */
+    double time_limit; /**< seconds, 0 = none; exceeded: -1, errno ETIMEDOUT,
+                            except `auto`, which returns its best so far */
     int refine;        /**< 1: run the swap-refinement engine afterwards */
     long loop;         /**< pair-exchange steps (ohtma), -1 = algorithm default */
+    /** Progress lines (e.g. which candidate `auto` tried, its hop-bytes and
+     *  time, which one it chose), one call per line without a newline; NULL
+     *  (default): none. Called from the calling thread. */
+    void (*log)(const char *line, void *arg);
+    void *log_arg;     /**< passed to log */
 } topomap_opts_t;
 
 void topomap_opts_init(topomap_opts_t *o);

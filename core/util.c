@@ -82,3 +82,15 @@ const char *topomap_version(void)
 {
     return PACKAGE_VERSION;
 }
+
+void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
+{
+    if (!pb->opts || !pb->opts->log)
+        return;
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    pb->opts->log(line, pb->opts->log_arg);
+}

@@ -703,6 +703,73 @@ static void decide_tests(const char *store)
     topomap_topology_free(t);
 }
 
+/* Scale: 4096 ranks on the 4096 nodes of the shipped 16x16x16 torus, one
+ * slot per node, a 3D stencil whose rank order is shuffled (Slurm's layout
+ * is poor). With the default time_limit (2000 ms) --topomap=auto must remap
+ * and say nothing about a time-out (issue 8: the plugin used to fall back to
+ * Slurm's layout exactly on such jobs). */
+static void scale_tests(const char *store)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_site s;
+    struct topomap_srun o;
+    struct topomap_decision d;
+    const char *env[] = {"SLURM_JOB_NODELIST=t[0000-4095]", "SLURM_JOB_CPUS_PER_NODE=1(x4096)",
+                         NULL};
+    topomap_site_init(&s);
+    char pa[600];
+    snprintf(pa, sizeof pa, "profiles=%s", store);
+    char *args[] = {"topology=" SRCDIR "/../topologies/torus-16x16x16.yaml", pa};
+    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "site policy: shipped 16x16x16 torus");
+    is_double(s.time_limit, 2000, 0, "default time_limit is 2000 ms");
+
+    int X = 16, n = X * X * X, m = 0, *perm = malloc(sizeof(int) * (size_t)n);
+    int *src = malloc(sizeof(int) * (size_t)n * 6), *dst = malloc(sizeof(int) * (size_t)n * 6);
+    double *by = malloc(sizeof(double) * (size_t)n * 6);
+    uint64_t st = 99;
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = n - 1; i > 0; i--) { /* seeded shuffle */
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        int j = (int)((st >> 33) % (uint64_t)(i + 1)), tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
+    }
+    for (int z = 0; z < X; z++)
+        for (int y = 0; y < X; y++)
+            for (int x = 0; x < X; x++) {
+                int i = x + X * (y + X * z), nb[3] = {x + 1 < X ? i + 1 : -1,
+                                                       y + 1 < X ? i + X : -1,
+                                                       z + 1 < X ? i + X * X : -1};
+                for (int k = 0; k < 3; k++)
+                    if (nb[k] >= 0) {
+                        src[m] = perm[i], dst[m] = perm[nb[k]], by[m++] = 4096;
+                        src[m] = perm[nb[k]], dst[m] = perm[i], by[m++] = 4096;
+                    }
+            }
+    topomap_profile_t *p = topomap_profile_create(n, (size_t)m, src, dst, by, NULL, err, sizeof err);
+    ok(p && topomap_store_add(store, "stencil4096", p, err, sizeof err) == 0,
+       "store a shuffled 16^3 stencil: %s", p ? "" : err);
+    topomap_profile_free(p);
+    free(perm);
+    free(src);
+    free(dst);
+    free(by);
+
+    ok(parse(&o, env, err, "srun", "-n4096", "--topomap=auto", "--topomap-profile=stencil4096",
+             "app", NULL) == 0,
+       "srun -n4096 --topomap=auto on 4096 nodes");
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP, "remapped within the default time_limit (%s%s)", d.summary,
+       d.message);
+    is_str(d.message, "", "nothing to tell the user (no time-out)");
+    ok(d.hop_bytes_new < 0.5 * d.hop_bytes_default,
+       "hop-bytes at least halved: %.6g -> %.6g in %.0f ms", d.hop_bytes_default,
+       d.hop_bytes_new, 1000.0 * d.seconds);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    topomap_site_free(&s);
+}
 
 /* Files for the recording tests. */
 static int write_file(const char *path, const char *text)
@@ -935,6 +1002,7 @@ int main(void)
         fclose(f);
     }
     decide_tests(store);
+    scale_tests(store);
     record_tests(store);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", store);
