@@ -220,7 +220,16 @@ int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *
     double t0 = bench_now();
     const topomap_topology_t *t = topomap_alloc_topology(a);
     int n = topomap_profile_nranks(p), k = topomap_alloc_nnodes(a), ns = topomap_alloc_nslots(a);
-    int c = topomap_topology_cores(t);
+    /* A node terminal's capacity: the most slots of an allocated node (all its
+     * cores, or 1 with one slot per node); slots are numbered node by node. */
+    int c = 0;
+    for (int s = 0, run = 0, prev = -1; s < ns; s++) {
+        int v = topomap_alloc_slot_node(a, s);
+        run = v == prev ? run + 1 : 1;
+        prev = v;
+        if (run > c)
+            c = run;
+    }
     topomap_graph_t g;
     topomap_profile_graph(p, 0, 1, &g);
     SCOTCH_Arch full, arch;
