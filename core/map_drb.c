@@ -35,12 +35,16 @@
  * Departures from Scotch, and why:
  *  - Scotch bisects with external gains (the pull of neighbours already
  *    mapped elsewhere enters its Fiduccia-Mattheyses refinement). METIS has
- *    no such input; we use the external traffic to choose the orientation of
- *    each cut instead (which part goes to which half), and leave the finer
- *    corrections to the refinement engine (refine.c) that `drb+refine` and
- *    `auto` run afterwards.
- *  - A domain is represented by one of its nodes (the one closest to the
- *    per-coordinate median) when external traffic is costed. */
+ *    no such input; two zero-weight anchor vertices stand for the halves
+ *    instead (see bisect()), the external traffic decides the orientation
+ *    when METIS puts both anchors on one side, and the finer corrections are
+ *    left to the refinement engine (refine.c) that `drb+refine` and `auto`
+ *    run afterwards.
+ *  - Distances between domains: on a torus/mesh between their centres in
+ *    half hops (as Scotch does), elsewhere between representative nodes (the
+ *    node closest to the per-coordinate median).
+ *  - Jobs of at most DRB_SMALL ranks get DRB_SMALL_NCUTS METIS tries (METIS
+ *    keeps the best cut); larger ones one. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -51,13 +55,13 @@
 
 #include "internal.h"
 
-#define DRB_MAXD 20
+#define DRB_MAXD 20 /* coordinates of a node: 16 torus dims, tree depth + port */
 #ifndef DRB_SMALL
 #define DRB_SMALL 256
 #endif
 #ifndef DRB_SMALL_NCUTS
 #define DRB_SMALL_NCUTS 2
-#endif /* coordinates of a node: 16 torus dims, tree depth + port */
+#endif
 
 /* Test hook (see internal.h): called at every split. */
 void (*topomap_drb_trace)(const int *topo_nodes_a, int na, const int *topo_nodes_b, int nb,
@@ -96,10 +100,10 @@ struct drb {
     int64_t *key;          /* m */
     int *vals;             /* m */
     idx_t *xadj, *adj, *wgt, *vwgt, *part;
-    double *ext0, *ext1;   /* n: external cost of a rank in half A / half B */
+    double *pref;          /* n: external pull of each rank towards half A */
+    double *score;         /* n: balance fix-up order */
     int *tmp;              /* n */
     struct drb_job *q;     /* job queue */
-    int qlen;
     int *ta, *tb;          /* trace scratch (m) */
 };
 
@@ -121,8 +125,8 @@ static void drb_free(struct drb *d)
     free(d->wgt);
     free(d->vwgt);
     free(d->part);
-    free(d->ext0);
-    free(d->ext1);
+    free(d->pref);
+    free(d->score);
     free(d->tmp);
     free(d->q);
     free(d->ta);
@@ -149,8 +153,8 @@ static int drb_init(struct drb *d, const struct topomap_problem *pb)
     d->rep = malloc(sizeof(int) * nz);
     d->loc = malloc(sizeof(int) * nz);
     d->tmp = malloc(sizeof(int) * nz);
-    d->ext0 = malloc(sizeof(double) * nz);
-    d->ext1 = malloc(sizeof(double) * nz);
+    d->pref = malloc(sizeof(double) * nz);
+    d->score = malloc(sizeof(double) * nz);
     /* The job's graph plus two anchor vertices and their edges. */
     d->xadj = malloc(sizeof(idx_t) * (nz + 3));
     d->adj = malloc(sizeof(idx_t) * ((size_t)ne + 2 * nz));
@@ -161,7 +165,7 @@ static int drb_init(struct drb *d, const struct topomap_problem *pb)
     d->q = malloc(sizeof(struct drb_job) * 2 * mz);
     d->dom = malloc(sizeof(struct drb_dom) * 2 * mz);
     if (!d->first || !d->cap || !d->tn || !d->nodes || !d->key || !d->vals || !d->ta || !d->tb ||
-        !d->ranks || !d->rep || !d->loc || !d->tmp || !d->ext0 || !d->ext1 || !d->xadj ||
+        !d->ranks || !d->rep || !d->loc || !d->tmp || !d->pref || !d->score || !d->xadj ||
         !d->adj || !d->wgt || !d->vwgt || !d->part || !d->q || !d->dom)
         return -1;
     /* Slots are numbered node by node (alloc.c): one run of slots per node. */
@@ -355,8 +359,8 @@ static int split_nodes(struct drb *d, int lo, int hi)
          * supported kinds): split the list in two. */
         return lo + (hi - lo) / 2;
     }
-    /* Key: position along the dimension, then the other coordinates, so that
-     * the order is fully determined. */
+    /* Key: position along the dimension; ties in node order (cmp_key), so
+     * that the order is fully determined. */
     for (int i = lo; i < hi; i++) {
         int v = d->nodes[i];
         const int *c = d->coord + (size_t)v * (size_t)d->nd;
@@ -410,7 +414,7 @@ static int bisect(struct drb *d, int rlo, int rhi, int repA, int repB, int want0
 {
     const topomap_graph_t *g = &d->pb->g;
     int nr = rhi - rlo;
-    double *pref = d->ext0, maxw = 0, sumw = 0;
+    double *pref = d->pref, maxw = 0, sumw = 0;
     int nanch[2] = {0, 0};
     for (int k = 0; k < nr; k++) {
         int r = d->ranks[rlo + k];
@@ -519,7 +523,7 @@ static int bisect(struct drb *d, int rlo, int rhi, int repA, int repB, int want0
      * external pull) until the counts fit. */
     if (c0 > hi0 || c0 < lo0) {
         int from = c0 > hi0 ? 0 : 1, excess = c0 > hi0 ? c0 - hi0 : lo0 - c0;
-        double *score = d->ext1;
+        double *score = d->score;
         int cand = 0;
         for (int k = 0; k < nr; k++) {
             if (d->part[k] != from)
