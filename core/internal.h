@@ -132,7 +132,6 @@ double topomap_xchg_hop_bytes(const struct topomap_xchg *x);
 /* The stopping gain of the refinement run by NAME+refine and auto. */
 #define REFINE_MIN_GAIN 1e-4
 enum { TOPOMAP_REFINE_AUTO = 0, TOPOMAP_REFINE_NEAR = 1, TOPOMAP_REFINE_ALL = 2 };
-#define TOPOMAP_NEAR_DIMS 16
 struct topomap_refine_params {
     long max_passes;
     double deadline;

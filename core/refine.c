@@ -445,6 +445,24 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
  * consecutively). Without a table (huge non-grid allocations): none, the
  * search then covers the neighbours' groups only. */
 #define NEAR_MAX 12
+#define NEAR_DIMS 16 /* torus/mesh dimensions read for the coordinate lists */
+
+/* 1 when near lists come from coordinates (tori and meshes whose 2 x dims
+ * neighbours fit in a list), 0 when they need the hop table. */
+static int near_from_coords(const topomap_topology_t *t)
+{
+    int dims[NEAR_DIMS], wrap[NEAR_DIMS];
+    int nd = topomap_topology_grid(t, dims, wrap, NEAR_DIMS);
+    return nd > 0 && 2 * nd <= NEAR_MAX;
+}
+
+/* 1 when the refinement searches every group (see topomap_xchg_refine). */
+static int searches_all(int scope, int n, int ngrp)
+{
+    return scope == TOPOMAP_REFINE_ALL ||
+           (scope == TOPOMAP_REFINE_AUTO && (double)n * ngrp <= REFINE_FULL_WORK);
+}
+
 static int build_near(struct topomap_xchg *x)
 {
     int ng = x->ngrp;
@@ -453,9 +471,9 @@ static int build_near(struct topomap_xchg *x)
     if (!x->near_x || !x->near)
         return -1;
     const topomap_topology_t *t = x->pb->topo;
-    int dims[TOPOMAP_NEAR_DIMS], wrap[TOPOMAP_NEAR_DIMS];
-    int nd = topomap_topology_grid(t, dims, wrap, TOPOMAP_NEAR_DIMS);
-    if (nd > 0 && 2 * nd <= NEAR_MAX) {
+    int dims[NEAR_DIMS], wrap[NEAR_DIMS];
+    int nd = near_from_coords(t) ? topomap_topology_grid(t, dims, wrap, NEAR_DIMS) : 0;
+    if (nd > 0) {
         int nn = topomap_topology_nnodes(t);
         int *node_grp = malloc(sizeof(int) * (size_t)nn);
         if (!node_grp)
@@ -466,8 +484,8 @@ static int build_near(struct topomap_xchg *x)
             node_grp[x->grp_node[u]] = u;
         int cnt = 0;
         for (int u = 0; u < ng; u++) {
-            int c[TOPOMAP_NEAR_DIMS];
-            topomap_topology_coords(t, x->grp_node[u], c, TOPOMAP_NEAR_DIMS);
+            int c[NEAR_DIMS];
+            topomap_topology_coords(t, x->grp_node[u], c, NEAR_DIMS);
             for (int k = 0; k < nd; k++)
                 for (int dir = -1; dir <= 1; dir += 2) {
                     int v = c[k] + dir;
@@ -554,8 +572,7 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     for (int i = 0; i < n; i++)
         if (g->xadj[i + 1] - g->xadj[i] > maxdeg)
             maxdeg = (int)(g->xadj[i + 1] - g->xadj[i]);
-    int all = scope == TOPOMAP_REFINE_ALL ||
-              (scope == TOPOMAP_REFINE_AUTO && (double)n * x->ngrp <= REFINE_FULL_WORK);
+    int all = searches_all(scope, n, x->ngrp);
     st->all = all;
     if (!all && !x->near_x && build_near(x) < 0)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
@@ -627,12 +644,13 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    char *err, size_t errlen)
 {
     struct topomap_xchg x;
-    /* The ngrp^2 hop table only pays when every group is searched; the
-     * neighbourhood search asks the topology (O(1) per pair) instead, so
-     * that its cost does not grow with the square of the node count. */
+    /* The ngrp^2 hop table pays when every group is searched, and on
+     * networks whose near lists are read from it; on tori and meshes the
+     * neighbourhood search asks the topology (O(1) per pair) instead, so that
+     * its cost does not grow with the square of the node count. */
     int scope = rp ? rp->scope : TOPOMAP_REFINE_AUTO;
-    double work = (double)pb->n * topomap_alloc_nnodes(pb->alloc);
-    int table = scope == TOPOMAP_REFINE_ALL || (scope == TOPOMAP_REFINE_AUTO && work <= REFINE_FULL_WORK);
+    int table = searches_all(scope, pb->n, topomap_alloc_nnodes(pb->alloc)) ||
+                !near_from_coords(pb->topo);
     if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
     topomap_xchg_place(&x, r2s);
