@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "problem.h"
 #include "tap.h"
 
 static char err[TOPOMAP_ERRLEN];
@@ -379,28 +380,15 @@ static void test_refine_local_optimum(void)
     for (int c = 0; c < 3; c++) {
         topomap_profile_t *p = c == 2 ? stencil(10, 6, 4, 0, 1) : random_profile(230 - c, 3);
         int n = topomap_profile_nranks(p);
-        struct topomap_problem pb = {0};
-        topomap_opts_t o;
-        topomap_opts_init(&o);
-        pb.profile = p;
-        pb.alloc = a;
-        pb.topo = t;
-        pb.opts = &o;
-        pb.n = n;
-        pb.nslots = topomap_alloc_nslots(a);
-        topomap_profile_graph(p, 0, 1, &pb.g);
-        int *sn = malloc(sizeof(int) * (size_t)pb.nslots), *sc = malloc(sizeof(int) * (size_t)pb.nslots);
-        for (int s = 0; s < pb.nslots; s++) {
-            sn[s] = topomap_alloc_slot_node(a, s);
-            sc[s] = topomap_alloc_slot_core(a, s);
-        }
-        pb.slot_node = sn;
-        pb.slot_core = sc;
+        struct prob P;
+        prob_init(&P, p, a);
+        const struct topomap_problem *pbp = &P.pb;
+        const int *sn = P.sn;
         int *r2s = malloc(sizeof(int) * (size_t)n);
         topomap_map("random", p, a, NULL, r2s, err, sizeof err);
         double before = hop_bytes(p, a, r2s);
         struct topomap_xchg x;
-        topomap_xchg_init(&x, &pb, err, sizeof err);
+        topomap_xchg_init(&x, pbp, err, sizeof err);
         topomap_xchg_place(&x, r2s);
         struct topomap_refine_params rp = {0, 0, 0, TOPOMAP_REFINE_NEAR};
         struct topomap_refine_stats st;
@@ -414,8 +402,8 @@ static void test_refine_local_optimum(void)
         /* Independent neighbourhoods. */
         int bad = 0, checked = 0;
         for (int i = 0; i < n && !bad; i++) {
-            for (int64_t e = pb.g.xadj[i]; e < pb.g.xadj[i + 1] && !bad; e++) {
-                int v = sn[x.r2s[pb.g.adj[e]]], cv[3];
+            for (int64_t e = pbp->g.xadj[i]; e < pbp->g.xadj[i + 1] && !bad; e++) {
+                int v = sn[x.r2s[pbp->g.adj[e]]], cv[3];
                 topomap_topology_coords(t, v, cv, 3);
                 for (int q = -1; q < 6 && !bad; q++) {
                     int cw[3] = {cv[0], cv[1], cv[2]};
@@ -430,8 +418,8 @@ static void test_refine_local_optimum(void)
                     }
                     int node = cw[0] + dims[0] * (cw[1] + dims[1] * cw[2]);
                     double xi = x.cost[i] - topomap_xchg_cost_at(
-                                         &x, i, x.slot_grp[firstslot(sn, pb.nslots, node)]);
-                    for (int s = 0; s < pb.nslots; s++)
+                                         &x, i, x.slot_grp[firstslot(sn, pbp->nslots, node)]);
+                    for (int s = 0; s < pbp->nslots; s++)
                         if (sn[s] == node && node != sn[x.r2s[i]]) {
                             double gsw = topomap_xchg_gain(&x, x.r2s[i], s);
                             checked++;
@@ -447,8 +435,7 @@ static void test_refine_local_optimum(void)
            c, checked);
         topomap_xchg_free(&x);
         free(r2s);
-        free(sn);
-        free(sc);
+        prob_free(&P);
         topomap_profile_free(p);
     }
     topomap_alloc_free(a);
