@@ -27,7 +27,13 @@ static const struct topomap_algo algos[] = {
      topomap_map_metis, 0},
     {"drb", "dual recursive bisection (Scotch's scheme): halve the nodes in the network and the graph with METIS",
      topomap_map_drb, 0},
-    {"auto", "block, then drb, block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
+    {"analytic", "analytical placement on tori/meshes (Wu et al. 2016): quadratic positions, spreading, legalization, refined",
+     topomap_map_analytic, 1},
+    {"analytic-bft", "analytic with fixed processes by breadth-first traversal instead of RCM (the paper's Table 4)",
+     topomap_map_analytic_bft, 1},
+    {"analytic-anchor", "analytic with growing anchors at the spread positions (SimPL-style, ours) down to one group per node",
+     topomap_map_analytic_anchor, 1},
+    {"auto", "block, then drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

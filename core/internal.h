@@ -50,6 +50,11 @@ int topomap_map_ohtma_fast(const struct topomap_problem *pb, int *r2s, char *err
 int topomap_map_greedy(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_drb(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_analytic(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_analytic_bft(const struct topomap_problem *pb, int *r2s, char *err,
+                             size_t errlen);
+int topomap_map_analytic_anchor(const struct topomap_problem *pb, int *r2s, char *err,
+                                size_t errlen);
 
 /* map_drb.c: test hook called at every split of dual recursive bisection
  * with the topology nodes of the two halves, their slots and the ranks each
@@ -66,6 +71,10 @@ int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order,
  * per-step loop runs without a parallel region, and the largest n x nodes
  * cost cache (entries). Neither changes results. */
 extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
+
+/* map_rcm.c: reverse Cuthill-McKee order of the vertices of g (every
+ * component in turn) into order[0..g->n-1]. 0, or -1 on out of memory. */
+int topomap_rcm_order(const topomap_graph_t *g, int *order);
 
 /* refine.c: the pair-exchange engine. A placement of the n ranks of a problem
  * on its slots. Hop-bytes only depend on the node of each rank, so slots are
@@ -154,6 +163,19 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
 /* topo_torus.c: the shape of a torus/mesh: fills dims[k] and wrap[k] for
  * k < min(ndims, maxdims) and returns ndims; 0 for other kinds. */
 int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int maxdims);
+
+/* sparse_chol.c: A x = b for a symmetric positive definite A with the
+ * off-diagonal pattern of a symmetric graph (A_ij = -w_ij) and a diagonal
+ * given at each factorisation (CHOLMOD). The pattern is analysed once by
+ * _new (NULL + errno on failure); _factor takes a new diagonal (n values);
+ * _solve takes nrhs right-hand sides column by column (n x nrhs, x likewise).
+ * 0, or -1 + errno (EDOM: not positive definite). _free accepts NULL. */
+struct topomap_chol;
+struct topomap_chol *topomap_chol_new(int n, const int64_t *xadj, const int *adj,
+                                      const double *w);
+int topomap_chol_factor(struct topomap_chol *c, const double *diag);
+int topomap_chol_solve(struct topomap_chol *c, const double *b, double *x, int nrhs);
+void topomap_chol_free(struct topomap_chol *c);
 
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */

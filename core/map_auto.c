@@ -9,12 +9,14 @@
  *  1. block, as it is: the floor, O(edges);
  *  2. drb + refine: dual recursive bisection, the best single candidate on
  *     every network in the benchmark;
- *  3. block + refine: wins on stencils whose rank order already fits;
- *  4. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
- *  5. drb + refine with two other seeds (METIS's bisections differ), up to
+ *  3. on tori and meshes, analytic-anchor (map_analytic.c, refined): best
+ *     where drb's straight cuts miss, e.g. scattered allocations;
+ *  4. block + refine: wins on stencils whose rank order already fits;
+ *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
+ *  6. drb + refine with two other seeds (METIS's bisections differ), up to
  *     16,384 ranks;
- *  6. ohtma + refine.
- * 3, 4 and 6, whose costs grow with ranks x nodes, are only tried on small
+ *  7. ohtma + refine.
+ * 4, 5 and 7, whose costs grow with ranks x nodes, are only tried on small
  * jobs (ranks x nodes <= 2^21), so that auto without a time limit still ends
  * in a time that grows about like n log n; on large jobs they never won in
  * the benchmark.
@@ -65,6 +67,9 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
     int small = (long)pb->n * ngrp <= AUTO_OHTMA_WORK;
     c[k++] = (struct cand){"block", topomap_map_block, 0, 0};
     c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0};
+    int dims[8], wrap[8];
+    if (topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
+        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
      * stencil from block's order: over a minute): small jobs only; extra
@@ -84,7 +89,7 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
 
 int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
-    struct cand c[8];
+    struct cand c[12];
     int nc = candidates(pb, c);
     int *tmp = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
     if (!tmp)

@@ -74,8 +74,9 @@ static int bfs_levels(const topomap_graph_t *g, int r, int *lvl, int *queue, int
     return tail;
 }
 
-/* Reverse Cuthill-McKee order of the processes into order[0..n-1]. */
-static int rcm_graph(const topomap_graph_t *g, int *order)
+/* Reverse Cuthill-McKee order of the vertices of g into order[0..n-1]
+ * (also used by map_analytic.c). */
+int topomap_rcm_order(const topomap_graph_t *g, int *order)
 {
     int n = g->n;
     struct bysort *bs = malloc(sizeof *bs * ((size_t)n + 1));
@@ -272,7 +273,7 @@ int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_
     int *porder = malloc(sizeof(int) * ((size_t)pb->n + 1));
     int *sorder = malloc(sizeof(int) * (size_t)pb->nslots);
     int rc = 0;
-    if (!porder || !sorder || rcm_graph(&pb->g, porder) < 0 || rcm_machine(&x, sorder) < 0)
+    if (!porder || !sorder || topomap_rcm_order(&pb->g, porder) < 0 || rcm_machine(&x, sorder) < 0)
         rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
     else
         for (int k = 0; k < pb->n; k++)
