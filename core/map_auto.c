@@ -9,8 +9,9 @@
  *  1. block, as it is: the floor, O(edges);
  *  2. drb + refine: dual recursive bisection, the best single candidate on
  *     every network in the benchmark;
- *  3. on tori and meshes, analytic-anchor (map_analytic.c, refined): best
- *     where drb's straight cuts miss, e.g. scattered allocations;
+ *  3. on tori and meshes, up to 16,384 ranks, analytic-anchor
+ *     (map_analytic.c, refined): best where drb's straight cuts miss, e.g.
+ *     scattered allocations;
  *  4. block + refine: wins on stencils whose rank order already fits;
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
  *  6. drb + refine with two other seeds (METIS's bisections differ), up to
@@ -68,7 +69,8 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
     c[k++] = (struct cand){"block", topomap_map_block, 0, 0};
     c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0};
     int dims[8], wrap[8];
-    if (topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
+    /* Up to AUTO_SEEDS_MAX ranks: beyond, it costs 5-15 s and lost to drb. */
+    if (pb->n <= AUTO_SEEDS_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
         c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
