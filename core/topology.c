@@ -377,6 +377,8 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
     fprintf(f, " same core %g\n", t->cost[t->nlevels]);
     fprintf(f, "diameter: %d hops\n", t->diameter);
     fprintf(f, "hop_cost: %g\n", t->hop_cost);
+    if (t->link_bandwidth > 0)
+        fprintf(f, "link_bandwidth: %g bytes/s per channel\n", t->link_bandwidth);
     if (ferror(f)) {
         errno = EIO;
         return -1;
