@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Congestion: the bytes every channel carries when each directed pair of the
- * profile is sent along the network's deterministic minimal route (Wu et al.
- * 2016, section 4, measure the largest of them, "maximum link load"). A
- * channel is one direction of a cable between two network elements; the
- * routes and channel numbers come from the network kind (route() and
- * channel_ends() of topo_torus.c, topo_tree.c, topo_tianhe3.c). Pairs on one
- * node use no channel.
+ * profile is sent along the network's deterministic minimal route. Wu et al.
+ * 2016 define a link's congestion as its bytes divided by its bandwidth and a
+ * mapping's as the largest over the links (section 2.2), and report it in
+ * bytes assuming equal bandwidths (section 4.3): congestion_max here, and
+ * congestion_max_seconds when the topology gives the bandwidth. A channel is
+ * one direction of a cable between two network elements; the routes and
+ * channel numbers come from the network kind (route() and channel_ends() of
+ * topo_torus.c, topo_tree.c, topo_tianhe3.c). Pairs on one node use no
+ * channel.
  *
  * Channel numbers are sparse (a Tianhe-3 chip-link number grows with chips x
  * (rows + cols)), so loads are kept in an open-addressing hash table keyed by

@@ -390,6 +390,27 @@ static void random_cases(void)
         check_net(&w, confs[c]);
         topomap_topology_free(t);
     }
+    /* Shipped YAML descriptions: the loader's topologies route the same way. */
+    struct {
+        const char *file;
+        struct net w;
+    } shipped[] = {
+        {"torus-8x8x8.yaml", {TORUS, .ndims = 3, .dims = {8, 8, 8}, .wrap = {1, 1, 1}}},
+        {"fattree-plafrim2.yaml", {TREE, .nlevels = 2, .arity = {4, 22}}},
+        {"local-4node.yaml", {TORUS, .ndims = 2, .dims = {2, 2}}},
+    };
+    for (int c = 0; c < 3; c++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/../topologies/%s", SRCDIR, shipped[c].file);
+        topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
+        ok(t != NULL, "%s loaded: %s", shipped[c].file, t ? "yes" : err);
+        if (!t)
+            continue;
+        shipped[c].w.t = t;
+        shipped[c].w.nnodes = topomap_topology_nnodes(t);
+        check_net(&shipped[c].w, shipped[c].file);
+        topomap_topology_free(t);
+    }
     int shapes[4][3] = {{2, 3, 4}, {1, 3, 2}, {3, 1, 2}, {1, 1, 6}};
     for (int c = 0; c < 4; c++) { /* Tianhe-3 */
         struct net w = {TH3};
