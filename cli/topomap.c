@@ -122,6 +122,12 @@ static const char help_eval[] =
     "  maxcom              largest A[i][j] x cost(slot i, slot j)\n"
     "  internode_bytes     bytes between ranks on different nodes\n"
     "  internode_fraction  internode_bytes / total_bytes\n"
+    "  congestion_max      bytes on the busiest channel (one direction of a cable)\n"
+    "                      when every pair's bytes follow the network's routing:\n"
+    "                      dimension-ordered on tori (+ way on a halfway tie),\n"
+    "                      up-down on trees, row-then-column on Tianhe-3\n"
+    "  congestion_avg      mean bytes over the channels that carry traffic\n"
+    "  (and both divided by the topology's link_bandwidth, in seconds, if given)\n"
     "\n"
     "Options:\n"
     "  --profile FILE        communication profile (required)\n"
@@ -145,8 +151,8 @@ static const char help_compare[] =
     "                       [--json]\n"
     "\n"
     "Run several mapping algorithms on the same allocation and print, for each,\n"
-    "its hop-bytes, hop-bytes relative to the block mapping, SumCom, fraction of\n"
-    "internode bytes and the time it took. An algorithm that fails is reported on\n"
+    "its hop-bytes, hop-bytes relative to the block mapping, SumCom, congestion\n"
+    "(bytes on the busiest channel), fraction of internode bytes and the time it took. An algorithm that fails is reported on\n"
     "standard error, the others still run, and the exit status is 1.\n"
     "\n"
     "Options:\n"
@@ -700,17 +706,22 @@ static int cmd_map(int argc, char **argv)
     return finish_stdout(0);
 }
 
-static void print_metrics(const topomap_metrics_t *m, int nranks, int json)
+static void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json)
 {
-    char b[9][40];
+    char b[11][40];
     if (json) {
         printf("{\"nranks\": %d, \"total_bytes\": %s, \"hop_bytes\": %s, "
                "\"avg_hops_per_byte\": %s, \"max_dilation\": %d, \"sumcom\": %s, "
-               "\"maxcom\": %s, \"internode_bytes\": %s, \"internode_fraction\": %s}\n",
+               "\"maxcom\": %s, \"internode_bytes\": %s, \"internode_fraction\": %s, "
+               "\"congestion_max\": %s, \"congestion_avg\": %s, \"congestion_channels\": %ld, "
+               "\"congestion_max_seconds\": %s, \"congestion_avg_seconds\": %s}\n",
                nranks, jnum(m->total_bytes, b[0], 40), jnum(m->hop_bytes, b[1], 40),
                jnum(m->avg_hops_per_byte, b[2], 40), m->max_dilation, jnum(m->sumcom, b[3], 40),
                jnum(m->maxcom, b[4], 40), jnum(m->internode_bytes, b[5], 40),
-               jnum(m->internode_fraction, b[6], 40));
+               jnum(m->internode_fraction, b[6], 40), jnum(m->congestion_max, b[7], 40),
+               jnum(m->congestion_avg, b[8], 40), m->congestion_channels,
+               bandwidth > 0 ? jnum(m->congestion_max_seconds, b[9], 40) : "null",
+               bandwidth > 0 ? jnum(m->congestion_avg_seconds, b[10], 40) : "null");
         return;
     }
     printf("%-20s %d\n", "ranks", nranks);
@@ -722,6 +733,14 @@ static void print_metrics(const topomap_metrics_t *m, int nranks, int json)
     printf("%-20s %s\n", "MaxCom", num(m->maxcom, b[4], 40));
     printf("%-20s %s\n", "internode bytes", num(m->internode_bytes, b[5], 40));
     printf("%-20s %s\n", "internode fraction", num(m->internode_fraction, b[6], 40));
+    printf("%-20s %s bytes (busiest channel)\n", "congestion max", num(m->congestion_max, b[7], 40));
+    printf("%-20s %s bytes (mean of %ld loaded channels)\n", "congestion avg",
+           num(m->congestion_avg, b[8], 40), m->congestion_channels);
+    if (bandwidth > 0) {
+        printf("%-20s %s s at %s bytes/s\n", "congestion max time",
+               num(m->congestion_max_seconds, b[9], 40), num(bandwidth, b[10], 40));
+        printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
+    }
 }
 
 static int cmd_eval(int argc, char **argv)
@@ -746,7 +765,7 @@ static int cmd_eval(int argc, char **argv)
     topomap_metrics_t m;
     if (topomap_eval(p, t, node, core, &m) < 0)
         input_error("cannot evaluate the mapping: %s", strerror(errno));
-    print_metrics(&m, n, a.json);
+    print_metrics(&m, n, topomap_topology_link_bandwidth(t), a.json);
     free(node);
     free(core);
     topomap_topology_free(t);
@@ -840,7 +859,7 @@ static int cmd_compare(int argc, char **argv)
     }
 
     double ref = res[0].m.hop_bytes;
-    char b[5][40];
+    char b[7][40];
     if (a.json) {
         printf("{\"reference\": \"block\", \"block_hop_bytes\": %s, \"algorithms\": [",
                jnum(ref, b[0], 40));
@@ -849,21 +868,24 @@ static int cmd_compare(int argc, char **argv)
                    res[i].ok ? "true" : "false");
             if (res[i].ok)
                 printf(", \"hop_bytes\": %s, \"relative_hop_bytes\": %s, \"sumcom\": %s, "
-                       "\"max_dilation\": %d, \"internode_fraction\": %s",
+                       "\"max_dilation\": %d, \"internode_fraction\": %s, "
+                       "\"congestion_max\": %s, \"congestion_avg\": %s",
                        jnum(res[i].m.hop_bytes, b[0], 40),
                        ref > 0 ? jnum(res[i].m.hop_bytes / ref, b[1], 40) : "null",
                        jnum(res[i].m.sumcom, b[2], 40), res[i].m.max_dilation,
-                       jnum(res[i].m.internode_fraction, b[3], 40));
+                       jnum(res[i].m.internode_fraction, b[3], 40),
+                       jnum(res[i].m.congestion_max, b[5], 40),
+                       jnum(res[i].m.congestion_avg, b[6], 40));
             printf(", \"seconds\": %s}", jnum(res[i].seconds, b[4], 40));
         }
         printf("]}\n");
     } else {
-        printf("%-16s %13s %9s %17s %9s %10s\n", "algorithm", "hop-bytes", "vs block", "SumCom",
-               "internode", "time (s)");
+        printf("%-16s %13s %9s %17s %13s %9s %10s\n", "algorithm", "hop-bytes", "vs block",
+               "SumCom", "max link (B)", "internode", "time (s)");
         for (int i = 1; i <= nnames; i++) {
             if (!res[i].ok) {
-                printf("%-16s %13s %9s %17s %9s %10.6f\n", res[i].name, "failed", "-", "-", "-",
-                       res[i].seconds);
+                printf("%-16s %13s %9s %17s %13s %9s %10.6f\n", res[i].name, "failed", "-", "-",
+                       "-", "-", res[i].seconds);
                 continue;
             }
             char rel[32];
@@ -871,9 +893,10 @@ static int cmd_compare(int argc, char **argv)
                 snprintf(rel, sizeof rel, "%.4f", res[i].m.hop_bytes / ref);
             else
                 snprintf(rel, sizeof rel, "-");
-            printf("%-16s %13s %9s %17s %9.4f %10.6f\n", res[i].name,
+            printf("%-16s %13s %9s %17s %13s %9.4f %10.6f\n", res[i].name,
                    num(res[i].m.hop_bytes, b[0], 40), rel, num(res[i].m.sumcom, b[1], 40),
-                   res[i].m.internode_fraction, res[i].seconds);
+                   num(res[i].m.congestion_max, b[2], 40), res[i].m.internode_fraction,
+                   res[i].seconds);
         }
     }
     free(res);

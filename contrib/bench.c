@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* topomap-bench: hop-bytes and mapping time of the mapping algorithms, with
- * Scotch's static mapping side by side (bench_scotch.c), on the shared
- * workloads and synthetic profiles (bench_gen.c) x machine topologies. Prints
- * the case table (also saved as PREFIX.txt), a summary (bench_summary.c) and
- * the scaling tables (bench_scale.c), and draws PREFIX.svg (bench_svg.c). Not
- * part of `make check`: run it with `make bench`.
+/* topomap-bench: hop-bytes, congestion (bytes on the busiest channel,
+ * topomap_metrics_t.congestion_max) and mapping time of the mapping
+ * algorithms, with Scotch's static mapping side by side (bench_scotch.c), on
+ * the shared workloads and synthetic profiles (bench_gen.c) x machine
+ * topologies. Prints the case table (also saved as PREFIX.txt), a summary
+ * (bench_summary.c) and the scaling tables (bench_scale.c), and draws
+ * PREFIX.svg (bench_svg.c). Not part of `make check`: run it with `make bench`.
  *
  * Case sets (-s, -L, -S; -h lists the flags):
  *  base     every shared workload, plus a 3D stencil of 8x8x8 and of 16x16x16
@@ -293,6 +294,8 @@ static void usage(FILE *f)
             "usage: topomap-bench [-w WORKLOADS] [-t TOPOLOGIES] [-g GRAPHS] [-o PREFIX]\n"
             "                     [-a ALGO,...] [-T SECONDS] [-j THREADS] [-s SET,...] [-L] [-S]\n"
             "                     [-q]\n"
+            "Per case and algorithm: hop-bytes (/block, /scotch), max link = congestion,\n"
+            "the bytes on the busiest channel under the network's routing (/scotch), time.\n"
             "  -w DIR  profiles (*.txt); default $TOPOMAP_WORKLOADS or %s\n"
             "  -t DIR  topologies (*.yaml); default %s\n"
             "  -g DIR  METIS graphs 4elt, copter2, mdual (*.graph, Debian's libmetis-doc); default\n"

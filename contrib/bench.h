@@ -34,6 +34,8 @@ struct bench_result {
     double hb;      /* hop-bytes */
     double rel;     /* hb / block's hb */
     double srel;    /* hb / Scotch's hb */
+    double cong;    /* congestion: bytes on the busiest channel (congestion_max) */
+    double crel;    /* cong / Scotch's cong */
     double secs;    /* wall-clock seconds of the mapping */
     double stime;   /* secs / Scotch's secs */
     int timeout;    /* 1: hit the time limit */

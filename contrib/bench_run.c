@@ -159,7 +159,7 @@ topomap_alloc_t *bench_make_alloc(const topomap_topology_t *t, int n, int scatte
 struct reply {
     int rc;      /* 0, or -1 with a note */
     int timeout; /* 1: over the time limit */
-    double secs, hb;
+    double secs, hb, cong; /* cong: congestion_max */
     char note[80];
 };
 
@@ -266,6 +266,7 @@ static void run_algo(const char *algo, const topomap_profile_t *p, const topomap
         snprintf(rep->note, sizeof rep->note, "topomap_eval_slots failed: %s", strerror(errno));
     } else if (rep->rc == 0) {
         rep->hb = m.hop_bytes;
+        rep->cong = m.congestion_max;
     }
     free(r2s);
 }
@@ -386,6 +387,7 @@ static void run_one(struct bench_result *R, const char *pname, const topomap_pro
     if (rep.rc == 0) {
         R->secs = rep.secs;
         R->hb = rep.hb;
+        R->cong = rep.cong;
         R->rel = block_hb > 0 ? rep.hb / block_hb : NAN;
     }
     if (R->timeout)
@@ -402,7 +404,7 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
     /* Scotch first, so that every line can be divided by its values. */
     struct bench_result S;
     memset(&S, 0, sizeof S);
-    S.hb = S.rel = S.secs = NAN;
+    S.hb = S.rel = S.secs = S.cong = NAN;
     S.n = n;
     snprintf(S.algo, sizeof S.algo, "scotch");
     int sk = -1;
@@ -417,7 +419,7 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
             *R = S;
         } else {
             R->n = n;
-            R->hb = R->rel = R->secs = NAN;
+            R->hb = R->rel = R->secs = R->cong = NAN;
             snprintf(R->algo, sizeof R->algo, "%s", plan->algos[k]);
             run_one(R, pname, p, a, block_hb, plan, k);
         }
@@ -427,16 +429,17 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
         R->scaling = plan->scaling;
         R->srel = S.hb > 0 ? R->hb / S.hb : NAN;
         R->stime = S.secs > 0 ? R->secs / S.secs : NAN;
-        bench_emit("%-22s %6d %-18s %-11s %-13s %12.5g %7.3f %7.3f %9.4f %8.3f  %s\n", R->profile,
-                   R->n, R->topo, R->shape, R->algo, R->hb, R->rel, R->srel, R->secs, R->stime,
-                   R->note);
+        R->crel = S.cong > 0 ? R->cong / S.cong : NAN;
+        bench_emit("%-22s %6d %-18s %-11s %-13s %12.5g %7.3f %7.3f %10.4g %7.3f %9.4f %8.3f  %s\n",
+                   R->profile, R->n, R->topo, R->shape, R->algo, R->hb, R->rel, R->srel, R->cong,
+                   R->crel, R->secs, R->stime, R->note);
     }
 }
 
 /* The column heads of the lines above. */
 void bench_table_head(void)
 {
-    bench_emit("%-22s %6s %-18s %-11s %-13s %12s %7s %7s %9s %8s  %s\n", "profile", "ranks",
-               "topology", "alloc", "algorithm", "hop-bytes", "/block", "/scotch", "time (s)",
-               "t/scotch", "note");
+    bench_emit("%-22s %6s %-18s %-11s %-13s %12s %7s %7s %10s %7s %9s %8s  %s\n", "profile",
+               "ranks", "topology", "alloc", "algorithm", "hop-bytes", "/block", "/scotch",
+               "max link", "/scotch", "time (s)", "t/scotch", "note");
 }

@@ -160,6 +160,11 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
                    char *err, size_t errlen);
 
+/* congestion.c: fill the congestion_* fields of m for ranks placed on
+ * node[] (checked to be in range); 0, or -1 with errno (EINVAL, ENOMEM). */
+int topomap_congestion(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                       topomap_metrics_t *m);
+
 /* topo_torus.c: the shape of a torus/mesh: fills dims[k] and wrap[k] for
  * k < min(ndims, maxdims) and returns ndims; 0 for other kinds. */
 int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int maxdims);

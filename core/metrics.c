@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Quality of a placement: hop-bytes (OHTMA paper, Li et al. 2020, eq. 1),
- * SumCom and MaxCom (Bordage & Jeannot 2017, section 2), max dilation and the
- * share of bytes that leave the node.
+ * SumCom and MaxCom (Bordage & Jeannot 2017, section 2), max dilation, the
+ * share of bytes that leave the node, and congestion (core/congestion.c).
  *
  * Departures from the papers, on purpose:
  *  - both papers sum over all (i, j) of a matrix; Bordage & Jeannot assume it
@@ -93,6 +93,8 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
             r.max_dilation = acc[i].dilation;
     }
     free(acc);
+    if (topomap_congestion(p, t, node, &r) < 0)
+        return -1;
     /* The profile's own total (summed in its order) rather than ours, so that
      * total_bytes is the same number `topomap stats` and the loader report. */
     r.total_bytes = topomap_profile_total_bytes(p);

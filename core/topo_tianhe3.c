@@ -6,7 +6,27 @@
  *   same chip 1, same row or column 3, different row and column 5,
  *   one more when the two nodes sit on different sides; 0 for the same node.
  * The paper fixes N = 96 (48 + 48); here N is a parameter (any even number).
- * Node index = chip * N + k, chip = row * cols + col, k < N/2 on the left. */
+ * Node index = chip * N + k, chip = row * cols + col, k < N/2 on the left.
+ *
+ * Routes (for congestion, core/congestion.c). Elements: the nodes, then the
+ * two halves of each chip (element nnodes + 2 chip + side, side 0 = left),
+ * each half a switch serving its nodes. Cables: a node to its half; the two
+ * halves of a chip (the extra hop between sides of Table 1); and the direct
+ * links between chips of one row or column, one per side (left halves to
+ * left halves, right to right). A message goes up its node's cable, changes
+ * side on the source chip if the two nodes are on different sides, moves
+ * along the source row to the destination column, then along that column to
+ * the destination row (row-then-column), and goes down to its node.
+ * Table 1 counts one hop per chip passed and one per link between chips or
+ * sides; no cable model can give exactly those numbers (two nodes of one
+ * side are 1 hop apart but share no cable other than their own two), so a
+ * route of c chip links, s side changes and the two node cables has
+ * 2 + c + s channels where Table 1 says 1 + 2 c + s hops.
+ * Channel numbers: 2 node (up) and 2 node + 1 (down); then, from 2 nnodes,
+ * 2 chip + side for the side change leaving that half; then, from
+ * 2 nnodes + 2 chips, 2 (chip x (rows + cols) + t) + side for the chip link
+ * leaving chip towards column t of its row (t < cols) or row t - cols of its
+ * column. */
 #include <errno.h>
 
 #include "internal.h"
@@ -53,8 +73,59 @@ static int th3_describe(const topomap_topology_t *t, FILE *f)
     return 0;
 }
 
+static void th3_channels(const topomap_topology_t *t, int *nswitches, int *route_max)
+{
+    *nswitches = 2 * t->u.th3.rows * t->u.th3.cols;
+    *route_max = 5; /* two node cables, one side change, two chip links */
+}
+
+static int th3_route(const topomap_topology_t *t, int a, int b, int64_t *chan)
+{
+    const struct topo_tianhe3 *T = &t->u.th3;
+    int64_t n = t->nnodes, chips = (int64_t)T->rows * T->cols, side_base = 2 * n;
+    int64_t link_base = side_base + 2 * chips, width = T->rows + T->cols;
+    int ca = a / T->npc, cb = b / T->npc;
+    int sa = a - ca * T->npc >= T->half, sb = b - cb * T->npc >= T->half;
+    int ra = ca / T->cols, rb = cb / T->cols, colb = cb % T->cols, h = 0;
+    chan[h++] = 2 * (int64_t)a;
+    if (sa != sb)
+        chan[h++] = side_base + 2 * ca + sa;
+    if (ca % T->cols != colb) /* along the row, to the destination column */
+        chan[h++] = link_base + 2 * (ca * width + colb) + sb;
+    int cur = ra * T->cols + colb;
+    if (ra != rb) /* along the column, to the destination row */
+        chan[h++] = link_base + 2 * (cur * width + T->cols + rb) + sb;
+    chan[h++] = 2 * (int64_t)b + 1;
+    return h;
+}
+
+static void th3_channel_ends(const topomap_topology_t *t, int64_t c, int *from, int *to)
+{
+    const struct topo_tianhe3 *T = &t->u.th3;
+    int64_t n = t->nnodes, chips = (int64_t)T->rows * T->cols, side_base = 2 * n;
+    int64_t link_base = side_base + 2 * chips, width = T->rows + T->cols;
+    if (c < side_base) { /* a node's cable */
+        int node = (int)(c / 2), chip = node / T->npc;
+        int half = (int)n + 2 * chip + (node - chip * T->npc >= T->half);
+        *from = c % 2 ? half : node;
+        *to = c % 2 ? node : half;
+    } else if (c < link_base) { /* a side change inside a chip */
+        int half = (int)(n + (c - side_base));
+        *from = half;
+        *to = half ^ 1; /* the two halves of a chip differ in the last bit: n is even */
+    } else {
+        int64_t l = (c - link_base) / 2;
+        int side = (int)((c - link_base) % 2), chip = (int)(l / width), k = (int)(l % width);
+        int dest = k < T->cols ? chip / T->cols * T->cols + k
+                               : (k - T->cols) * T->cols + chip % T->cols;
+        *from = (int)n + 2 * chip + side;
+        *to = (int)n + 2 * dest + side;
+    }
+}
+
 static const struct topo_ops th3_ops = {
-    th3_hops, th3_diameter, th3_coords, th3_describe, NULL,
+    th3_hops,    th3_diameter, th3_coords,     th3_describe,
+    NULL,        th3_channels, th3_route,      th3_channel_ends,
 };
 
 int topo_tianhe3_count(int rows, int cols, int npc, char *err, size_t errlen)

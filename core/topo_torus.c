@@ -2,7 +2,16 @@
 /* n-D meshes and tori with per-dimension wraparound. With dimension-ordered
  * minimal routing a message crosses, in each dimension, the shorter way round
  * (a wrapped dimension) or the straight distance (an open one), so the hop
- * count is the sum of the per-dimension distances. */
+ * count is the sum of the per-dimension distances.
+ *
+ * Routes (for congestion, core/congestion.c): the nodes are the routers, so
+ * the elements are the nodes and a channel is one direction of the cable
+ * between two neighbours. A message corrects dimension 0 first, then 1, ...
+ * (dimension-ordered routing). On a wrapped dimension it goes the shorter way
+ * round; when both ways are equally long (the destination exactly half an
+ * even ring away) it goes in the + direction (increasing coordinate, wrapping
+ * from size - 1 to 0). Channel number: node x 2 ndims + 2 k + (1 if the
+ * channel leaves the node in the - direction of dimension k). */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -58,8 +67,73 @@ static void torus_destroy(topomap_topology_t *t)
     free(t->u.torus.coord);
 }
 
+static void torus_channels(const topomap_topology_t *t, int *nswitches, int *route_max)
+{
+    *nswitches = 0;
+    *route_max = torus_diameter(t);
+}
+
+/* Node index stride of dimension k (x0 + d0 * (x1 + d1 * ...)). */
+static int torus_stride(const struct topo_torus *T, int k)
+{
+    int s = 1;
+    for (int l = 0; l < k; l++)
+        s *= T->dims[l];
+    return s;
+}
+
+static int torus_route(const topomap_topology_t *t, int a, int b, int64_t *chan)
+{
+    const struct topo_torus *T = &t->u.torus;
+    const int *cb = T->coord + (size_t)b * T->ndims;
+    int nd = T->ndims, h = 0, cur = a, stride = 1;
+    for (int k = 0; k < nd; k++) {
+        int size = T->dims[k], x = T->coord[(size_t)a * nd + k], steps, neg;
+        /* delta: how far + goes (mod size on a ring); + on a tie. */
+        int delta = cb[k] - x;
+        if (T->wrap[k]) {
+            if (delta < 0)
+                delta += size;
+            neg = 2 * delta > size;
+            steps = neg ? size - delta : delta;
+        } else {
+            neg = delta < 0;
+            steps = neg ? -delta : delta;
+        }
+        for (int s = 0; s < steps; s++) {
+            chan[h++] = (int64_t)cur * 2 * nd + 2 * k + neg;
+            /* Move cur one step along dimension k, wrapping on a ring. */
+            if (neg) {
+                cur -= stride;
+                if (x == 0)
+                    cur += size * stride;
+                x = x == 0 ? size - 1 : x - 1;
+            } else {
+                cur += stride;
+                if (x == size - 1)
+                    cur -= size * stride;
+                x = x == size - 1 ? 0 : x + 1;
+            }
+        }
+        stride *= size;
+    }
+    return h;
+}
+
+static void torus_channel_ends(const topomap_topology_t *t, int64_t c, int *from, int *to)
+{
+    const struct topo_torus *T = &t->u.torus;
+    int nd = T->ndims, node = (int)(c / (2 * nd)), k = (int)(c % (2 * nd)) / 2;
+    int neg = (int)(c % 2), size = T->dims[k], stride = torus_stride(T, k);
+    int x = T->coord[(size_t)node * nd + k];
+    int nx = neg ? (x == 0 ? size - 1 : x - 1) : (x == size - 1 ? 0 : x + 1);
+    *from = node;
+    *to = node + (nx - x) * stride;
+}
+
 static const struct topo_ops torus_ops = {
-    torus_hops, torus_diameter, torus_coords, torus_describe, torus_destroy,
+    torus_hops,     torus_diameter, torus_coords,      torus_describe,
+    torus_destroy,  torus_channels, torus_route,       torus_channel_ends,
 };
 
 int topo_torus_count(int ndims, const int *dims, const int *wrap, char *err, size_t errlen)

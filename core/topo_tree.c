@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tree networks (fat-trees seen as trees of switches).
+/* Tree networks (fat-trees seen as trees of switches: every switch and node
+ * has one parent, so a fat-tree whose switches have several parents is
+ * described by one of its spanning trees).
  *  - Regular trees: nlevels switch levels, arity[k] children per switch of
  *    level k (level 0 = the top switch), a hop count per level of the lowest
  *    common switch. Node index = mixed radix, last level fastest, so nodes
@@ -14,6 +16,14 @@
 
 #include "internal.h"
 #include "topology_priv.h"
+
+/* Routes (for congestion, core/congestion.c) are up-down: from the source
+ * node up to the lowest common switch, then down to the destination. With
+ * one parent per element the route is unique. Elements are the nodes, then
+ * the switches; every element but the top one has a cable to its parent,
+ * whose two directions are channels 2 e (up, e -> parent) and 2 e + 1 (down,
+ * parent -> e). The route has 2 x (levels climbed) channels, which is the
+ * hop count unless a YAML `hops` value says otherwise. */
 
 /* ---- regular trees ------------------------------------------------------ */
 
@@ -61,8 +71,62 @@ static int tree_describe(const topomap_topology_t *t, FILE *f)
     return 0;
 }
 
+/* Element number of the level-k switch above node x (switches are numbered
+ * level by level from the top, in node order inside a level). */
+static int tree_switch(const struct topo_tree *T, int k, int x)
+{
+    return T->first[k] + x / (T->below[k] * T->arity[k]);
+}
+
+static void tree_channels(const topomap_topology_t *t, int *nswitches, int *route_max)
+{
+    const struct topo_tree *T = &t->u.tree;
+    *nswitches = T->first[T->nlevels - 1] - t->nnodes + t->nnodes / T->arity[T->nlevels - 1];
+    *route_max = 2 * T->nlevels;
+}
+
+static int tree_route(const topomap_topology_t *t, int a, int b, int64_t *chan)
+{
+    const struct topo_tree *T = &t->u.tree;
+    int L = T->nlevels, k = L - 1;
+    /* k: the level of the lowest common switch (as in tree_hops). */
+    for (int l = 0; l < L - 1; l++)
+        if (a / T->below[l] != b / T->below[l]) {
+            k = l;
+            break;
+        }
+    /* Up the cables of a and of its switches of levels L-1 .. k+1, then
+     * down those of b's switches of levels k+1 .. L-1 and of b. */
+    int h = 0;
+    chan[h++] = 2 * (int64_t)a;
+    for (int l = L - 1; l > k; l--)
+        chan[h++] = 2 * (int64_t)tree_switch(T, l, a);
+    for (int l = k + 1; l < L; l++)
+        chan[h++] = 2 * (int64_t)tree_switch(T, l, b) + 1;
+    chan[h++] = 2 * (int64_t)b + 1;
+    return h;
+}
+
+static void tree_channel_ends(const topomap_topology_t *t, int64_t c, int *from, int *to)
+{
+    const struct topo_tree *T = &t->u.tree;
+    int e = (int)(c / 2), parent;
+    if (e < t->nnodes) {
+        parent = tree_switch(T, T->nlevels - 1, e);
+    } else {
+        int k = T->nlevels - 1;
+        while (e < T->first[k])
+            k--;
+        /* Switch j of level k sits under switch j / arity[k-1] of level k-1. */
+        parent = T->first[k - 1] + (e - T->first[k]) / T->arity[k - 1];
+    }
+    *from = c % 2 ? parent : e;
+    *to = c % 2 ? e : parent;
+}
+
 static const struct topo_ops tree_ops = {
-    tree_hops, tree_diameter, tree_coords, tree_describe, NULL,
+    tree_hops,    tree_diameter, tree_coords,     tree_describe,
+    NULL,         tree_channels, tree_route,      tree_channel_ends,
 };
 
 int topo_tree_count(int nlevels, const int *arity, const int *hops, char *err, size_t errlen)
@@ -104,6 +168,13 @@ topomap_topology_t *topo_tree_build(int nlevels, const int *arity, const int *ho
         T->hops[k] = hops[k];
         T->below[k] = below;
         below *= arity[k];
+    }
+    /* Level k has arity[0] x ... x arity[k-1] switches (one at the top). */
+    int count = 1;
+    T->first[0] = n;
+    for (int k = 1; k < nlevels; k++) {
+        T->first[k] = T->first[k - 1] + count;
+        count *= arity[k - 1];
     }
     return topo_finish(t, cores, err, errlen);
 }
@@ -182,8 +253,61 @@ static void itree_destroy(topomap_topology_t *t)
     free(T->port);
 }
 
+static void itree_channels(const topomap_topology_t *t, int *nswitches, int *route_max)
+{
+    *nswitches = t->u.itree.nsw;
+    *route_max = 2 * t->u.itree.maxdepth;
+}
+
+/* Switch s is element nnodes + s; the parent of a node is its leaf switch. */
+static int itree_route(const topomap_topology_t *t, int a, int b, int64_t *chan)
+{
+    const struct topo_itree *T = &t->u.itree;
+    const int *parent = T->parent, *depth = T->depth;
+    int n = t->nnodes, sa = T->leaf[a], sb = T->leaf[b], la = 1, lb = 1;
+    /* The lowest common switch and the cables climbed on each side (as in
+     * itree_hops): la up cables from a, lb from b, counting the nodes'. */
+    while (depth[sa] > depth[sb]) {
+        sa = parent[sa];
+        la++;
+    }
+    while (depth[sb] > depth[sa]) {
+        sb = parent[sb];
+        lb++;
+    }
+    while (sa != sb) {
+        sa = parent[sa];
+        sb = parent[sb];
+        la++;
+        lb++;
+    }
+    /* Up from a: its cable, then its switches' below the common one. Down
+     * to b: the same elements of b's side, written from the end backwards. */
+    int e = a;
+    for (int i = 0; i < la; i++) {
+        chan[i] = 2 * (int64_t)e;
+        e = n + (e < n ? T->leaf[e] : parent[e - n]);
+    }
+    e = b;
+    for (int i = 0; i < lb; i++) {
+        chan[la + lb - 1 - i] = 2 * (int64_t)e + 1;
+        e = n + (e < n ? T->leaf[e] : parent[e - n]);
+    }
+    return la + lb;
+}
+
+static void itree_channel_ends(const topomap_topology_t *t, int64_t c, int *from, int *to)
+{
+    const struct topo_itree *T = &t->u.itree;
+    int e = (int)(c / 2), n = t->nnodes;
+    int parent = n + (e < n ? T->leaf[e] : T->parent[e - n]);
+    *from = c % 2 ? parent : e;
+    *to = c % 2 ? e : parent;
+}
+
 const struct topo_ops topo_itree_ops = {
-    itree_hops, itree_diameter, itree_coords, itree_describe, itree_destroy,
+    itree_hops,    itree_diameter, itree_coords,     itree_describe,
+    itree_destroy, itree_channels, itree_route,      itree_channel_ends,
 };
 
 int topo_itree_prepare(topomap_topology_t *t, char *err, size_t errlen)

@@ -243,12 +243,14 @@ fail:
 
 /* The network section: builds the topology (one core per node for now). */
 static topomap_topology_t *load_network(struct ctx *c, yaml_node_t *root, yaml_node_t *net,
-                                        double *hop_cost)
+                                        double *hop_cost, double *bandwidth)
 {
-    static const char *const torus_keys[] = {"kind", "hop_cost", "dims", "wrap", NULL};
-    static const char *const th3_keys[] = {"kind", "hop_cost", "rows", "cols", "nodes_per_chip",
-                                           NULL};
-    static const char *const tree_keys[] = {"kind", "hop_cost", "levels", "slurm_topology", NULL};
+    static const char *const torus_keys[] = {"kind", "hop_cost", "link_bandwidth", "dims", "wrap",
+                                             NULL};
+    static const char *const th3_keys[] = {"kind", "hop_cost", "link_bandwidth", "rows", "cols",
+                                           "nodes_per_chip", NULL};
+    static const char *const tree_keys[] = {"kind", "hop_cost", "link_bandwidth", "levels",
+                                            "slurm_topology", NULL};
     static const char *const level_keys[] = {"arity", "hops", NULL};
     char berr[TOPOMAP_ERRLEN];
     const char *kind;
@@ -276,6 +278,11 @@ static topomap_topology_t *load_network(struct ctx *c, yaml_node_t *root, yaml_n
         return NULL;
     *hop_cost = 1.0;
     if ((v = get(c, net, "hop_cost")) && get_double(c, v, "hop_cost", 0, 1, hop_cost) < 0)
+        return NULL;
+    /* Bytes per second of one channel (one direction of a cable); 0 = unknown. */
+    *bandwidth = 0;
+    if ((v = get(c, net, "link_bandwidth")) &&
+        get_double(c, v, "link_bandwidth", 0, 1, bandwidth) < 0)
         return NULL;
 
     /* Parameters and node count, then the names, then the build. */
@@ -632,10 +639,11 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
         goto out;
     if ((v = get(&c, root, "description")) && get_str(&c, v, "description", &desc) < 0)
         goto out;
-    double hop_cost;
-    if (!(t = load_network(&c, root, net, &hop_cost)))
+    double hop_cost, bandwidth;
+    if (!(t = load_network(&c, root, net, &hop_cost, &bandwidth)))
         goto out;
     t->hop_cost = hop_cost;
+    t->link_bandwidth = bandwidth;
     if (load_node(&c, t, get(&c, root, "node")) < 0)
         goto fail;
     if (name && !(t->name = strdup(name))) {

@@ -126,6 +126,7 @@ topomap_topology_t *topo_finish(topomap_topology_t *t, int cores, char *err, siz
         return NULL;
     }
     t->diameter = t->ops->diameter(t);
+    t->ops->channels(t, &t->nswitches, &t->route_max);
     return t;
 }
 
@@ -206,6 +207,21 @@ int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost)
 double topomap_topology_hop_cost(const topomap_topology_t *t)
 {
     return t->hop_cost;
+}
+
+int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s)
+{
+    if (!t || !isfinite(bytes_per_s) || bytes_per_s < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    t->link_bandwidth = bytes_per_s;
+    return 0;
+}
+
+double topomap_topology_link_bandwidth(const topomap_topology_t *t)
+{
+    return t->link_bandwidth;
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -290,6 +306,46 @@ int topomap_topology_diameter(const topomap_topology_t *t)
     return t->diameter;
 }
 
+int topomap_topology_nelements(const topomap_topology_t *t)
+{
+    return t->nnodes + t->nswitches;
+}
+
+int topomap_topology_route_max(const topomap_topology_t *t)
+{
+    return t->route_max;
+}
+
+int topomap_topology_route(const topomap_topology_t *t, int a, int b, int *elems, int max)
+{
+    if ((unsigned)a >= (unsigned)t->nnodes || (unsigned)b >= (unsigned)t->nnodes || max < 1 ||
+        !elems) {
+        errno = EINVAL;
+        return -1;
+    }
+    elems[0] = a;
+    if (a == b)
+        return 0;
+    int64_t small[64], *chan = small;
+    if (t->route_max > 64 && !(chan = malloc(sizeof *chan * (size_t)t->route_max))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int h = t->ops->route(t, a, b, chan), rc = h;
+    if (h + 1 > max) {
+        errno = ERANGE;
+        rc = -1;
+    } else {
+        for (int i = 0; i < h; i++) {
+            int from;
+            t->ops->channel_ends(t, chan[i], &from, &elems[i + 1]);
+        }
+    }
+    if (chan != small)
+        free(chan);
+    return rc;
+}
+
 int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, int maxdims)
 {
     if (node < 0 || node >= t->nnodes || maxdims < 0 || (!coords && maxdims > 0)) {
@@ -321,6 +377,8 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
     fprintf(f, " same core %g\n", t->cost[t->nlevels]);
     fprintf(f, "diameter: %d hops\n", t->diameter);
     fprintf(f, "hop_cost: %g\n", t->hop_cost);
+    if (t->link_bandwidth > 0)
+        fprintf(f, "link_bandwidth: %g bytes/s per channel\n", t->link_bandwidth);
     if (ferror(f)) {
         errno = EIO;
         return -1;

@@ -6,6 +6,7 @@
 #ifndef TOPOMAP_TOPOLOGY_PRIV_H
 #define TOPOMAP_TOPOLOGY_PRIV_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "topomap.h"
@@ -29,6 +30,18 @@ struct topo_ops {
     int (*describe)(const topomap_topology_t *t, FILE *f);
     /* Free the kind's data (may be NULL). */
     void (*destroy)(topomap_topology_t *t);
+    /* Channels (core/congestion.c): one direction of a cable between two
+     * network elements. Elements are the nodes 0 .. nnodes-1, then the
+     * kind's switches from nnodes on. Channel numbers are the kind's own
+     * (int64, not dense). Called once at build time: the number of switches
+     * and the longest route in channels. */
+    void (*channels)(const topomap_topology_t *t, int *nswitches, int *route_max);
+    /* Write the channels of the deterministic minimal route from node a to
+     * node b (a != b, both in range) into chan in path order; returns their
+     * count (<= route_max). */
+    int (*route)(const topomap_topology_t *t, int a, int b, int64_t *chan);
+    /* The elements channel c (from route()) leaves and enters. */
+    void (*channel_ends)(const topomap_topology_t *t, int64_t c, int *from, int *to);
 };
 
 struct topo_torus {
@@ -48,6 +61,7 @@ struct topo_tree {
     int arity[TOPO_MAX_LEVELS];
     int hops[TOPO_MAX_LEVELS];  /* hops[k]: lowest common switch at level k */
     int below[TOPO_MAX_LEVELS]; /* nodes under one child of a level-k switch */
+    int first[TOPO_MAX_LEVELS]; /* element number of the first level-k switch */
 };
 
 /* An irregular tree (Slurm topology.conf): switches with parents. */
@@ -71,7 +85,10 @@ struct topomap_topology {
     int *hash;                 /* open addressing, -1 = empty */
     size_t hmask;              /* table size - 1 (a power of two) */
     double hop_cost;           /* SumCom cost of one network hop */
+    double link_bandwidth;     /* bytes per second of a channel, 0 = not given */
     int diameter;
+    int nswitches;             /* network elements beyond the nodes */
+    int route_max;             /* longest route, in channels */
     /* The inside of a node: nlevels levels, outermost first. */
     int cores;
     int nlevels;

@@ -249,6 +249,38 @@ int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost);
 /** The SumCom cost of one network hop. */
 double topomap_topology_hop_cost(const topomap_topology_t *t);
 /**
+ * Set the bandwidth of one channel (one direction of a cable), in bytes per
+ * second (the YAML key network.link_bandwidth); 0 means not known.
+ * @return 0, or -1 with errno EINVAL (negative or not finite).
+ */
+int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s);
+/** Bandwidth of one channel in bytes per second, 0 when not known. */
+double topomap_topology_link_bandwidth(const topomap_topology_t *t);
+
+/*
+ * Routes and channels. The network's elements are the nodes (0 .. nnodes-1)
+ * and, from nnodes on, its switches: none on a torus/mesh (the nodes route);
+ * on a tree the switches level by level from the top (a Slurm topology.conf:
+ * in definition order, then the virtual root if any); on Tianhe-3 the two
+ * halves of each chip (nnodes + 2 x chip + side). A channel is one direction
+ * of a cable between two neighbouring elements. Routing is deterministic and
+ * minimal: dimension-ordered on tori/meshes (dimension 0 first; on a ring the
+ * shorter way, the + direction when both are equally long), up-down on trees,
+ * row-then-column over the direct chip links on Tianhe-3 (README, "Metrics").
+ */
+/** Number of network elements (nodes and switches). */
+int topomap_topology_nelements(const topomap_topology_t *t);
+/** Longest route in channels (a route needs room for this + 1 elements). */
+int topomap_topology_route_max(const topomap_topology_t *t);
+/**
+ * The route from node @p a to node @p b: fills @p elems[0 .. h] with the
+ * elements passed (a first, b last; elems[0] = a alone when a == b).
+ * @return h, the number of channels (0 when a == b), or -1 with errno EINVAL
+ *         (node out of range, NULL @p elems, @p max < 1), ERANGE (@p max < h + 1)
+ *         or ENOMEM.
+ */
+int topomap_topology_route(const topomap_topology_t *t, int a, int b, int *elems, int max);
+/**
  * Coordinates of @p node: fills up to @p maxdims entries of @p coords and
  * returns the number of dimensions (torus/mesh: one per dimension; tianhe3:
  * row, col, side, slot; tree: the switch index at each level, then the port).
@@ -348,6 +380,17 @@ typedef struct topomap_metrics {
     double maxcom;             /**< max A[i][j] * cost(slot(i), slot(j)) */
     double internode_bytes;    /**< bytes between ranks on different nodes */
     double internode_fraction; /**< internode_bytes / total_bytes */
+    /** Congestion: every pair's bytes routed over the network's channels
+     *  (topomap_link_loads()). Largest load of one channel, in bytes. */
+    double congestion_max;
+    /** Mean load of the channels that carry traffic, in bytes (0 if none). */
+    double congestion_avg;
+    /** Number of channels that carry traffic. */
+    long congestion_channels;
+    /** congestion_max and _avg divided by the link bandwidth: seconds to
+     *  drain the channel; 0 when the topology gives no bandwidth. */
+    double congestion_max_seconds;
+    double congestion_avg_seconds;
 } topomap_metrics_t;
 
 /**
@@ -359,6 +402,26 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
 /** Same for rank -> slot of allocation @p a. */
 int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                        const int *rank_to_slot, topomap_metrics_t *m);
+
+/** The load of one channel: bytes routed from element @p from to @p to. */
+typedef struct topomap_link_load {
+    int from, to; /**< network elements (see topomap_topology_route()) */
+    double load;  /**< bytes */
+} topomap_link_load_t;
+
+/**
+ * Route every directed pair of @p p placed on nodes @p node[rank] of @p t
+ * (bytes as recorded, pairs on one node use no channel) and return the load of
+ * every channel that carries traffic, in increasing channel order (fixed by
+ * the topology). Loads are summed in rank order, serially: bit-identical for
+ * any thread count. Cost O(communicating pairs x route length) time and
+ * O(loaded channels) memory.
+ * @return 0 with *@p links (caller frees with free(); NULL when *@p n is 0)
+ *         and *@p n set; -1 with errno EINVAL (NULL argument, node out of
+ *         range) or ENOMEM.
+ */
+int topomap_link_loads(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                       topomap_link_load_t **links, size_t *n);
 
 /** Matrix statistics of the metrics study (Bordage & Jeannot, section 4.4). */
 #define TOPOMAP_STATS_MAXK 8

@@ -109,6 +109,20 @@ cat "$tmp/ft.map" >> "$out"
 run eval --profile "$tmp/ring8.txt" --topology "$TOPO/fattree-plafrim2.yaml" --mapping "$tmp/ft.map"
 run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algos block,cyclic,random
+# Congestion with a link bandwidth: block puts ranks 2r, 2r+1 on node r of a
+# ring of 4. By hand: 0->4 (5000 B) and 4->0 (3000 B) are half the ring apart
+# and both go the + way (r0->r1->r2, r2->r3->r0); with the ring's 1000 B per
+# channel: r0->r1, r1->r2 6000 B, r2->r3, r3->r0 4000 B, the four - channels
+# 1000 B: max 6000 B = 6e-06 s at 1e9 B/s, mean 24000 / 8 = 3000 B.
+cat > "$tmp/ring4.yaml" <<'EOF'
+network: {kind: torus, dims: [4], link_bandwidth: 1e9}
+nodes: "r[0-3]"
+node: {cores: 2}
+EOF
+run map --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --algo block -o "$tmp/ring4.map"
+run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map"
+run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map" --json
+run topology show "$tmp/ring4.yaml"
 # The time column is the one thing that changes from run to run.
 sed -i -E '/^(block|cyclic|random|ohtma|greedy)[a-z+-]* /s/ +[0-9]+\.[0-9]+$/ TIME/' "$out"
 

@@ -22,7 +22,7 @@ static const struct {
      "description, network, nodes, node)"},
     {"unknown-network-key.yaml", EINVAL,
      "unknown-network-key.yaml:3:3: unknown key 'dim' in network (expected one of: kind, "
-     "hop_cost, dims, wrap)"},
+     "hop_cost, link_bandwidth, dims, wrap)"},
     {"node-level-key.yaml", EINVAL,
      "node-level-key.yaml:7:30: unknown key 'latency' in a node level (expected one of: name, "
      "arity, cost)"},

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Congestion: the bytes every channel carries when each directed pair of the
+ * profile is sent along the network's deterministic minimal route. Wu et al.
+ * 2016 define a link's congestion as its bytes divided by its bandwidth and a
+ * mapping's as the largest over the links (section 2.2), and report it in
+ * bytes assuming equal bandwidths (section 4.3): congestion_max here, and
+ * congestion_max_seconds when the topology gives the bandwidth. A channel is
+ * one direction of a cable between two network elements; the routes and
+ * channel numbers come from the network kind (route() and channel_ends() of
+ * topo_torus.c, topo_tree.c, topo_tianhe3.c). Pairs on one node use no
+ * channel.
+ *
+ * Channel numbers are sparse (a Tianhe-3 chip-link number grows with chips x
+ * (rows + cols)), so loads are kept in an open-addressing hash table keyed by
+ * channel: memory grows with the channels that carry traffic, never with
+ * nodes x nodes. The loop is serial and adds the pairs in rank order, so every
+ * load, and the sums over them taken in channel order, are the same on every
+ * run and for any thread count. Cost: O(pairs x route length). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "topology_priv.h"
+
+struct load_table {
+    int64_t *key; /* channel, -1 = empty */
+    double *load;
+    size_t mask;  /* size - 1, size a power of two */
+    size_t used;
+    int shift;    /* 64 - log2(size): the hash keeps the top bits */
+};
+
+static size_t slot_of(const struct load_table *lt, int64_t c)
+{
+    /* Fibonacci hashing: channel numbers of one route are close together. */
+    return (size_t)(((uint64_t)c * 0x9E3779B97F4A7C15ULL) >> lt->shift);
+}
+
+static int table_alloc(struct load_table *lt, int bits)
+{
+    size_t size = (size_t)1 << bits;
+    lt->key = malloc(size * sizeof *lt->key);
+    lt->load = malloc(size * sizeof *lt->load);
+    if (!lt->key || !lt->load) {
+        free(lt->key);
+        free(lt->load);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < size; i++)
+        lt->key[i] = -1;
+    lt->mask = size - 1;
+    lt->shift = 64 - bits;
+    lt->used = 0;
+    return 0;
+}
+
+/* Insert a channel that is not in the table yet, or add to its load. */
+static void table_put(struct load_table *lt, int64_t c, double w)
+{
+    size_t i = slot_of(lt, c);
+    while (lt->key[i] >= 0 && lt->key[i] != c)
+        i = (i + 1) & lt->mask;
+    if (lt->key[i] < 0) {
+        lt->key[i] = c;
+        lt->load[i] = 0;
+        lt->used++;
+    }
+    lt->load[i] += w;
+}
+
+/* Double the table (kept at most half full). */
+static int table_grow(struct load_table *lt)
+{
+    struct load_table old = *lt;
+    if (table_alloc(lt, 64 - old.shift + 1) < 0) {
+        *lt = old;
+        return -1;
+    }
+    for (size_t i = 0; i <= old.mask; i++)
+        if (old.key[i] >= 0)
+            table_put(lt, old.key[i], old.load[i]);
+    free(old.key);
+    free(old.load);
+    return 0;
+}
+
+/* A channel and its load, sorted by channel before the ends are looked up. */
+struct chan_load {
+    int64_t c;
+    double load;
+};
+
+static int cmp_chan(const void *a, const void *b)
+{
+    int64_t x = ((const struct chan_load *)a)->c, y = ((const struct chan_load *)b)->c;
+    return (x > y) - (x < y);
+}
+
+/* Route every pair; *out (caller frees) gets the loaded channels in channel
+ * order, *count their number. */
+static int route_all(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                     struct chan_load **out, size_t *count)
+{
+    topomap_graph_t g;
+    if (topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 0, &g) < 0)
+        return -1;
+    for (int r = 0; r < g.n; r++)
+        if ((unsigned)node[r] >= (unsigned)t->nnodes) {
+            errno = EINVAL;
+            return -1;
+        }
+    struct load_table lt;
+    int64_t *chan = malloc(sizeof *chan * (size_t)(t->route_max > 0 ? t->route_max : 1));
+    if (!chan || table_alloc(&lt, 10) < 0) {
+        free(chan);
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = -1;
+    for (int i = 0; i < g.n; i++)
+        for (int64_t e = g.xadj[i]; e < g.xadj[i + 1]; e++) {
+            int a = node[i], b = node[g.adj[e]];
+            double w = g.w[e];
+            if (a == b || w <= 0)
+                continue;
+            int h = t->ops->route(t, a, b, chan);
+            /* Room for a whole route before it is added: at most half full. */
+            while (2 * (lt.used + (size_t)h) > lt.mask + 1)
+                if (table_grow(&lt) < 0)
+                    goto out;
+            for (int k = 0; k < h; k++)
+                table_put(&lt, chan[k], w);
+        }
+    struct chan_load *cl = malloc(sizeof *cl * (lt.used ? lt.used : 1));
+    if (!cl) {
+        errno = ENOMEM;
+        goto out;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i <= lt.mask; i++)
+        if (lt.key[i] >= 0)
+            cl[m++] = (struct chan_load){lt.key[i], lt.load[i]};
+    qsort(cl, m, sizeof *cl, cmp_chan);
+    *out = cl;
+    *count = m;
+    rc = 0;
+out:
+    free(chan);
+    free(lt.key);
+    free(lt.load);
+    return rc;
+}
+
+int topomap_link_loads(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                       topomap_link_load_t **links, size_t *n)
+{
+    if (!p || !t || !node || !links || !n) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct chan_load *cl;
+    size_t m;
+    if (route_all(p, t, node, &cl, &m) < 0)
+        return -1;
+    topomap_link_load_t *l = m ? malloc(sizeof *l * m) : NULL;
+    if (m && !l) {
+        free(cl);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < m; i++) {
+        t->ops->channel_ends(t, cl[i].c, &l[i].from, &l[i].to);
+        l[i].load = cl[i].load;
+    }
+    free(cl);
+    *links = l;
+    *n = m;
+    return 0;
+}
+
+int topomap_congestion(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                       topomap_metrics_t *m)
+{
+    struct chan_load *cl;
+    size_t n;
+    if (route_all(p, t, node, &cl, &n) < 0)
+        return -1;
+    double max = 0, sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += cl[i].load;
+        if (cl[i].load > max)
+            max = cl[i].load;
+    }
+    free(cl);
+    m->congestion_max = max;
+    m->congestion_avg = n ? sum / (double)n : 0;
+    m->congestion_channels = (long)n;
+    double bw = t->link_bandwidth;
+    m->congestion_max_seconds = bw > 0 ? m->congestion_max / bw : 0;
+    m->congestion_avg_seconds = bw > 0 ? m->congestion_avg / bw : 0;
+    return 0;
+}
