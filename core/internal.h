@@ -151,6 +151,12 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
                    char *err, size_t errlen);
 
+/* profile.c: metadata of a profile built in the library ("nranks" is the
+ * rank count and never set). 0, or -1 + errno ENOMEM. */
+int topomap_profile_set_meta(topomap_profile_t *p, const char *key, const char *val);
+/* Every metadata entry of src into dst (later values win). */
+int topomap_profile_copy_meta(topomap_profile_t *dst, const topomap_profile_t *src);
+
 /* topo_torus.c: the shape of a torus/mesh: fills dims[k] and wrap[k] for
  * k < min(ndims, maxdims) and returns ndims; 0 for other kinds. */
 int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int maxdims);
