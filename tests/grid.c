@@ -18,15 +18,7 @@
 
 static struct gridgen gen(int nd, const int *dims, const int *per)
 {
-    struct gridgen g;
-    memset(&g, 0, sizeof g);
-    g.nd = nd;
-    for (int k = 0; k < nd; k++) {
-        g.dims[k] = dims[k];
-        g.per[k] = per[k];
-        g.face[k] = 1000.0 * (k + 1);
-    }
-    return g;
+    return gg_grid(nd, dims, per, 1000, 1000);
 }
 
 static const char *describe(const topomap_grid_t *gr)

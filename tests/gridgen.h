@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "topomap.h"
 
@@ -29,6 +30,22 @@ static inline uint64_t gg_rand(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/* A grid of nd dimensions whose entries along dimension k carry
+ * face0 + k * step bytes. */
+static inline struct gridgen gg_grid(int nd, const int *dims, const int *per, double face0,
+                                     double step)
+{
+    struct gridgen g;
+    memset(&g, 0, sizeof g);
+    g.nd = nd;
+    for (int k = 0; k < nd; k++) {
+        g.dims[k] = dims[k];
+        g.per[k] = per[k];
+        g.face[k] = face0 + k * step;
+    }
+    return g;
 }
 
 static inline int gg_nranks(const struct gridgen *g)
