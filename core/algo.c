@@ -29,7 +29,7 @@ static const struct topomap_algo algos[] = {
      topomap_map_drb, 0},
     {"grid", "Bhatele et al.: a process-grid profile embedded into a torus/mesh box (MXOVLP, AFFN, folding...), refined",
      topomap_map_grid, 0},
-    {"auto", "block, then drb, block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
+    {"auto", "block, then grid (grid profiles), drb, block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

@@ -9,10 +9,13 @@
  *
  * Beyond the paper (which maps one rank per processor onto a whole mesh):
  *  - Several slots per node: the object grid is first cut into blocks of one
- *    node's slots, of the shape that cuts the fewest bytes (each dimension's
- *    mean edge bytes times the edges crossing block faces), and the grid of
- *    blocks is embedded into the grid of nodes; a block's ranks take its
- *    node's slots in order (all 0 hops apart).
+ *    node's slots and the grid of blocks is embedded into the grid of nodes;
+ *    a block's ranks take its node's slots in order (all 0 hops apart). The
+ *    "best shape" of a block is not only the one that cuts the fewest bytes
+ *    (each dimension's mean edge bytes times the edges crossing block
+ *    faces): ties are common and the block grid's shape decides how well it
+ *    embeds, so every shape is tried, fewest cut bytes first, with every
+ *    plan, within the plan budget.
  *  - Allocations: the allocated nodes must form a box of the torus/mesh (a
  *    box may wrap around a periodic dimension; it is periodic itself only
  *    when it spans the whole dimension). The embeddings are laid out in box

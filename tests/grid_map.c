@@ -226,10 +226,60 @@ static void test_grid_algo(void)
     topomap_topology_free(t);
 }
 
+/* auto tries grid when the analyzer finds a grid, and goes on without it
+ * when grid declines. */
+static char logbuf[8192];
+static void logline(const char *line, void *arg)
+{
+    (void)arg;
+    size_t l = strlen(logbuf);
+    snprintf(logbuf + l, sizeof logbuf - l, "%s\n", line);
+}
+
+static void test_auto(void)
+{
+    int d3[3] = {8, 4, 4}, w3[3] = {1, 1, 1};
+    topomap_topology_t *t = topomap_topology_torus(3, d3, w3, 4, NULL, err, sizeof err);
+    topomap_alloc_t *a = alloc_on(t, 0, 128, "1");
+    topomap_profile_t *p = shuffled(3, (int[]){4, 8, 4}, w3, 0);
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    o.log = logline;
+    int r2s[128];
+    topomap_metrics_t m;
+    logbuf[0] = 0;
+    ok(topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, r2s, &m) == 0 && m.avg_hops_per_byte == 1.0,
+       "auto on the 4 x 8 x 4 grid: 1 hop per byte");
+    like(logbuf, "auto: grid ", "... grid was one of its candidates");
+    topomap_alloc_free(a);
+    /* Scattered nodes: grid declines, auto goes on. */
+    a = topomap_alloc_create(t, "node[000-030,040]", "4", err, sizeof err);
+    logbuf[0] = 0;
+    ok(a && topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0,
+       "auto on scattered nodes: succeeds");
+    like(logbuf, "auto: grid skipped: grid: the 32 allocated nodes are not a box",
+         "... without grid, saying why");
+    topomap_alloc_free(a);
+    /* Not a grid (a ring of 6; one of 4 is a 2 x 2 grid): not tried. */
+    int src[6] = {0, 1, 2, 3, 4, 5}, dst[6] = {1, 2, 3, 4, 5, 0};
+    double by[6] = {5, 5, 5, 5, 5, 5};
+    topomap_profile_t *ring = topomap_profile_create(6, 6, src, dst, by, NULL, NULL, 0);
+    a = alloc_on(t, 0, 6, "1");
+    logbuf[0] = 0;
+    ok(topomap_map("auto", ring, a, &o, r2s, err, sizeof err) == 0 && !strstr(logbuf, "grid"),
+       "auto on a ring: grid not tried");
+    topomap_alloc_free(a);
+    topomap_profile_free(ring);
+    topomap_profile_free(p);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     test_paper_example();
     test_plans();
     test_grid_algo();
+    test_auto();
     return done_testing();
 }
