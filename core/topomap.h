@@ -493,10 +493,13 @@ int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nran
  * the same name at once the last rename wins. Names are 1 to 200 characters
  * from [A-Za-z0-9._+-], not starting with '.' or '-'.
  *
- * Rank counts: a stored profile is only used for a job with the same number of
- * ranks. topomap_store_lookup() refuses any other count (errno ERANGE, the
- * message says both counts); callers report it and keep the default layout.
- * Profiles are never scaled to another rank count.
+ * Rank counts: a stored profile is used as it is for a job with the same
+ * number of ranks. For another count, a profile that is a process grid in
+ * rank order (topomap_grid_detect()) gives the profile of the same grid
+ * application at the job's count (topomap_grid_rescale(): metadata
+ * "rescaled_from" and "grid" say so); any other profile is refused (errno
+ * ERANGE, the message says both counts); callers report it and keep the
+ * default layout.
  */
 
 /** The store used when neither a directory nor $TOPOMAP_STORE is given. */
@@ -538,7 +541,7 @@ int topomap_store_add(const char *dir, const char *name, const topomap_profile_t
  * the rest is read.
  * @return a new profile (caller frees with topomap_profile_free), or NULL with
  *         errno ENOENT (no such profile), ERANGE (recorded for another rank
- *         count), EINVAL (invalid name, or a corrupt file: "FILE:LINE: problem"
+ *         count and not a grid that can be rescaled), EINVAL (invalid name, or a corrupt file: "FILE:LINE: problem"
  *         in @p err), or the errno of the failed open.
  */
 topomap_profile_t *topomap_store_lookup(const char *dir, const char *name, int nranks,
