@@ -57,7 +57,7 @@ static const char help_map[] =
     "                   [--tasks-per-node K | --slots SPEC] [--algo NAME] [--seed S]\n"
     "                   [--affinity bytes|msgs] [--threads N] [--time-limit SEC]\n"
     "                   [--refine] [--loop N] [--profile-format FMT] [-o FILE]\n"
-    "                   [--format slots|hostfile|rankfile] [--verbose]\n"
+    "                   [--format slots|hostfile|rankfile] [--grid-weak F] [--verbose]\n"
     "\n"
     "Compute a placement of the ranks of a communication profile onto the slots\n"
     "(node, core) of an allocation and write it, one line per rank.\n"
@@ -93,6 +93,8 @@ static const char help_map[] =
     "                        hostfile: one hostname per line in rank order, usable as\n"
     "                        SLURM_HOSTFILE with srun --distribution=arbitrary;\n"
     "                        rankfile: Open MPI rankfile 'rank R=HOST slot=CORE'\n"
+    "  --grid-weak F         grid and auto: the process grid analyzer ignores edges\n"
+    "                        below F times the average edge (default: 0.2)\n"
     "  -v, --verbose         report progress on standard error (the candidates auto\n"
     "                        tries, their hop-bytes and times, the one it keeps)\n"
     "  -h, --help            print this help and exit\n"
@@ -180,18 +182,23 @@ static const char help_compare[] =
 
 static const char help_stats[] =
     "Usage: topomap stats --profile FILE [--k K1,K2,...] [--json]\n"
-    "                     [--profile-format FMT]\n"
+    "                     [--grid-weak F] [--profile-format FMT]\n"
     "\n"
     "Print the matrix statistics of Bordage & Jeannot (2017, section 4.4) of the\n"
     "symmetrised byte matrix C = A + A^T: communication heterogeneity CH,\n"
     "communication balance CB, communication centrality CC, neighbour\n"
-    "communication fraction NBC and the split fractions SP(k).\n"
+    "communication fraction NBC and the split fractions SP(k); and the process\n"
+    "grid the profile is, if any (Bhatele et al. 2010: 2D to 4D nearest-neighbour\n"
+    "grids, periodic or not, in rank order or permuted), e.g. '3D grid 8 x 4 x 4,\n"
+    "periodic, x fastest' or 'not a grid: WHY'.\n"
     "\n"
     "Options:\n"
     "  --profile FILE        communication profile (required)\n"
     "  --k LIST              comma-separated block sizes k of SP(k), at most 8,\n"
     "                        e.g. cores per node (default: 4,8,16,24)\n"
     "  --json                print one JSON object instead of a table\n"
+    "  --grid-weak F         the grid analyzer ignores edges below F times the\n"
+    "                        average edge (default: 0.2, the paper's)\n"
     "  --profile-format FMT  auto (default), edges, dense or mtx\n"
     "  -h, --help            print this help and exit\n"
     "\n"
@@ -369,6 +376,16 @@ static uint64_t parse_seed(const char *s)
     return (uint64_t)v;
 }
 
+static double parse_fraction(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v) || v <= 0 || v >= 1)
+        usage_error("%s: '%s' is not a number between 0 and 1", opt, s);
+    return v;
+}
+
 static double parse_seconds(const char *opt, const char *s)
 {
     char *end;
@@ -453,6 +470,7 @@ enum {
     OPT_MAPPING,
     OPT_JSON,
     OPT_K,
+    OPT_GRID_WEAK,
     OPT_OUTPUT = 'o',
     OPT_VERBOSE = 'v',
     OPT_HELP = 'h',
@@ -477,6 +495,7 @@ static const struct option all_options[] = {
     {"mapping", required_argument, NULL, OPT_MAPPING},
     {"json", no_argument, NULL, OPT_JSON},
     {"k", required_argument, NULL, OPT_K},
+    {"grid-weak", required_argument, NULL, OPT_GRID_WEAK},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
@@ -557,6 +576,7 @@ static void parse_args(int argc, char **argv, const char *allowed, const char *h
         case OPT_MAPPING: a->mapping = optarg; break;
         case OPT_OUTPUT: a->output = optarg; break;
         case OPT_K: a->k = optarg; break;
+        case OPT_GRID_WEAK: a->o.grid_weak = parse_fraction("--grid-weak", optarg); break;
         case OPT_JSON: a->json = 1; break;
         case OPT_VERBOSE: a->o.log = log_stderr; break;
         case OPT_REFINE: a->o.refine = 1; break;
@@ -663,7 +683,7 @@ static int cmd_map(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots algo seed affinity threads "
-               "time-limit refine loop profile-format output format verbose help",
+               "time-limit refine loop profile-format output format grid-weak verbose help",
                help_map, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -912,7 +932,7 @@ static int cmd_compare(int argc, char **argv)
 static int cmd_stats(int argc, char **argv)
 {
     struct args a;
-    parse_args(argc, argv, "profile k json profile-format help", help_stats, &a);
+    parse_args(argc, argv, "profile k json grid-weak profile-format help", help_stats, &a);
     no_positional(&a);
     require(a.profile, "--profile");
 
@@ -936,6 +956,11 @@ static int cmd_stats(int argc, char **argv)
     topomap_stats_t st;
     if (topomap_stats(p, ks, nk, &st) < 0)
         input_error("cannot compute the statistics of '%s': %s", a.profile, strerror(errno));
+    topomap_grid_t grid;
+    char gdesc[256];
+    if (topomap_grid_detect(p, a.o.grid_weak, &grid, NULL) < 0)
+        input_error("cannot analyse the process grid of '%s': %s", a.profile, strerror(errno));
+    topomap_grid_describe(&grid, gdesc, sizeof gdesc);
     char b[8][40];
     int n = topomap_profile_nranks(p);
     if (a.json) {
@@ -946,7 +971,14 @@ static int cmd_stats(int argc, char **argv)
                jnum(st.nbc, b[4], 40));
         for (int i = 0; i < st.nk; i++)
             printf("%s\"%d\": %s", i ? ", " : "", st.k[i], jnum(st.sp[i], b[5], 40));
-        printf("}}\n");
+        printf("}, \"grid\": {\"ndims\": %d, \"dims\": [", grid.ndims);
+        for (int k = 0; k < grid.ndims; k++)
+            printf("%s%d", k ? ", " : "", grid.dims[k]);
+        printf("], \"periodic\": [");
+        for (int k = 0; k < grid.ndims; k++)
+            printf("%s%s", k ? ", " : "", grid.periodic[k] ? "true" : "false");
+        printf("], \"rank_order\": %s, \"description\": \"%s\"}}\n",
+               grid.ndims && grid.rank_order ? "true" : "false", gdesc);
     } else {
         printf("%-12s %d\n", "ranks", n);
         printf("%-12s %zu\n", "entries", topomap_profile_nedges(p));
@@ -960,6 +992,7 @@ static int cmd_stats(int argc, char **argv)
             snprintf(label, sizeof label, "SP(%d)", st.k[i]);
             printf("%-12s %.6f\n", label, st.sp[i]);
         }
+        printf("%-12s %s\n", "grid", gdesc);
     }
     topomap_profile_free(p);
     return finish_stdout(0);

@@ -20,7 +20,10 @@
  *           65,536 ranks on the 16x16x16 torus with 8 and 16 cores per node:
  *           shuffled 3D stencils, random geometric graphs, METIS partitions
  *           of the copter2 and mdual meshes (and the plain 64x32x32 stencil);
- *  scaling  time against ranks and against nodes (bench_scale.c).
+ *  scaling  time against ranks and against nodes (bench_scale.c);
+ *  grid     process grids (bench_grid.c): the aspect-ratio study of Bhatele
+ *           et al.'s Fig. 6 (hops per byte of each 2D heuristic), 2D/3D
+ *           grids on the shipped tori, the heuristics' times at 65,536.
  * Quick mode (-q) runs a reduced version of each set in a few minutes.
  *
  * Allocations: "compact" and "scattered" give the job ceil(n / cores) nodes,
@@ -63,13 +66,14 @@
 #define BENCH_GRAPHS "/usr/share/doc/libmetis-dev/examples/graphs"
 #endif
 
-/* analytic* fail on networks that are not tori/meshes: "-" in those rows. */
+/* analytic* and grid fail on networks that are not tori/meshes (grid also
+ * on profiles that are no grid): "-" in those rows. */
 static const char *default_algos[] = {"block",      "greedy",   "rcm",          "metis",
                                       "ohtma",      "ohtma-fast", "ohtma+refine", "drb",
                                       "drb+refine", "analytic", "analytic-bft", "analytic-anchor",
-                                      "auto",       "scotch"};
+                                      "grid",       "auto",     "scotch"};
 
-enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8 };
+enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16 };
 
 static const char *gdir = BENCH_GRAPHS;
 
@@ -303,20 +307,22 @@ static void usage(FILE *f)
             "          the cases of a missing one are skipped, with a line saying so\n"
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,greedy,rcm,metis,ohtma,ohtma-fast,ohtma+refine,\n"
-            "          drb,drb+refine,analytic,analytic-bft,analytic-anchor,auto,scotch; also\n"
-            "          cyclic, random...; NAME+refine adds the refinement engine; analytic* run\n"
-            "          on tori and meshes only)\n"
+            "          drb,drb+refine,analytic,analytic-bft,analytic-anchor,grid,auto,scotch;\n"
+            "          also cyclic, random...; NAME+refine adds the refinement engine; analytic*\n"
+            "          run on tori and meshes only, grid on grid profiles only)\n"
             "  -T SEC  time limit of every algorithm run (default 60, 10 with -q; 0: none); a\n"
             "          run over it is reported as timeout, and the algorithm is not run on the\n"
             "          larger profiles of the same family in the large set and the sweeps\n"
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
-            "  -s LIST case sets among base, one, large, scaling, all (default base,one):\n"
+            "  -s LIST case sets among base, one, large, scaling, grid, all (default base,one):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
             "          large    4096 ranks on 4096 nodes, 32768 and 65536 ranks on a 16^3 torus\n"
             "          scaling  time against ranks (4096..65536) and nodes (64..4096)\n"
+            "          grid     process grids: Bhatele et al.'s aspect-ratio study (Fig. 6),\n"
+            "                   2D/3D grids on the tori, heuristic times at 65,536 cells\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
             "  -S      add the scaling set\n"
             "  -q      quick: a reduced version of each set chosen (alone: every set), a few\n"
@@ -336,10 +342,12 @@ static int parse_sets(char *list)
             sets |= SET_LARGE;
         else if (!strcmp(tok, "scaling"))
             sets |= SET_SCALING;
+        else if (!strcmp(tok, "grid"))
+            sets |= SET_GRID;
         else if (!strcmp(tok, "all"))
-            sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING;
+            sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID;
         else {
-            fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, all)\n",
+            fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, all)\n",
                     tok);
             return -1;
         }
@@ -398,7 +406,7 @@ int main(int argc, char **argv)
     }
     /* -s names the sets, else base and one (quick: all); -L and -S add. */
     if (!chosen)
-        sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING : SET_BASE | SET_ONE;
+        sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID : SET_BASE | SET_ONE;
     sets |= extra;
     bench_time_limit = limit >= 0 ? limit : quick ? 10 : 60;
     if (alist) {
@@ -448,10 +456,10 @@ int main(int argc, char **argv)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
-               quick ? " (quick)" : "", bench_time_limit, bench_threads);
+               sets & SET_GRID ? " grid" : "", quick ? " (quick)" : "", bench_time_limit, bench_threads);
     bench_table_head();
 
     /* Profiles: the shared workloads, then synthetic ones (the random graph
@@ -503,6 +511,8 @@ int main(int argc, char **argv)
         set_large(tdir, &large, quick);
     if (sets & SET_SCALING)
         bench_scaling_run(tdir, algos, nalgo, quick);
+    if (sets & SET_GRID)
+        bench_grid_run(tdir, quick);
 
     char shared[64][48];
     for (int i = 0; i < nshared; i++)

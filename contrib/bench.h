@@ -7,7 +7,9 @@
  *   bench_gen.c      synthetic profiles and METIS partitions of mesh graphs
  *   bench_scotch.c   Scotch's static mapping, the rival
  *   bench_svg.c      the plot
- * The benchmark uses libtopomap's public API only (topomap.h). */
+ *   bench_grid.c     the grid set: Bhatele et al.'s aspect-ratio study
+ * The benchmark uses libtopomap's public API only (topomap.h), except
+ * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
 #ifndef TOPOMAP_BENCH_H
 #define TOPOMAP_BENCH_H
 
@@ -124,6 +126,9 @@ void bench_summary(const char **algos, int nalgo, const char *paper_topo, int ns
 void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quick);
 /* Print the scaling tables of what bench_scaling_run() ran. */
 void bench_scaling_table(const char **algos, int nalgo);
+
+/* bench_grid.c: the grid set (its own table after the case table). */
+void bench_grid_run(const char *tdir, int quick);
 
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */

@@ -33,7 +33,9 @@ static const struct topomap_algo algos[] = {
      topomap_map_analytic_bft, 1},
     {"analytic-anchor", "analytic with growing anchors at the spread positions (SimPL-style, ours) down to one group per node",
      topomap_map_analytic_anchor, 1},
-    {"auto", "block, then drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
+    {"grid", "Bhatele et al.: a process-grid profile embedded into a torus/mesh box (MXOVLP, AFFN, folding...), refined",
+     topomap_map_grid, 0},
+    {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

@@ -16,7 +16,11 @@
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
  *  6. drb + refine with two other seeds (METIS's bisections differ), up to
  *     16,384 ranks;
- *  7. ohtma + refine.
+ *  7. ohtma + refine;
+ *  and, right after block, when the process topology analyzer finds a grid
+ *  (grid_detect.c), grid (which refines its best embedding itself); grid
+ *  declines allocations that are no box of a torus/mesh, and auto then goes
+ *  on without it.
  * 4, 5 and 7, whose costs grow with ranks x nodes, are only tried on small
  * jobs (ranks x nodes <= 2^21), so that auto without a time limit still ends
  * in a time that grows about like n log n; on large jobs they never won in
@@ -48,6 +52,7 @@ struct cand {
     topomap_map_fn fn;
     int refine;
     uint64_t seed_offset;
+    int optional; /* 1: a failure (the algorithm declines) skips it */
 };
 
 /* Hop-bytes of r2s: over the symmetric graph every pair counts twice. */
@@ -66,26 +71,29 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
     int k = 0;
     int ngrp = topomap_alloc_nnodes(pb->alloc);
     int small = (long)pb->n * ngrp <= AUTO_OHTMA_WORK;
-    c[k++] = (struct cand){"block", topomap_map_block, 0, 0};
-    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0};
+    c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0};
+    topomap_grid_t g;
+    if (topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, NULL) > 0)
+        c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1};
+    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0};
     int dims[8], wrap[8];
     /* Up to AUTO_SEEDS_MAX ranks: beyond, it costs 5-15 s and lost to drb. */
     if (pb->n <= AUTO_SEEDS_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
-        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0};
+        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0, 0};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
      * stencil from block's order: over a minute): small jobs only; extra
      * drb seeds up to AUTO_SEEDS_MAX ranks. */
     if (small)
-        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0};
+        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0};
     if (small)
-        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0};
+        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0};
     if (pb->n <= AUTO_SEEDS_MAX) {
-        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1};
-        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2};
+        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0};
+        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0};
     }
     if (small)
-        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0};
+        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0};
     return k;
 }
 
@@ -121,6 +129,10 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
                 topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c[k].name,
                             topomap_now() - tc);
                 break;
+            }
+            if (c[k].optional && errno != ENOMEM) {
+                topomap_log(pb, "auto: %s skipped: %s", c[k].name, err);
+                continue;
             }
             int e = errno;
             free(tmp);

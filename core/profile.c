@@ -1046,6 +1046,21 @@ topomap_profile_t *topomap_profile_create(int nranks, size_t nedges, const int *
     return p;
 }
 
+int topomap_profile_set_meta(topomap_profile_t *p, const char *key, const char *val)
+{
+    if (strcmp(key, "nranks") == 0)
+        return 0;
+    return meta_set(&p->meta, &p->nmeta, key, strlen(key), val, strlen(val), 0);
+}
+
+int topomap_profile_copy_meta(topomap_profile_t *dst, const topomap_profile_t *src)
+{
+    for (size_t i = 0; i < src->nmeta; i++)
+        if (topomap_profile_set_meta(dst, src->meta[i].key, src->meta[i].val) < 0)
+            return -1;
+    return 0;
+}
+
 void topomap_profile_free(topomap_profile_t *p)
 {
     if (!p)

@@ -5,9 +5,9 @@
  * complete, fsync'ed temporary file from the same directory, which POSIX makes
  * atomic, so any number of jobs may store and read profiles at once without
  * locks. Readers never take locks either: they open whatever complete file the
- * name points to at that moment. The rank count is read from the first line
- * before loading, so that refusing a profile recorded for another rank count
- * costs one line, not the whole file. */
+ * name points to at that moment. A profile recorded for another rank count
+ * is loaded whole: when it is a process grid it is rescaled to the job's
+ * count (grid_rescale.c), else refused. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -192,20 +192,17 @@ topomap_profile_t *topomap_store_lookup(const char *dir, const char *name, int n
             topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
         return NULL;
     }
-    int recorded = peek_nranks(f);
     fclose(f);
-    if (nranks > 0 && recorded > 0 && recorded != nranks) {
-        refuse_count(name, recorded, nranks, err, errlen);
-        return NULL;
-    }
     topomap_profile_t *p = topomap_profile_load(path, TOPOMAP_FMT_EDGES, err, errlen);
     if (!p)
         return NULL;
-    /* The file may have been replaced since the peek, or never said. */
+    /* Another rank count: a grid is rescaled (issue 12), the rest refused. */
     if (nranks > 0 && topomap_profile_nranks(p) != nranks) {
-        refuse_count(name, topomap_profile_nranks(p), nranks, err, errlen);
+        topomap_profile_t *r = topomap_grid_rescale(p, nranks, 0, NULL, NULL, 0);
+        if (!r)
+            refuse_count(name, topomap_profile_nranks(p), nranks, err, errlen);
         topomap_profile_free(p);
-        return NULL;
+        return r;
     }
     return p;
 }

@@ -1113,14 +1113,23 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     if (strchr(pname, '/')) {
         prof = topomap_profile_load(pname, TOPOMAP_FMT_AUTO, err, sizeof err);
         if (prof && topomap_profile_nranks(prof) != n) {
-            snprintf(err, sizeof err, "profile %s has %d ranks, this step has %d: not used", pname,
-                     topomap_profile_nranks(prof), n);
+            /* A process grid is rescaled to the step's count, as in the store. */
+            topomap_profile_t *r = topomap_grid_rescale(prof, n, 0, NULL, NULL, 0);
+            if (!r)
+                snprintf(err, sizeof err, "profile %s has %d ranks, this step has %d: not used",
+                         pname, topomap_profile_nranks(prof), n);
             topomap_profile_free(prof);
-            prof = NULL;
+            prof = r;
             errno = ERANGE;
         }
     } else
         prof = topomap_store_lookup(site->profiles, pname, n, err, sizeof err);
+    const char *from = prof ? topomap_profile_meta(prof, "rescaled_from") : NULL;
+    if (from && o->verbose)
+        snprintf(d->note, sizeof d->note,
+                 "topomap: profile '%s' was recorded with %s ranks; it is a process grid, so "
+                 "its %d-rank version (grid %s) was synthesised from it",
+                 pname, from, n, topomap_profile_meta(prof, "grid"));
     if (!prof) {
         /* The site default quietly skips applications nobody profiled. */
         int missing = errno == ENOENT;

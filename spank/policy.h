@@ -164,6 +164,8 @@ struct topomap_decision {
     int explicit_req;   /* the user asked (--topomap), not the site default */
     char message[1024]; /* one "topomap: ..." line for the user, or "" */
     char summary[1024]; /* the --topomap-verbose line, or "" */
+    char note[512];     /* --topomap-verbose: how the profile was obtained when
+                         * it was synthesised for another rank count, or "" */
     int nranks;
     char **hosts;       /* REMAP: hostname of each rank (hostfile lines) */
     char *bind;         /* REMAP: TOPOMAP_BIND value, NULL when bind=none */

@@ -305,6 +305,8 @@ static int place(void)
                      site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
         }
     }
+    if (decision.note[0])
+        slurm_info("%s", decision.note);
     if (decision.summary[0])
         slurm_info("%s", decision.summary);
     if (decision.outcome == TOPOMAP_FAIL) {

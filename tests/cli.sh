@@ -83,6 +83,8 @@ run topology show "$TOPO/fattree-plafrim2.yaml"
 run topology show "$TOPO/tianhe3-prototype.yaml"
 run stats --profile "$tmp/ring8.txt" --k 2,4,8
 run stats --profile "$tmp/ring8.txt" --k 4 --json
+run stats --profile "$top_srcdir/tests/data/profiles/lammps-lj32k-16.txt" --k 4
+run stats --profile "$top_srcdir/tests/data/profiles/petsc-ex45-mg65-16.txt" --k 4 --grid-weak 0.5
 # Two slots on each of four nodes of a line of the torus, allocation order
 # not sorted.
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
@@ -204,6 +206,7 @@ expect 2 "--affinity: unknown affinity 'latency'" map $P $T --affinity latency
 expect 2 "--k: '4,,8' is not a comma-separated list" stats $P --k 4,,8
 expect 2 "--k: '0' is not a comma-separated list" stats $P --k 0
 expect 2 "--k: at most 8 values" stats $P --k 1,2,3,4,5,6,7,8,9
+expect 2 "--grid-weak: '1' is not a number between 0 and 1" stats $P --grid-weak 1
 expect 2 "missing subcommand" topology
 expect 2 "unknown subcommand 'list'" topology list
 expect 2 "missing topology file" topology show

@@ -578,6 +578,34 @@ static void decide_tests(const char *store)
     topomap_decision_free(&d);
     topomap_srun_free(&o);
 
+    /* A grid recorded at another rank count: synthesised, said under
+     * --topomap-verbose (issue 12). A 2 x 2 halo stored at 4 ranks, used by
+     * an 8-rank step: MPI_Dims_create(8, 2) = 4 x 2, the 4 on the slowest
+     * dimension as the recorded extents tie (x = 2, y = 4). */
+    {
+        int hs[8] = {0, 1, 2, 3, 0, 2, 1, 3}, hd[8] = {1, 0, 3, 2, 2, 0, 3, 1};
+        double hb[8] = {500, 500, 500, 500, 500, 500, 500, 500};
+        topomap_profile_t *halo = topomap_profile_create(4, 8, hs, hd, hb, NULL, err, sizeof err);
+        ok(halo && topomap_store_add(store, "halo4", halo, err, sizeof err) == 0,
+           "stored a 2 x 2 halo recorded at 4 ranks");
+        topomap_profile_free(halo);
+    }
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4",
+          "--topomap-verbose", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP || d.outcome == TOPOMAP_KEEP, "8-rank step with halo4: placed");
+    is_str(d.note,
+           "topomap: profile 'halo4' was recorded with 4 ranks; it is a process grid, so its "
+           "8-rank version (grid 2x4) was synthesised from it",
+           "--topomap-verbose says the profile was synthesised, in one line");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(!d.note[0] && !strstr(d.message, "recorded with"), "... silent without --topomap-verbose");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+
     /* A profile given as a path. */
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=" DATA "/pair8.txt",
           "app", NULL);
