@@ -27,6 +27,12 @@ static const struct topomap_algo algos[] = {
      topomap_map_metis, 0},
     {"drb", "dual recursive bisection (Scotch's scheme): halve the nodes in the network and the graph with METIS",
      topomap_map_drb, 0},
+    {"spectral", "Wang et al. 2015: spectral clusters (CP-NSC) mapped switch level by level, Plain/FF/MR by rule, APE",
+     topomap_map_spectral, 0},
+    {"spectral-plain", "spectral with the Plain cluster scheme at every level", topomap_map_spectral_plain, 0},
+    {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0},
+    {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
+     topomap_map_spectral_mr, 0},
     {"auto", "block, then drb, block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };

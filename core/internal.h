@@ -50,6 +50,11 @@ int topomap_map_ohtma_fast(const struct topomap_problem *pb, int *r2s, char *err
 int topomap_map_greedy(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_drb(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral_plain(const struct topomap_problem *pb, int *r2s, char *err,
+                               size_t errlen);
+int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 
 /* map_drb.c: test hook called at every split of dual recursive bisection
  * with the topology nodes of the two halves, their slots and the ranks each
@@ -66,6 +71,34 @@ int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order,
  * per-step loop runs without a parallel region, and the largest n x nodes
  * cost cache (entries). Neither changes results. */
 extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
+
+/* spectral_cluster.c: CP-NSC (Wang et al. 2015, Algorithm 1) on the
+ * subgraph of pb->g induced by the distinct ranks ranks[0..nr): at most k
+ * clusters, label[i] = cluster of ranks[i], clusters numbered in order of
+ * their first member. loc: n ints, all -1, used as scratch and left all -1.
+ * Seeded by pb->opts->seed; stops with ETIMEDOUT at pb's deadline.
+ * Returns the number of clusters (<= k; fewer only when k-means finds fewer
+ * distinct points), or -1 + errno. */
+int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
+                  int *label, char *err, size_t errlen);
+/* Problems of up to this many ranks use the dense eigensolver (LAPACK),
+ * larger ones ARPACK; changed only by tests. */
+extern int topomap_cpnsc_dense_max;
+
+/* spectral_place.c: the cluster mapping schemes of section 4.4.2. */
+enum { TOPOMAP_CLUSTER_PLAIN = 1, TOPOMAP_CLUSTER_FF = 2, TOPOMAP_CLUSTER_MR = 3 };
+/* The scheme the stdev/threshold rule picks for nclus clusters of sizes
+ * cx[c + 1] - cx[c]. */
+int topomap_cluster_scheme(int nclus, const int *cx);
+/* "plain", "first-fit", "most-reservation". */
+const char *topomap_cluster_scheme_name(int scheme);
+/* Place nclus clusters (cluster c: members cmem[cx[c]..cx[c+1]), in
+ * increasing order, numbered in order of their first member) onto nbins
+ * nodes of cap[b] slots, in order, with scheme TOPOMAP_CLUSTER_*: fills
+ * bin_of[member] for every member. 0, or -1 + errno (ENOSPC: more members
+ * than slots, ENOMEM). */
+int topomap_cluster_map(int scheme, int nclus, const int *cx, const int *cmem, int nbins,
+                        const int *cap, int *bin_of);
 
 /* refine.c: the pair-exchange engine. A placement of the n ranks of a problem
  * on its slots. Hop-bytes only depend on the node of each rank, so slots are

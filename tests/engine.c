@@ -95,20 +95,6 @@ static double hop_bytes(const topomap_profile_t *p, const topomap_alloc_t *a, co
     return s;
 }
 
-/* An allocation of every node of t, in index order. */
-static topomap_alloc_t *all_nodes(const topomap_topology_t *t, const char *slots)
-{
-    int nn = topomap_topology_nnodes(t);
-    const char **names = malloc(sizeof(char *) * (size_t)nn);
-    for (int i = 0; i < nn; i++)
-        names[i] = topomap_topology_node_name(t, i);
-    char *hl = topomap_hostlist_compress(names, (size_t)nn);
-    topomap_alloc_t *a = topomap_alloc_create(t, hl, slots, err, sizeof err);
-    free(hl);
-    free(names);
-    return a;
-}
-
 static int valid(const int *r2s, int n, int ns)
 {
     char *used = calloc((size_t)ns, 1);
@@ -311,7 +297,7 @@ static void stencil_case(int x, int y, int z, int wrap, int periodic, int cores)
 {
     int dims[] = {x, y, z}, w[] = {wrap, wrap, wrap};
     topomap_topology_t *t = topomap_topology_torus(3, dims, w, cores, NULL, err, sizeof err);
-    topomap_alloc_t *a = t ? all_nodes(t, NULL) : NULL;
+    topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
     /* The stencil has cores x as many points along x: a node holds a line
      * of cores points. */
     topomap_profile_t *p = stencil(x * cores, y, z, periodic, 1);
