@@ -100,6 +100,13 @@ const char *topomap_cluster_scheme_name(int scheme);
 int topomap_cluster_map(int scheme, int nclus, const int *cx, const int *cmem, int nbins,
                         const int *cap, int *bin_of);
 
+/* spectral_ape.c: APE (Wang et al. 2015, Algorithm 4) on the mapping r2s,
+ * updated in place: piece[r] in [0, np) is the cluster of rank r (every
+ * cluster on one node; empty clusters allowed). 0, or -1 + errno (ENOMEM).
+ * Stops at the deadline or after opts->loop exchanges tried (when >= 0). */
+int topomap_ape(const struct topomap_problem *pb, int *r2s, const int *piece, int np, char *err,
+                size_t errlen);
+
 /* refine.c: the pair-exchange engine. A placement of the n ranks of a problem
  * on its slots. Hop-bytes only depend on the node of each rank, so slots are
  * grouped by node ("groups", numbered in order of first slot); cost[i] is
@@ -130,6 +137,9 @@ int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, 
 /* Same; hop_table 0: no ngrp^2 hop table (hops asked from the topology). */
 int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
                             int hop_table, char *err, size_t errlen);
+/* Build x->near (once; see near_x above): for every group, up to 12 groups
+ * closest to it in the network. 0, or -1 (ENOMEM). */
+int topomap_xchg_near(struct topomap_xchg *x);
 /* Place rank i on slot r2s[i] for every rank (distinct valid slots), compute costs. */
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);

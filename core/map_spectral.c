@@ -38,19 +38,8 @@
  * processes. With k equal to the processes (one slot per node) the clusters
  * are the processes themselves.
  *
- * APE (Algorithm 4). The clusters are those of the last level, split where a
- * scheme split them over nodes: one per (cluster, node). Clusters smaller
- * than NOISE_THRESHOLD = max(2, ceil(slots of their node / 2)) are noise (the
- * paper gives no value; half a node keeps a cluster that fills most of a
- * node a "chunk", and with one slot per node every process is noise, so APE
- * becomes the plain pair exchange of Brandfass et al.). Pairs of noise
- * clusters of equal size on different nodes are tried in order (by size,
- * then cluster); an exchange of their processes (k-th lowest rank with k-th
- * lowest rank) is kept when it lowers the hop-bytes (the PE of [6], first
- * improvement). The pair loop repeats until a sweep changes nothing, at most
- * APE_MAX_SWEEPS sweeps, or opts->loop exchanges tried (the paper's l, when
- * given). Exchanges are evaluated and done by the refinement engine
- * (refine.c: exact incremental gains). */
+ * APE (Algorithm 4, spectral_ape.c) runs on the clusters of the last level,
+ * split where a scheme split them over nodes: one per (cluster, node). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -61,9 +50,6 @@
 
 #define SPEC_MAXD 20
 #define IRREGULAR_CV 1.0
-#define APE_MAX_SWEEPS 8
-/* Member exchanges APE may evaluate per sweep. */
-#define APE_SWEEP_WORK (1L << 24)
 
 struct spec {
     const struct topomap_problem *pb;
@@ -361,122 +347,6 @@ out:
     return rc;
 }
 
-/* Exchange the processes of APE clusters a and b (k-th with k-th) when that
- * lowers the hop-bytes by more than eps; 1 if done. */
-static int ape_pair(struct topomap_xchg *x, const int *ma, const int *mb, int size, double eps)
-{
-    if (size == 1) {
-        int s1 = x->r2s[ma[0]], s2 = x->r2s[mb[0]];
-        if (topomap_xchg_gain(x, s1, s2) > eps) {
-            topomap_xchg_swap(x, s1, s2);
-            return 1;
-        }
-        return 0;
-    }
-    double gain = 0;
-    for (int t = 0; t < size; t++) {
-        int s1 = x->r2s[ma[t]], s2 = x->r2s[mb[t]];
-        gain += topomap_xchg_gain(x, s1, s2);
-        topomap_xchg_swap(x, s1, s2);
-    }
-    if (gain > eps)
-        return 1;
-    for (int t = size - 1; t >= 0; t--) /* undo */
-        topomap_xchg_swap(x, x->r2s[ma[t]], x->r2s[mb[t]]);
-    return 0;
-}
-
-/* Noise clusters by size, then cluster number. */
-static int cmp_noise(const void *a, const void *b, void *ctx)
-{
-    const int *px = ctx;
-    int x = *(const int *)a, y = *(const int *)b;
-    int sx = px[x + 1] - px[x], sy = px[y + 1] - px[y];
-    if (sx != sy)
-        return sx < sy ? -1 : 1;
-    return x < y ? -1 : x > y;
-}
-
-/* APE (see the top of the file) on the mapping S->r2s, in place. */
-static int ape(struct spec *S, char *err, size_t errlen)
-{
-    const struct topomap_problem *pb = S->pb;
-    int n = pb->n, np = S->npiece;
-    for (int r = 0; r < n; r++)
-        if (S->piece[r] < 0)
-            S->piece[r] = np++; /* never clustered (a one-node job): alone */
-    int *px = calloc((size_t)np + 1, sizeof(int));
-    int *pm = malloc(sizeof(int) * (size_t)(n ? n : 1));
-    int *noise = malloc(sizeof(int) * (size_t)(np ? np : 1));
-    struct topomap_xchg x;
-    memset(&x, 0, sizeof x);
-    int rc = 0;
-    if (!px || !pm || !noise) {
-        rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
-        goto out;
-    }
-    for (int r = 0; r < n; r++)
-        px[S->piece[r] + 1]++;
-    for (int p = 0; p < np; p++)
-        px[p + 1] += px[p];
-    memcpy(S->tmp, px, sizeof(int) * (size_t)np);
-    for (int r = 0; r < n; r++) /* members in rank order */
-        pm[S->tmp[S->piece[r]]++] = r;
-    if (topomap_xchg_init(&x, pb, err, errlen) < 0) {
-        rc = -1;
-        goto out;
-    }
-    topomap_xchg_place(&x, S->r2s);
-    int nnoise = 0;
-    for (int p = 0; p < np; p++) {
-        int size = px[p + 1] - px[p];
-        int g = x.rgrp[pm[px[p]]];
-        int cap = x.grp_xslot[g + 1] - x.grp_xslot[g];
-        int thr = (cap + 1) / 2 > 2 ? (cap + 1) / 2 : 2;
-        if (size > 0 && size < thr)
-            noise[nnoise++] = p;
-    }
-    qsort_r(noise, (size_t)nnoise, sizeof(int), cmp_noise, px);
-    double eps = 1e-12 * (topomap_xchg_hop_bytes(&x) + 1);
-    long tried = 0, done = 0, limit = pb->opts->loop >= 0 ? pb->opts->loop : -1;
-    int sweeps = 0;
-    for (int changed = 1; changed && sweeps < APE_MAX_SWEEPS; sweeps++) {
-        changed = 0;
-        long work = 0;
-        for (int a0 = 0; a0 < nnoise;) {
-            int size = px[noise[a0] + 1] - px[noise[a0]], a1 = a0;
-            while (a1 < nnoise && px[noise[a1] + 1] - px[noise[a1]] == size)
-                a1++;
-            for (int a = a0; a < a1; a++)
-                for (int b = a + 1; b < a1; b++) {
-                    const int *ma = pm + px[noise[a]], *mb = pm + px[noise[b]];
-                    if (x.rgrp[ma[0]] == x.rgrp[mb[0]])
-                        continue;
-                    if ((limit >= 0 && tried >= limit) || work > APE_SWEEP_WORK)
-                        goto stop;
-                    if ((++tried & 4095) == 0 && topomap_expired(pb))
-                        goto stop;
-                    work += size;
-                    if (ape_pair(&x, ma, mb, size, eps)) {
-                        done++;
-                        changed = 1;
-                    }
-                }
-            a0 = a1;
-        }
-    }
-stop:
-    topomap_log(pb, "spectral: APE: %d noise clusters, %ld exchanges tried, %ld done, %d sweeps",
-                nnoise, tried, done, sweeps);
-    memcpy(S->r2s, x.r2s, sizeof(int) * (size_t)n);
-out:
-    topomap_xchg_free(&x);
-    free(px);
-    free(pm);
-    free(noise);
-    return rc;
-}
-
 static int spectral(const struct topomap_problem *pb, int scheme, int *r2s, char *err,
                     size_t errlen)
 {
@@ -491,8 +361,12 @@ static int spectral(const struct topomap_problem *pb, int scheme, int *r2s, char
                         "most-reservation",
                     S.used[TOPOMAP_CLUSTER_PLAIN], S.used[TOPOMAP_CLUSTER_FF],
                     S.used[TOPOMAP_CLUSTER_MR]);
-    if (rc == 0)
-        rc = ape(&S, err, errlen);
+    if (rc == 0) {
+        for (int r = 0; r < pb->n; r++)
+            if (S.piece[r] < 0)
+                S.piece[r] = S.npiece++; /* never clustered (a one-node job): alone */
+        rc = topomap_ape(pb, r2s, S.piece, S.npiece, err, errlen);
+    }
     spec_free(&S);
     return rc;
 }
