@@ -62,9 +62,11 @@
 #define BENCH_GRAPHS "/usr/share/doc/libmetis-dev/examples/graphs"
 #endif
 
-static const char *default_algos[] = {"block", "greedy",     "rcm",          "metis",
-                                      "ohtma", "ohtma-fast", "ohtma+refine", "drb",
-                                      "drb+refine", "auto",  "scotch"};
+static const char *default_algos[] = {"block",       "greedy",        "rcm",
+                                      "metis",       "ohtma",         "ohtma-fast",
+                                      "ohtma+refine", "drb",          "drb+refine",
+                                      "spectral",    "spectral-plain", "spectral-ff",
+                                      "spectral-mr", "auto",          "scotch"};
 
 enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8 };
 
@@ -298,8 +300,9 @@ static void usage(FILE *f)
             "          the cases of a missing one are skipped, with a line saying so\n"
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,greedy,rcm,metis,ohtma,ohtma-fast,ohtma+refine,\n"
-            "          drb,drb+refine,auto,scotch; also cyclic, random...; NAME+refine adds the\n"
-            "          refinement engine)\n"
+            "          drb,drb+refine,spectral,spectral-plain,spectral-ff,spectral-mr,auto,scotch;\n"
+            "          the spectral-* scheme study runs on Tianhe-3 and fat-trees only; also\n"
+            "          cyclic, random...; NAME+refine adds the refinement engine)\n"
             "  -T SEC  time limit of every algorithm run (default 60, 10 with -q; 0: none); a\n"
             "          run over it is reported as timeout, and the algorithm is not run on the\n"
             "          larger profiles of the same family in the large set and the sweeps\n"

@@ -33,7 +33,7 @@ static const struct topomap_algo algos[] = {
     {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0},
     {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
      topomap_map_spectral_mr, 0},
-    {"auto", "block, then drb, block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
+    {"auto", "block, then drb, block, greedy, drb (2 more seeds), spectral (<= 1024 ranks), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

@@ -133,11 +133,25 @@ static void sim_matvec(const struct simgraph *G, const double *x, double *y)
     }
 }
 
+/* M as a dense n x n matrix, column major (both triangles). */
+static void dense_fill(const struct simgraph *G, double *a)
+{
+    int n = G->n;
+    memset(a, 0, sizeof(double) * (size_t)n * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        a[(size_t)i * (size_t)n + (size_t)i] = SELF_SIMILARITY * G->dinv[i] * G->dinv[i];
+        for (int64_t e = G->xadj[i]; e < G->xadj[i + 1]; e++) {
+            int j = G->adj[e];
+            a[(size_t)j * (size_t)n + (size_t)i] = G->s[e] * G->dinv[i] * G->dinv[j];
+        }
+    }
+}
+
 /* Step 4, dense: the k leading eigenvectors of M into V (n x k, column major). */
 static int eig_dense(const struct simgraph *G, int k, double *V, char *err, size_t errlen)
 {
     int n = G->n;
-    double *a = calloc((size_t)n * (size_t)n, sizeof(double));
+    double *a = malloc(sizeof(double) * (size_t)n * (size_t)n);
     double *w = malloc(sizeof(double) * (size_t)n);
     lapack_int *isuppz = malloc(sizeof(lapack_int) * 2 * (size_t)k);
     if (!a || !w || !isuppz) {
@@ -146,16 +160,22 @@ static int eig_dense(const struct simgraph *G, int k, double *V, char *err, size
         free(isuppz);
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     }
-    for (int i = 0; i < n; i++) {
-        a[(size_t)i * (size_t)n + (size_t)i] = SELF_SIMILARITY * G->dinv[i] * G->dinv[i];
-        for (int64_t e = G->xadj[i]; e < G->xadj[i + 1]; e++) {
-            int j = G->adj[e];
-            a[(size_t)j * (size_t)n + (size_t)i] = G->s[e] * G->dinv[i] * G->dinv[j];
-        }
-    }
+    dense_fill(G, a);
     lapack_int m = 0;
     lapack_int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', n, a, n, 0, 0, n - k + 1, n,
                                      0, &m, w, V, n, isuppz);
+    if (info == 0 && m != k) {
+        /* dsyevr (LAPACK 3.11 with OpenBLAS 0.3.21) sometimes returns fewer
+         * eigenpairs than the index range asks for when the eigenvalues at
+         * its end are repeated (disconnected groups): then all of them by
+         * divide and conquer (dsyevd), and the k last columns. */
+        dense_fill(G, a);
+        info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', n, a, n, w);
+        if (info == 0) {
+            memcpy(V, a + (size_t)(n - k) * (size_t)n, sizeof(double) * (size_t)n * (size_t)k);
+            m = k;
+        }
+    }
     free(a);
     free(w);
     free(isuppz);
