@@ -68,10 +68,13 @@
 
 /* analytic* and grid fail on networks that are not tori/meshes (grid also
  * on profiles that are no grid): "-" in those rows. */
-static const char *default_algos[] = {"block",      "greedy",   "rcm",          "metis",
-                                      "ohtma",      "ohtma-fast", "ohtma+refine", "drb",
-                                      "drb+refine", "analytic", "analytic-bft", "analytic-anchor",
-                                      "grid",       "auto",     "scotch"};
+static const char *default_algos[] = {"block",       "greedy",         "rcm",
+                                      "metis",       "ohtma",          "ohtma-fast",
+                                      "ohtma+refine", "drb",           "drb+refine",
+                                      "analytic",    "analytic-bft",   "analytic-anchor",
+                                      "grid",        "spectral",       "spectral-plain",
+                                      "spectral-ff", "spectral-mr",    "auto",
+                                      "scotch"};
 
 enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16 };
 
@@ -307,9 +310,11 @@ static void usage(FILE *f)
             "          the cases of a missing one are skipped, with a line saying so\n"
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,greedy,rcm,metis,ohtma,ohtma-fast,ohtma+refine,\n"
-            "          drb,drb+refine,analytic,analytic-bft,analytic-anchor,grid,auto,scotch;\n"
-            "          also cyclic, random...; NAME+refine adds the refinement engine; analytic*\n"
-            "          run on tori and meshes only, grid on grid profiles only)\n"
+            "          drb,drb+refine,analytic,analytic-bft,analytic-anchor,grid,spectral,\n"
+            "          spectral-plain,spectral-ff,spectral-mr,auto,scotch; analytic* run on tori\n"
+            "          and meshes only, grid on grid profiles only, the spectral-* scheme study\n"
+            "          on Tianhe-3 and fat-trees only; also cyclic, random...; NAME+refine adds\n"
+            "          the refinement engine)\n"
             "  -T SEC  time limit of every algorithm run (default 60, 10 with -q; 0: none); a\n"
             "          run over it is reported as timeout, and the algorithm is not run on the\n"
             "          larger profiles of the same family in the large set and the sweeps\n"

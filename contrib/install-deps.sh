@@ -5,6 +5,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev libsuitesparse-dev
+      liblapacke-dev libarpack2-dev
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
       libscotch-dev"

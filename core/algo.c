@@ -35,7 +35,13 @@ static const struct topomap_algo algos[] = {
      topomap_map_analytic_anchor, 1},
     {"grid", "Bhatele et al.: a process-grid profile embedded into a torus/mesh box (MXOVLP, AFFN, folding...), refined",
      topomap_map_grid, 0},
-    {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), ohtma (small jobs: all), each refined; best within the time limit",
+    {"spectral", "Wang et al. 2015: spectral clusters (CP-NSC) mapped switch level by level, Plain/FF/MR by rule, APE",
+     topomap_map_spectral, 0},
+    {"spectral-plain", "spectral with the Plain cluster scheme at every level", topomap_map_spectral_plain, 0},
+    {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0},
+    {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
+     topomap_map_spectral_mr, 0},
+    {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral (<= 1024 ranks), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

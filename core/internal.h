@@ -56,6 +56,11 @@ int topomap_map_analytic_bft(const struct topomap_problem *pb, int *r2s, char *e
 int topomap_map_analytic_anchor(const struct topomap_problem *pb, int *r2s, char *err,
                                 size_t errlen);
 int topomap_map_grid(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral_plain(const struct topomap_problem *pb, int *r2s, char *err,
+                               size_t errlen);
+int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 
 /* map_drb.c: test hook called at every split of dual recursive bisection
  * with the topology nodes of the two halves, their slots and the ranks each
@@ -76,6 +81,41 @@ extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
 /* map_rcm.c: reverse Cuthill-McKee order of the vertices of g (every
  * component in turn) into order[0..g->n-1]. 0, or -1 on out of memory. */
 int topomap_rcm_order(const topomap_graph_t *g, int *order);
+
+/* spectral_cluster.c: CP-NSC (Wang et al. 2015, Algorithm 1) on the
+ * subgraph of pb->g induced by the distinct ranks ranks[0..nr): at most k
+ * clusters, label[i] = cluster of ranks[i], clusters numbered in order of
+ * their first member. loc: n ints, all -1, used as scratch and left all -1.
+ * Seeded by pb->opts->seed; stops with ETIMEDOUT at pb's deadline.
+ * Returns the number of clusters (<= k; fewer only when k-means finds fewer
+ * distinct points), or -1 + errno. */
+int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
+                  int *label, char *err, size_t errlen);
+/* Problems of up to this many ranks use the dense eigensolver (LAPACK),
+ * larger ones ARPACK; changed only by tests. */
+extern int topomap_cpnsc_dense_max;
+
+/* spectral_place.c: the cluster mapping schemes of section 4.4.2. */
+enum { TOPOMAP_CLUSTER_PLAIN = 1, TOPOMAP_CLUSTER_FF = 2, TOPOMAP_CLUSTER_MR = 3 };
+/* The scheme the stdev/threshold rule picks for nclus clusters of sizes
+ * cx[c + 1] - cx[c]. */
+int topomap_cluster_scheme(int nclus, const int *cx);
+/* "plain", "first-fit", "most-reservation". */
+const char *topomap_cluster_scheme_name(int scheme);
+/* Place nclus clusters (cluster c: members cmem[cx[c]..cx[c+1]), in
+ * increasing order, numbered in order of their first member) onto nbins
+ * nodes of cap[b] slots, in order, with scheme TOPOMAP_CLUSTER_*: fills
+ * bin_of[member] for every member. 0, or -1 + errno (ENOSPC: more members
+ * than slots, ENOMEM). */
+int topomap_cluster_map(int scheme, int nclus, const int *cx, const int *cmem, int nbins,
+                        const int *cap, int *bin_of);
+
+/* spectral_ape.c: APE (Wang et al. 2015, Algorithm 4) on the mapping r2s,
+ * updated in place: piece[r] in [0, np) is the cluster of rank r (every
+ * cluster on one node; empty clusters allowed). 0, or -1 + errno (ENOMEM).
+ * Stops at the deadline or after opts->loop exchanges tried (when >= 0). */
+int topomap_ape(const struct topomap_problem *pb, int *r2s, const int *piece, int np, char *err,
+                size_t errlen);
 
 /* refine.c: the pair-exchange engine. A placement of the n ranks of a problem
  * on its slots. Hop-bytes only depend on the node of each rank, so slots are
@@ -107,6 +147,9 @@ int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, 
 /* Same; hop_table 0: no ngrp^2 hop table (hops asked from the topology). */
 int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
                             int hop_table, char *err, size_t errlen);
+/* Build x->near (once; see near_x above): for every group, up to 12 groups
+ * closest to it in the network. 0, or -1 (ENOMEM). */
+int topomap_xchg_near(struct topomap_xchg *x);
 /* Place rank i on slot r2s[i] for every rank (distinct valid slots), compute costs. */
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);

@@ -16,15 +16,19 @@
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
  *  6. drb + refine with two other seeds (METIS's bisections differ), up to
  *     16,384 ranks;
- *  7. ohtma + refine;
+ *  7. spectral + refine (Wang et al. 2015), up to AUTO_SPECTRAL_MAX ranks;
+ *  8. ohtma + refine;
  *  and, right after block, when the process topology analyzer finds a grid
  *  (grid_detect.c), grid (which refines its best embedding itself); grid
  *  declines allocations that are no box of a torus/mesh, and auto then goes
  *  on without it.
- * 4, 5 and 7, whose costs grow with ranks x nodes, are only tried on small
+ * 4, 5 and 8, whose costs grow with ranks x nodes, are only tried on small
  * jobs (ranks x nodes <= 2^21), so that auto without a time limit still ends
  * in a time that grows about like n log n; on large jobs they never won in
- * the benchmark.
+ * the benchmark. spectral + refine won (beat every other candidate) on
+ * scattered and one-slot-per-node jobs of 16 to 1024 ranks in the benchmark;
+ * above 1024 ranks its dense eigensolver gives way to ARPACK and it costs
+ * seconds without winning.
  *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
@@ -43,6 +47,8 @@
 #define AUTO_OHTMA_WORK (1L << 21)
 /* drb is tried with three seeds up to this many ranks, one seed above. */
 #define AUTO_SEEDS_MAX 16384
+/* spectral is tried up to this many ranks. */
+#define AUTO_SPECTRAL_MAX 1024
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
@@ -92,6 +98,8 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
         c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0};
         c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0};
     }
+    if (pb->n <= AUTO_SPECTRAL_MAX)
+        c[k++] = (struct cand){"spectral+refine", topomap_map_spectral, 1, 0, 0};
     if (small)
         c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0};
     return k;

@@ -551,6 +551,11 @@ static int build_near(struct topomap_xchg *x)
     return 0;
 }
 
+int topomap_xchg_near(struct topomap_xchg *x)
+{
+    return x->near_x ? 0 : build_near(x);
+}
+
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen)
 {

@@ -735,8 +735,8 @@ static void test_quality(void)
     topomap_topology_free(t);
 }
 
-/* auto = the best of block, greedy, metis and ohtma, each refined: its
- * hop-bytes must equal the minimum of the four NAME+refine runs, on a stencil (where
+/* auto = the best of its candidates (map_auto.c), each refined: its
+ * hop-bytes must equal the minimum of the NAME+refine runs, on a stencil (where
  * block's order is good) and on random graphs (where it is not). */
 static void test_auto(void)
 {
@@ -745,15 +745,15 @@ static void test_auto(void)
     if (!ok(a != NULL, "auto: Tianhe-3 2x2 chips x 8 nodes x 4 cores"))
         return;
     /* auto's candidates (map_auto.c) on a small job, where it tries all. */
-    const char *cand[] = {"block", "drb+refine", "block+refine", "greedy+refine",
-                          "drb+refine", "drb+refine", "ohtma+refine"};
-    const int seedoff[] = {0, 0, 0, 0, 1, 2, 0};
+    const char *cand[] = {"block",      "drb+refine", "block+refine",    "greedy+refine",
+                          "drb+refine", "drb+refine", "spectral+refine", "ohtma+refine"};
+    const int seedoff[] = {0, 0, 0, 0, 1, 2, 0, 0};
     for (int c = 0; c < 4; c++) {
         topomap_profile_t *p = c == 0 ? stencil(8, 4, 4, 10) : random_profile(100 + 9 * c, 4, 50);
         int r2s[128], tmp[128];
         topomap_metrics_t m;
         double best = INFINITY, got = -1;
-        for (int k = 0; k < 7; k++) {
+        for (int k = 0; k < 8; k++) {
             topomap_opts_t o;
             topomap_opts_init(&o);
             o.seed += (uint64_t)seedoff[k];

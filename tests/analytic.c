@@ -43,7 +43,7 @@ static void test_box(void)
     ok(rc == 0 && an_hops(&B, 0, 3) == 3 && an_hops(&B, 0, 7) == 4, "hops inside the box");
     topomap_an_box_free(&B);
     /* Shrinking: 8 nodes needed of the whole 8 x 4 machine. */
-    topomap_alloc_t *all = all_nodes(t, NULL);
+    topomap_alloc_t *all = prob_all_nodes(t, NULL, err, sizeof err);
     struct prob Q;
     prob_init(&Q, p, all);
     rc = topomap_an_box_init(&B, &Q.pb, 8, err, sizeof err);
@@ -178,7 +178,7 @@ static void test_optimal(void)
     int d4[] = {4, 4, 4}, d8[] = {8, 8, 8}, no[] = {0, 0, 0}, yes[] = {1, 1, 1};
     topomap_topology_t *mesh = topomap_topology_torus(3, d4, no, 1, NULL, err, sizeof err);
     topomap_topology_t *torus = topomap_topology_torus(3, d8, yes, 1, NULL, err, sizeof err);
-    topomap_alloc_t *am = all_nodes(mesh, NULL), *at = all_nodes(torus, NULL);
+    topomap_alloc_t *am = prob_all_nodes(mesh, NULL, err, sizeof err), *at = prob_all_nodes(torus, NULL, err, sizeof err);
     /* The matching torus and mesh. In rank order (RCM then orders the grid
      * like the machine, so the fixed processes sit at the right corners) the
      * anchored variant finds the optimum on both, the paper's forces on the
@@ -248,7 +248,7 @@ static void test_errors(void)
 {
     int arity[] = {2, 4}, hops[] = {4, 2};
     topomap_topology_t *t = topomap_topology_tree(2, arity, hops, 2, NULL, err, sizeof err);
-    topomap_alloc_t *a = all_nodes(t, NULL);
+    topomap_alloc_t *a = prob_all_nodes(t, NULL, err, sizeof err);
     topomap_profile_t *p = random_profile(12, 3);
     int r2s[12];
     errno = 0;

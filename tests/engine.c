@@ -204,7 +204,7 @@ static void stencil_case(int x, int y, int z, int wrap, int periodic, int cores)
 {
     int dims[] = {x, y, z}, w[] = {wrap, wrap, wrap};
     topomap_topology_t *t = topomap_topology_torus(3, dims, w, cores, NULL, err, sizeof err);
-    topomap_alloc_t *a = t ? all_nodes(t, NULL) : NULL;
+    topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
     /* The stencil has cores x as many points along x: a node holds a line
      * of cores points. */
     topomap_profile_t *p = stencil(x * cores, y, z, periodic, 1);

@@ -37,6 +37,22 @@ static inline void prob_init(struct prob *P, const topomap_profile_t *p, const t
     P->pb.slot_core = P->sc;
 }
 
+/* An allocation of every node of t, in index order (slots as
+ * topomap_alloc_create() reads them); caller frees. */
+static inline topomap_alloc_t *prob_all_nodes(const topomap_topology_t *t, const char *slots,
+                                              char *err, size_t errlen)
+{
+    int nn = topomap_topology_nnodes(t);
+    const char **names = malloc(sizeof(char *) * (size_t)nn);
+    for (int i = 0; i < nn; i++)
+        names[i] = topomap_topology_node_name(t, i);
+    char *hl = topomap_hostlist_compress(names, (size_t)nn);
+    topomap_alloc_t *a = topomap_alloc_create(t, hl, slots, err, errlen);
+    free(hl);
+    free(names);
+    return a;
+}
+
 static inline void prob_free(struct prob *P)
 {
     free(P->sn);

@@ -91,20 +91,6 @@ static inline double hop_bytes(const topomap_profile_t *p, const topomap_alloc_t
     return s;
 }
 
-/* An allocation of every node of t, in index order. */
-static inline topomap_alloc_t *all_nodes(const topomap_topology_t *t, const char *slots)
-{
-    int nn = topomap_topology_nnodes(t);
-    const char **names = malloc(sizeof(char *) * (size_t)nn);
-    for (int i = 0; i < nn; i++)
-        names[i] = topomap_topology_node_name(t, i);
-    char *hl = topomap_hostlist_compress(names, (size_t)nn);
-    topomap_alloc_t *a = topomap_alloc_create(t, hl, slots, err, sizeof err);
-    free(hl);
-    free(names);
-    return a;
-}
-
 static inline int valid(const int *r2s, int n, int ns)
 {
     char *used = calloc((size_t)ns, 1);

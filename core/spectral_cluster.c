@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* CP-NSC, the communication-pattern normalised spectral clustering of Wang,
+ * Qing, Wei and Qi, "Optimization of process-to-core mapping based on
+ * clustering analysis", Chinese Journal of Computers 38(5), 2015, section 4.3,
+ * Algorithm 1 (itself Ng, Jordan and Weiss's NSC on a similarity matrix):
+ *  1. A' = A + A^T (the problem's symmetric graph, pb->g);
+ *  2. S: s_ii = SELF_SIMILARITY, s_ij = a'_ij / max(A') * MAX_SIMILARITY;
+ *  3. L = I - D^-1/2 S D^-1/2, d_ii = sum_j s_ij;
+ *  4. V = the k eigenvectors of L of smallest eigenvalue (the "first" k);
+ *  5. U: each row of V scaled to norm sqrt(k - 1), as the paper writes it
+ *     (any common scale gives the same k-means; the paper's sqrt(k - 1) is
+ *     kept, so rows are zero for k = 1, where no clustering is needed);
+ *  6. k-means on the rows of U.
+ * The eigenvectors of L of smallest eigenvalue are those of
+ * M = D^-1/2 S D^-1/2 of largest eigenvalue, which is what is computed:
+ *  - up to topomap_cpnsc_dense_max ranks, dense: LAPACK's dsyevr (MRRR) on M,
+ *    eigenvalues n-k+1..n;
+ *  - beyond, sparse: ARPACK's implicitly restarted Lanczos (dsaupd/dseupd,
+ *    "LA": largest algebraic) with a matrix-vector product over the graph's
+ *    edges, O(edges) per product. Its start vector is drawn from the seed
+ *    (ARPACK's own random start keeps a state across calls).
+ * Where the paper is silent: SELF_SIMILARITY is 1 as the paper suggests;
+ * MAX_SIMILARITY, not given, is 1 too (similarities then lie in [0, 1], the
+ * self similarity equal to the strongest pair). k-means is seeded with
+ * k-means++ (Arthur & Vassilvitskii 2007) from opts->seed, then runs Lloyd's
+ * iterations until no point changes cluster (at most KMEANS_MAX_ITER); an
+ * empty cluster takes the point farthest from its centre (none when all
+ * points coincide with their centres: the cluster stays empty, so fewer
+ * than k clusters may come back). Ties go to the lowest index everywhere.
+ *
+ * Threads: the matrix-vector products and the k-means assignment run in
+ * parallel, each output element computed by one thread in a fixed order, and
+ * every sum over points is taken sequentially, so results do not depend on
+ * the thread count. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpack.h>
+#include <lapacke.h>
+
+#include "internal.h"
+
+#define SELF_SIMILARITY 1.0
+#define MAX_SIMILARITY 1.0
+#define KMEANS_MAX_ITER 100
+/* ARPACK: relative accuracy of the Ritz values, restarts allowed. The
+ * clustering needs the eigenvectors' directions roughly, not to machine
+ * precision. */
+#define ARPACK_TOL 1e-6
+#define ARPACK_MAXITER 3000
+
+/* Dense eigensolver up to this many ranks (see the top of the file). */
+int topomap_cpnsc_dense_max = 1024;
+
+/* The induced similarity graph, local numbering, with D^-1/2. */
+struct simgraph {
+    int n;
+    int64_t *xadj;
+    int *adj;
+    double *s;    /* off-diagonal similarities */
+    double *dinv; /* 1 / sqrt(d_ii) */
+};
+
+static void sim_free(struct simgraph *G)
+{
+    free(G->xadj);
+    free(G->adj);
+    free(G->s);
+    free(G->dinv);
+}
+
+/* Steps 1-3: S and D of the subgraph induced by ranks[0..nr). */
+static int sim_build(struct simgraph *G, const topomap_graph_t *g, const int *ranks, int nr,
+                     int *loc)
+{
+    memset(G, 0, sizeof *G);
+    G->n = nr;
+    int64_t ne = 0;
+    for (int i = 0; i < nr; i++) {
+        loc[ranks[i]] = i;
+        ne += g->xadj[ranks[i] + 1] - g->xadj[ranks[i]];
+    }
+    G->xadj = malloc(sizeof(int64_t) * ((size_t)nr + 1));
+    G->adj = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
+    G->s = malloc(sizeof(double) * (size_t)(ne ? ne : 1));
+    G->dinv = malloc(sizeof(double) * (size_t)(nr ? nr : 1));
+    if (!G->xadj || !G->adj || !G->s || !G->dinv) {
+        for (int i = 0; i < nr; i++)
+            loc[ranks[i]] = -1;
+        return -1;
+    }
+    double maxv = 0;
+    ne = 0;
+    G->xadj[0] = 0;
+    for (int i = 0; i < nr; i++) {
+        int r = ranks[i];
+        for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++) {
+            int l = loc[g->adj[e]];
+            if (l >= 0 && l != i && g->w[e] > 0) {
+                G->adj[ne] = l;
+                G->s[ne++] = g->w[e];
+                if (g->w[e] > maxv)
+                    maxv = g->w[e];
+            }
+        }
+        G->xadj[i + 1] = ne;
+    }
+    for (int i = 0; i < nr; i++)
+        loc[ranks[i]] = -1;
+    for (int i = 0; i < nr; i++) {
+        double d = SELF_SIMILARITY;
+        for (int64_t e = G->xadj[i]; e < G->xadj[i + 1]; e++) {
+            G->s[e] = G->s[e] / maxv * MAX_SIMILARITY;
+            d += G->s[e];
+        }
+        G->dinv[i] = 1 / sqrt(d);
+    }
+    return 0;
+}
+
+/* y = M x, M = D^-1/2 S D^-1/2. */
+static void sim_matvec(const struct simgraph *G, const double *x, double *y)
+{
+    int n = G->n;
+#pragma omp parallel for schedule(static) if (n > 4096)
+    for (int i = 0; i < n; i++) {
+        double acc = SELF_SIMILARITY * G->dinv[i] * x[i];
+        for (int64_t e = G->xadj[i]; e < G->xadj[i + 1]; e++)
+            acc += G->s[e] * G->dinv[G->adj[e]] * x[G->adj[e]];
+        y[i] = G->dinv[i] * acc;
+    }
+}
+
+/* M as a dense n x n matrix, column major (both triangles). */
+static void dense_fill(const struct simgraph *G, double *a)
+{
+    int n = G->n;
+    memset(a, 0, sizeof(double) * (size_t)n * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        a[(size_t)i * (size_t)n + (size_t)i] = SELF_SIMILARITY * G->dinv[i] * G->dinv[i];
+        for (int64_t e = G->xadj[i]; e < G->xadj[i + 1]; e++) {
+            int j = G->adj[e];
+            a[(size_t)j * (size_t)n + (size_t)i] = G->s[e] * G->dinv[i] * G->dinv[j];
+        }
+    }
+}
+
+/* Step 4, dense: the k leading eigenvectors of M into V (n x k, column major). */
+static int eig_dense(const struct simgraph *G, int k, double *V, char *err, size_t errlen)
+{
+    int n = G->n;
+    double *a = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    double *w = malloc(sizeof(double) * (size_t)n);
+    lapack_int *isuppz = malloc(sizeof(lapack_int) * 2 * (size_t)k);
+    if (!a || !w || !isuppz) {
+        free(a);
+        free(w);
+        free(isuppz);
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    dense_fill(G, a);
+    lapack_int m = 0;
+    lapack_int info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', n, a, n, 0, 0, n - k + 1, n,
+                                     0, &m, w, V, n, isuppz);
+    if (info == 0 && m != k) {
+        /* dsyevr (LAPACK 3.11 with OpenBLAS 0.3.21) sometimes returns fewer
+         * eigenpairs than the index range asks for when the eigenvalues at
+         * its end are repeated (disconnected groups): then all of them by
+         * divide and conquer (dsyevd), and the k last columns. */
+        dense_fill(G, a);
+        info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', n, a, n, w);
+        if (info == 0) {
+            memcpy(V, a + (size_t)(n - k) * (size_t)n, sizeof(double) * (size_t)n * (size_t)k);
+            m = k;
+        }
+    }
+    free(a);
+    free(w);
+    free(isuppz);
+    if (info != 0 || m != k)
+        return topomap_fail(err, errlen, EDOM,
+                            "spectral: LAPACK dsyevr failed on %d ranks (info %d, %d of %d "
+                            "eigenvectors)",
+                            n, (int)info, (int)m, k);
+    return 0;
+}
+
+/* Step 4, sparse: ARPACK's Lanczos for the k largest eigenvalues of M.
+ * Returns the number of converged eigenvectors put in V (n x k, column
+ * major), or -1. */
+static int eig_arpack(const struct simgraph *G, int k, uint64_t seed,
+                      const struct topomap_problem *pb, double *V, char *err, size_t errlen)
+{
+    a_int n = G->n, nev = k, ncv = 2 * k + 1 > k + 20 ? 2 * k + 1 : k + 20;
+    if (ncv > n)
+        ncv = n;
+    a_int lworkl = ncv * (ncv + 8), ido = 0, info = 1;
+    a_int iparam[11] = {0}, ipntr[11] = {0};
+    double *resid = malloc(sizeof(double) * (size_t)n);
+    double *v = malloc(sizeof(double) * (size_t)n * (size_t)ncv);
+    double *workd = malloc(sizeof(double) * 3 * (size_t)n);
+    double *workl = malloc(sizeof(double) * (size_t)lworkl);
+    double *d = malloc(sizeof(double) * (size_t)nev);
+    a_int *select = calloc((size_t)ncv, sizeof(a_int));
+    int rc = -1;
+    if (!resid || !v || !workd || !workl || !d || !select) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto out;
+    }
+    /* A start vector from the seed, all components of one sign bias
+     * removed (uniform in [-1, 1)). */
+    uint64_t st = seed ^ 0x9e3779b97f4a7c15ULL;
+    for (a_int i = 0; i < n; i++)
+        resid[i] = (double)(topomap_rng_next(&st) >> 11) * 0x1p-52 - 1.0;
+    iparam[0] = 1; /* exact shifts */
+    iparam[2] = ARPACK_MAXITER;
+    iparam[6] = 1; /* mode 1: standard problem */
+    for (long it = 0;; it++) {
+        dsaupd_c(&ido, "I", n, "LA", nev, ARPACK_TOL, resid, ncv, v, n, iparam, ipntr, workd,
+                 workl, lworkl, &info);
+        if (ido != 1 && ido != -1)
+            break;
+        sim_matvec(G, workd + ipntr[0] - 1, workd + ipntr[1] - 1);
+        if ((it & 31) == 31 && topomap_expired(pb)) {
+            topomap_fail(err, errlen, ETIMEDOUT, "spectral: time limit reached (ARPACK)");
+            goto out;
+        }
+    }
+    if (info < 0) {
+        topomap_fail(err, errlen, EDOM, "spectral: ARPACK dsaupd failed on %d ranks (info %d)",
+                     (int)n, (int)info);
+        goto out;
+    }
+    /* info 1: not every Ritz value converged within ARPACK_MAXITER
+     * restarts; dseupd returns those that did (iparam[4]). */
+    a_int nconv = iparam[4];
+    if (nconv < 1) {
+        topomap_fail(err, errlen, EDOM,
+                     "spectral: ARPACK found no eigenvector of %d ranks in %d restarts", (int)n,
+                     ARPACK_MAXITER);
+        goto out;
+    }
+    dseupd_c(1, "A", select, d, V, n, 0.0, "I", n, "LA", nev, ARPACK_TOL, resid, ncv, v, n, iparam,
+             ipntr, workd, workl, lworkl, &info);
+    if (info != 0) {
+        topomap_fail(err, errlen, EDOM, "spectral: ARPACK dseupd failed on %d ranks (info %d)",
+                     (int)n, (int)info);
+        goto out;
+    }
+    rc = (int)(nconv < nev ? nconv : nev);
+    if (rc < k)
+        topomap_log(pb, "spectral: ARPACK: %d of %d eigenvectors converged on %d ranks", rc, k,
+                    (int)n);
+out:
+    free(resid);
+    free(v);
+    free(workd);
+    free(workl);
+    free(d);
+    free(select);
+    return rc;
+}
+
+/* The subgraph of G on its vertices vs[0..nv) (pos[v] = index in vs, -1
+ * elsewhere): similarities and degrees as in G, so its M is a block of G's. */
+static int sim_restrict(const struct simgraph *G, const int *vs, int nv, const int *pos,
+                        struct simgraph *H)
+{
+    memset(H, 0, sizeof *H);
+    H->n = nv;
+    int64_t ne = 0;
+    for (int i = 0; i < nv; i++)
+        ne += G->xadj[vs[i] + 1] - G->xadj[vs[i]];
+    H->xadj = malloc(sizeof(int64_t) * ((size_t)nv + 1));
+    H->adj = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
+    H->s = malloc(sizeof(double) * (size_t)(ne ? ne : 1));
+    H->dinv = malloc(sizeof(double) * (size_t)nv);
+    if (!H->xadj || !H->adj || !H->s || !H->dinv)
+        return -1;
+    ne = 0;
+    H->xadj[0] = 0;
+    for (int i = 0; i < nv; i++) {
+        for (int64_t e = G->xadj[vs[i]]; e < G->xadj[vs[i] + 1]; e++) {
+            H->adj[ne] = pos[G->adj[e]];
+            H->s[ne++] = G->s[e];
+        }
+        H->xadj[i + 1] = ne;
+        H->dinv[i] = G->dinv[vs[i]];
+    }
+    return 0;
+}
+
+static int eig(const struct simgraph *G, int k, uint64_t seed, const struct topomap_problem *pb,
+               double *V, char *err, size_t errlen);
+
+/* An eigenpair of one connected component. */
+struct epair {
+    double val;
+    int comp, idx;
+};
+
+static int cmp_epair(const void *a, const void *b)
+{
+    const struct epair *x = a, *y = b;
+    if (x->val != y->val)
+        return x->val > y->val ? -1 : 1;
+    if (x->comp != y->comp)
+        return x->comp < y->comp ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Step 4 on a disconnected graph: M is block diagonal, so its leading
+ * eigenpairs are the leading ones of its blocks (zero elsewhere). Lanczos
+ * alone would miss them: the eigenvalue 1 has one eigenvector per component,
+ * and a Krylov space holds one vector of a repeated eigenspace. Each
+ * component's min(k, size) leading pairs are computed; the k largest
+ * eigenvalues win (ties: earlier component, then larger eigenvalue's order).
+ * ncomp components, comp[v] of each vertex, numbered by first vertex.
+ * Returns the number of columns of V, or -1. */
+static int eig_components(const struct simgraph *G, int k, const int *comp, int ncomp,
+                          uint64_t seed, const struct topomap_problem *pb, double *V, char *err,
+                          size_t errlen)
+{
+    int n = G->n, rc = -1, npair = 0;
+    int *xv = calloc((size_t)ncomp + 1, sizeof(int));
+    int *vs = malloc(sizeof(int) * (size_t)n), *pos = malloc(sizeof(int) * (size_t)n);
+    int *fill = malloc(sizeof(int) * (size_t)ncomp);
+    int *xp = calloc((size_t)ncomp + 1, sizeof(int)); /* offsets of each component's pairs */
+    struct epair *pairs = NULL;
+    double *W = NULL, *vals = NULL;
+    if (!xv || !vs || !pos || !fill || !xp)
+        goto nomem;
+    for (int v = 0; v < n; v++)
+        xv[comp[v] + 1]++;
+    for (int c = 0; c < ncomp; c++) {
+        int sz = xv[c + 1];
+        xp[c + 1] = xp[c] + (sz < k ? sz : k);
+        xv[c + 1] += xv[c];
+    }
+    memcpy(fill, xv, sizeof(int) * (size_t)ncomp);
+    for (int v = 0; v < n; v++) {
+        pos[v] = fill[comp[v]] - xv[comp[v]];
+        vs[fill[comp[v]]++] = v;
+    }
+    npair = xp[ncomp];
+    pairs = malloc(sizeof(struct epair) * (size_t)npair);
+    vals = malloc(sizeof(double) * (size_t)npair);
+    /* Eigenvectors of component c: columns of W at xv-rows, one block each. */
+    W = malloc(sizeof(double) * (size_t)n * (size_t)k);
+    if (!pairs || !vals || !W)
+        goto nomem;
+    int np = 0;
+    for (int c = 0; c < ncomp; c++) {
+        int sz = xv[c + 1] - xv[c], kc = xp[c + 1] - xp[c];
+        double *Wc = W + (size_t)xv[c] * (size_t)k; /* sz x kc, column major */
+        if (sz == 1) {
+            Wc[0] = 1;
+            vals[xp[c]] = SELF_SIMILARITY * G->dinv[vs[xv[c]]] * G->dinv[vs[xv[c]]];
+        } else {
+            struct simgraph H;
+            if (sim_restrict(G, vs + xv[c], sz, pos, &H) < 0) {
+                sim_free(&H);
+                goto nomem;
+            }
+            int got = eig(&H, kc, seed, pb, Wc, err, errlen);
+            if (got >= 0) /* Rayleigh quotients: the eigenvalues */
+                for (int j = 0; j < got; j++) {
+                    double *x = Wc + (size_t)j * (size_t)sz, num = 0, den = 0;
+                    double *y = malloc(sizeof(double) * (size_t)sz);
+                    if (!y) {
+                        got = -1;
+                        topomap_fail(err, errlen, ENOMEM, "out of memory");
+                        break;
+                    }
+                    sim_matvec(&H, x, y);
+                    for (int i = 0; i < sz; i++) {
+                        num += x[i] * y[i];
+                        den += x[i] * x[i];
+                    }
+                    free(y);
+                    vals[xp[c] + j] = den > 0 ? num / den : 0;
+                }
+            sim_free(&H);
+            if (got < 0)
+                goto out;
+            for (int j = got; j < kc; j++)
+                vals[xp[c] + j] = -INFINITY; /* not converged: never chosen */
+        }
+        for (int j = 0; j < kc; j++)
+            pairs[np++] = (struct epair){vals[xp[c] + j], c, j};
+    }
+    qsort(pairs, (size_t)npair, sizeof(struct epair), cmp_epair);
+    rc = 0;
+    memset(V, 0, sizeof(double) * (size_t)n * (size_t)k);
+    for (int t = 0; t < npair && rc < k; t++) {
+        if (pairs[t].val == -INFINITY)
+            break;
+        int c = pairs[t].comp, sz = xv[c + 1] - xv[c];
+        const double *x = W + (size_t)xv[c] * (size_t)k + (size_t)pairs[t].idx * (size_t)sz;
+        for (int i = 0; i < sz; i++)
+            V[(size_t)rc * (size_t)n + (size_t)vs[xv[c] + i]] = x[i];
+        rc++;
+    }
+    goto out;
+nomem:
+    rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
+out:
+    free(xv);
+    free(vs);
+    free(pos);
+    free(fill);
+    free(xp);
+    free(pairs);
+    free(vals);
+    free(W);
+    return rc;
+}
+
+/* Connected components of G (breadth first): comp[v], numbered by first
+ * vertex; returns their number. queue: n ints. */
+static int components(const struct simgraph *G, int *comp, int *queue)
+{
+    int n = G->n, nc = 0;
+    for (int v = 0; v < n; v++)
+        comp[v] = -1;
+    for (int v = 0; v < n; v++) {
+        if (comp[v] >= 0)
+            continue;
+        int head = 0, tail = 0;
+        comp[v] = nc;
+        queue[tail++] = v;
+        while (head < tail) {
+            int u = queue[head++];
+            for (int64_t e = G->xadj[u]; e < G->xadj[u + 1]; e++)
+                if (comp[G->adj[e]] < 0) {
+                    comp[G->adj[e]] = nc;
+                    queue[tail++] = G->adj[e];
+                }
+        }
+        nc++;
+    }
+    return nc;
+}
+
+/* Step 4: the (up to) k leading eigenvectors of M into V; dense or ARPACK
+ * by size. Returns the number found, or -1. */
+static int eig(const struct simgraph *G, int k, uint64_t seed, const struct topomap_problem *pb,
+               double *V, char *err, size_t errlen)
+{
+    if (G->n <= topomap_cpnsc_dense_max || k >= G->n - 1)
+        return eig_dense(G, k, V, err, errlen) < 0 ? -1 : k;
+    return eig_arpack(G, k, seed, pb, V, err, errlen);
+}
+
+static double unit_rand(uint64_t *st)
+{
+    return (double)(topomap_rng_next(st) >> 11) * 0x1p-53;
+}
+
+static double dist2(const double *a, const double *b, int dim)
+{
+    double s = 0;
+    for (int c = 0; c < dim; c++)
+        s += (a[c] - b[c]) * (a[c] - b[c]);
+    return s;
+}
+
+/* Step 6: k-means on the n rows of U (row major, dim columns): k-means++
+ * seeding, then Lloyd. label[i] = cluster of row i. */
+static int kmeans(const double *U, int n, int dim, int k, uint64_t seed, int *label)
+{
+    double *C = malloc(sizeof(double) * (size_t)k * (size_t)dim);
+    double *D2 = malloc(sizeof(double) * (size_t)n);
+    int *cnt = malloc(sizeof(int) * (size_t)k);
+    if (!C || !D2 || !cnt) {
+        free(C);
+        free(D2);
+        free(cnt);
+        return -1;
+    }
+    uint64_t st = seed ^ 0xc2b2ae3d27d4eb4fULL;
+    /* k-means++: the first centre uniformly, each next one with probability
+     * proportional to the squared distance to the nearest centre so far. */
+    int first = (int)topomap_rng_below(&st, (uint64_t)n);
+    memcpy(C, U + (size_t)first * (size_t)dim, sizeof(double) * (size_t)dim);
+    for (int i = 0; i < n; i++)
+        D2[i] = dist2(U + (size_t)i * (size_t)dim, C, dim);
+    int nc = 1;
+    for (; nc < k; nc++) {
+        double sum = 0;
+        for (int i = 0; i < n; i++)
+            sum += D2[i];
+        if (!(sum > 0))
+            break; /* every point sits on a centre: fewer distinct points than k */
+        double r = unit_rand(&st) * sum, acc = 0;
+        int pick = -1;
+        for (int i = 0; i < n; i++) {
+            acc += D2[i];
+            if (D2[i] > 0) {
+                pick = i;
+                if (acc > r)
+                    break;
+            }
+        }
+        double *c = C + (size_t)nc * (size_t)dim;
+        memcpy(c, U + (size_t)pick * (size_t)dim, sizeof(double) * (size_t)dim);
+        for (int i = 0; i < n; i++) {
+            double d = dist2(U + (size_t)i * (size_t)dim, c, dim);
+            if (d < D2[i])
+                D2[i] = d;
+        }
+    }
+    /* Lloyd's iterations over the nc centres found. */
+    for (int i = 0; i < n; i++)
+        label[i] = -1;
+    for (int it = 0; it < KMEANS_MAX_ITER; it++) {
+        long changed = 0;
+#pragma omp parallel for schedule(static) reduction(+ : changed) if ((long)n * nc * dim > 100000)
+        for (int i = 0; i < n; i++) {
+            const double *u = U + (size_t)i * (size_t)dim;
+            int best = 0;
+            double bd = dist2(u, C, dim);
+            for (int c = 1; c < nc; c++) {
+                double d = dist2(u, C + (size_t)c * (size_t)dim, dim);
+                if (d < bd) {
+                    bd = d;
+                    best = c;
+                }
+            }
+            D2[i] = bd;
+            if (label[i] != best) {
+                label[i] = best;
+                changed++;
+            }
+        }
+        if (!changed)
+            break;
+        /* Centres: means of their points, summed in point order. */
+        memset(C, 0, sizeof(double) * (size_t)nc * (size_t)dim);
+        memset(cnt, 0, sizeof(int) * (size_t)nc);
+        for (int i = 0; i < n; i++) {
+            double *c = C + (size_t)label[i] * (size_t)dim;
+            const double *u = U + (size_t)i * (size_t)dim;
+            for (int j = 0; j < dim; j++)
+                c[j] += u[j];
+            cnt[label[i]]++;
+        }
+        for (int c = 0; c < nc; c++) {
+            if (cnt[c] == 0) {
+                /* Empty: the point farthest from its centre, in a cluster of
+                 * two or more points, moves here. */
+                int far = -1;
+                for (int i = 0; i < n; i++)
+                    if (cnt[label[i]] > 1 && D2[i] > 0 && (far < 0 || D2[i] > D2[far]))
+                        far = i;
+                if (far < 0)
+                    continue;
+                const double *u = U + (size_t)far * (size_t)dim;
+                double *o = C + (size_t)label[far] * (size_t)dim;
+                for (int j = 0; j < dim; j++)
+                    o[j] -= u[j];
+                cnt[label[far]]--;
+                label[far] = c;
+                D2[far] = 0;
+                memcpy(C + (size_t)c * (size_t)dim, u, sizeof(double) * (size_t)dim);
+                cnt[c] = 1;
+                continue;
+            }
+            for (int j = 0; j < dim; j++)
+                C[(size_t)c * (size_t)dim + (size_t)j] /= cnt[c];
+        }
+    }
+    free(C);
+    free(D2);
+    free(cnt);
+    return 0;
+}
+
+int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
+                  int *label, char *err, size_t errlen)
+{
+    if (k > nr)
+        k = nr;
+    if (k <= 1 || nr <= 1) {
+        for (int i = 0; i < nr; i++)
+            label[i] = 0;
+        return nr > 0;
+    }
+    if (k == nr) {
+        for (int i = 0; i < nr; i++)
+            label[i] = i;
+        return nr;
+    }
+    struct simgraph G;
+    if (sim_build(&G, &pb->g, ranks, nr, loc) < 0) {
+        sim_free(&G);
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    double *V = malloc(sizeof(double) * (size_t)nr * (size_t)k);
+    double *U = malloc(sizeof(double) * (size_t)nr * (size_t)k);
+    int *map = malloc(sizeof(int) * (size_t)k);
+    int rc = -1, dim = k;
+    if (!V || !U || !map) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Step 4. The dense solver handles repeated eigenvalues; ARPACK does
+     * not, so a disconnected graph too large for the dense solver is solved
+     * component by component. */
+    if (nr <= topomap_cpnsc_dense_max || k >= nr - 1) {
+        dim = eig(&G, k, pb->opts->seed, pb, V, err, errlen);
+    } else {
+        int *comp = malloc(sizeof(int) * (size_t)nr), *queue = malloc(sizeof(int) * (size_t)nr);
+        int nc = comp && queue ? components(&G, comp, queue) : -1;
+        if (nc < 0)
+            dim = topomap_fail(err, errlen, ENOMEM, "out of memory");
+        else if (nc == 1)
+            dim = eig(&G, k, pb->opts->seed, pb, V, err, errlen);
+        else
+            dim = eig_components(&G, k, comp, nc, pb->opts->seed, pb, V, err, errlen);
+        free(comp);
+        free(queue);
+    }
+    if (dim <= 0) {
+        if (dim == 0)
+            topomap_fail(err, errlen, EDOM, "spectral: no eigenvector found on %d ranks", nr);
+        goto out;
+    }
+    /* Step 5: rows of V scaled to norm sqrt(k - 1), into row-major U. */
+    double scale = sqrt((double)(k - 1));
+    for (int i = 0; i < nr; i++) {
+        double s = 0;
+        for (int c = 0; c < dim; c++)
+            s += V[(size_t)c * (size_t)nr + (size_t)i] * V[(size_t)c * (size_t)nr + (size_t)i];
+        double f = s > 0 ? scale / sqrt(s) : 0;
+        for (int c = 0; c < dim; c++)
+            U[(size_t)i * (size_t)dim + (size_t)c] = V[(size_t)c * (size_t)nr + (size_t)i] * f;
+    }
+    if (kmeans(U, nr, dim, k, pb->opts->seed, label) < 0) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Clusters numbered in order of their lowest member. */
+    for (int c = 0; c < k; c++)
+        map[c] = -1;
+    rc = 0;
+    for (int i = 0; i < nr; i++) {
+        if (map[label[i]] < 0)
+            map[label[i]] = rc++;
+        label[i] = map[label[i]];
+    }
+out:
+    sim_free(&G);
+    free(V);
+    free(U);
+    free(map);
+    return rc;
+}
