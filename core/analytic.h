@@ -5,6 +5,8 @@
 #ifndef TOPOMAP_ANALYTIC_H
 #define TOPOMAP_ANALYTIC_H
 
+#include <math.h>
+
 #include "internal.h"
 
 #define AN_MAXD 8
@@ -57,9 +59,22 @@ static inline int an_hops(const struct an_box *B, int a, int b)
     return h;
 }
 
-/* Neighbours of bin b in the network restricted to the box: fills nb (at
- * most 2 * nd) and returns their number. */
-int topomap_an_neighbours(const struct an_box *B, int b, int *nb);
+/* Bin of a position: the nearest node, inside the box. */
+static inline int an_pos_bin(const struct an_box *B, const double *p)
+{
+    int b = 0;
+    for (int k = 0; k < B->nd; k++) {
+        int c = (int)floor(p[k] + 0.5);
+        c = c < 0 ? 0 : c >= B->len[k] ? B->len[k] - 1 : c;
+        b += c * B->stride[k];
+    }
+    return b;
+}
+
+/* Neighbours of bin b in the network restricted to the box (wrap: with the
+ * box's wraparound links, else those of the continuous domain only): fills
+ * nb (at most 2 * nd, distinct) and returns their number. */
+int topomap_an_neighbours(const struct an_box *B, int b, int wrap, int *nb);
 
 /* Stage 1, global mapping (section 3.3): positions pos[v * nd + k] of the
  * vertices of q in the box, vertices with fixed_bin[v] >= 0 fixed at the

@@ -172,18 +172,6 @@ static int glob_init(struct glob *G, const topomap_graph_t *q, const struct an_b
     return 0;
 }
 
-/* Bin of a position: the nearest node, inside the box. */
-static int pos_bin(const struct an_box *B, const double *p)
-{
-    int b = 0;
-    for (int k = 0; k < B->nd; k++) {
-        int c = (int)floor(p[k] + 0.5);
-        c = c < 0 ? 0 : c >= B->len[k] ? B->len[k] - 1 : c;
-        b += c * B->stride[k];
-    }
-    return b;
-}
-
 /* Bin loads of the current positions; returns the largest. */
 static int count_loads(struct glob *G, const double *pos)
 {
@@ -191,7 +179,7 @@ static int count_loads(struct glob *G, const double *pos)
     memset(G->load, 0, sizeof(int) * (size_t)B->nbins);
     int mx = 0;
     for (int v = 0; v < G->n; v++) {
-        G->vb[v] = pos_bin(B, pos + (size_t)v * (size_t)G->nd);
+        G->vb[v] = an_pos_bin(B, pos + (size_t)v * (size_t)G->nd);
         if (++G->load[G->vb[v]] > mx)
             mx = G->load[G->vb[v]];
     }

@@ -34,20 +34,19 @@
 
 void (*topomap_an_move_trace)(int v, int a, int b);
 
-int topomap_an_neighbours(const struct an_box *B, int b, int *nb)
+int topomap_an_neighbours(const struct an_box *B, int b, int wrap, int *nb)
 {
     int c = 0;
     for (int k = 0; k < B->nd; k++) {
         int len = B->len[k], st = B->stride[k], x = an_coord(B, b, k);
-        if (len < 2)
-            continue;
+        int ring = wrap && B->wrap[k] && len > 2;
         if (x > 0)
             nb[c++] = b - st;
-        else if (B->wrap[k] && len > 2)
+        else if (ring)
             nb[c++] = b + (len - 1) * st;
         if (x < len - 1)
             nb[c++] = b + st;
-        else if (B->wrap[k] && len > 2)
+        else if (ring)
             nb[c++] = b - (len - 1) * st;
     }
     return c;
@@ -108,6 +107,14 @@ static double move_cost(const struct legal *L, int v, int to)
     return c;
 }
 
+/* Move v to bin to; cost = move_cost(L, v, to). */
+static void move_vertex(struct legal *L, int v, int to, double cost)
+{
+    list_remove(L, v);
+    list_add(L, v, to);
+    L->hop_bytes += cost;
+}
+
 /* Move the vertex of bin from whose move to bin to costs least. */
 static void migrate_one(struct legal *L, int from, int to, long *moves)
 {
@@ -124,9 +131,7 @@ static void migrate_one(struct legal *L, int from, int to, long *moves)
         return;
     if (topomap_an_move_trace)
         topomap_an_move_trace(best, from, to);
-    list_remove(L, best);
-    list_add(L, best, to);
-    L->hop_bytes += bc;
+    move_vertex(L, best, to, bc);
     (*moves)++;
 }
 
@@ -174,7 +179,7 @@ static struct topomap_chol *laplacian(const struct an_box *B, double **diag)
         int64_t k = 0;
         for (int b = 0; b < nb; b++) {
             xadj[b] = k;
-            int d = topomap_an_neighbours(B, b, tmp);
+            int d = topomap_an_neighbours(B, b, 1, tmp);
             for (int i = 0; i < d; i++) {
                 adj[k] = tmp[i];
                 w[k++] = 1;
@@ -219,7 +224,7 @@ static int fallback(struct legal *L, long *placed)
                     to = b;
                     break;
                 }
-                int d = topomap_an_neighbours(B, b, tmp);
+                int d = topomap_an_neighbours(B, b, 1, tmp);
                 for (int i = 0; i < d; i++)
                     if (seen[tmp[i]] != s) {
                         seen[tmp[i]] = s;
@@ -231,10 +236,7 @@ static int fallback(struct legal *L, long *placed)
             if (to < 0)
                 break; /* no room anywhere: the caller checked K <= m */
             int v = L->head[s];
-            double c = move_cost(L, v, to);
-            list_remove(L, v);
-            list_add(L, v, to);
-            L->hop_bytes += c;
+            move_vertex(L, v, to, move_cost(L, v, to));
             (*placed)++;
         }
     }
@@ -316,7 +318,7 @@ int topomap_an_legalize(const struct topomap_problem *pb, const topomap_graph_t 
             int give = L.load[i] - capacity(B, i);
             if (give <= 0)
                 continue;
-            int d = topomap_an_neighbours(B, i, tmp), nc = 0;
+            int d = topomap_an_neighbours(B, i, 1, tmp), nc = 0;
             for (int t = 0; t < d; t++)
                 if (L.lambda[tmp[t]] < L.lambda[i])
                     cands[nc++] = (struct cand){tmp[t], L.lambda[i] - L.lambda[tmp[t]]};

@@ -113,15 +113,7 @@ static int fg_build(struct fgraph *f, const topomap_graph_t *g, double thr, long
 
 static int has_edge(const struct fgraph *f, int i, int j)
 {
-    int64_t lo = f->xadj[i], hi = f->xadj[i + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (f->adj[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < f->xadj[i + 1] && f->adj[lo] == j;
+    return topomap_adj_find(f->xadj, f->adj, i, j) >= 0;
 }
 
 /* An edge the structural phase looks at: all of them, or with drop0 none

@@ -22,6 +22,21 @@ struct topomap_problem {
     double deadline;      /* topomap_now() value past which to stop, 0 = none */
 };
 
+/* Index of j in row i of a CSR graph whose rows are sorted (xadj, adj), or
+ * -1 when i and j are not adjacent; O(log degree). */
+static inline int64_t topomap_adj_find(const int64_t *xadj, const int *adj, int i, int j)
+{
+    int64_t lo = xadj[i], hi = xadj[i + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (adj[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < xadj[i + 1] && adj[lo] == j ? lo : -1;
+}
+
 /* Hop distance between two slots: network hops of their nodes (0 inside a node). */
 static inline int topomap_slot_hops(const struct topomap_problem *pb, int s1, int s2)
 {

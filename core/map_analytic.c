@@ -67,17 +67,21 @@ void topomap_an_box_free(struct an_box *B)
  * coordinates in the box) while it keeps at least need nodes: the longest
  * dimension first, by the end slice holding fewer nodes (the far end on
  * ties). */
+/* 1 if the coordinates c[0..nd) lie in lo..hi (inclusive). */
+static int in_box(const int *c, int nd, const int *lo, const int *hi)
+{
+    for (int k = 0; k < nd; k++)
+        if (c[k] < lo[k] || c[k] > hi[k])
+            return 0;
+    return 1;
+}
+
 static void shrink_box(const int *bc, int m, int nd, int need, int *lo, int *hi)
 {
     for (;;) {
         int inside = 0, done = 1;
-        for (int i = 0; i < m; i++) {
-            int in = 1;
-            for (int k = 0; k < nd && in; k++)
-                in = bc[(size_t)i * AN_MAXD + (size_t)k] >= lo[k] &&
-                     bc[(size_t)i * AN_MAXD + (size_t)k] <= hi[k];
-            inside += in;
-        }
+        for (int i = 0; i < m; i++)
+            inside += in_box(bc + (size_t)i * AN_MAXD, nd, lo, hi);
         /* Dimensions by decreasing extent, lowest index first on ties. */
         char tried[AN_MAXD] = {0};
         for (int round = 0; round < nd && done; round++) {
@@ -90,11 +94,7 @@ static void shrink_box(const int *bc, int m, int nd, int need, int *lo, int *hi)
             tried[k] = 1;
             int at_lo = 0, at_hi = 0;
             for (int i = 0; i < m; i++) {
-                int in = 1;
-                for (int j = 0; j < nd && in; j++)
-                    in = bc[(size_t)i * AN_MAXD + (size_t)j] >= lo[j] &&
-                         bc[(size_t)i * AN_MAXD + (size_t)j] <= hi[j];
-                if (!in)
+                if (!in_box(bc + (size_t)i * AN_MAXD, nd, lo, hi))
                     continue;
                 at_lo += bc[(size_t)i * AN_MAXD + (size_t)k] == lo[k];
                 at_hi += bc[(size_t)i * AN_MAXD + (size_t)k] == hi[k];
@@ -213,14 +213,12 @@ int topomap_an_box_init(struct an_box *B, const struct topomap_problem *pb, int 
     for (int b = 0; b < B->nbins; b++)
         B->bin_node[b] = -1;
     for (int i = 0; i < m; i++) {
-        int b = 0, in = 1;
-        for (int k = 0; k < gd && in; k++) {
-            int x = bc[(size_t)i * AN_MAXD + (size_t)k];
-            in = x >= lo[k] && x <= hi[k];
-            b += (x - lo[k]) * B->stride[k];
-        }
-        if (!in)
+        const int *c = bc + (size_t)i * AN_MAXD;
+        if (!in_box(c, gd, lo, hi))
             continue;
+        int b = 0;
+        for (int k = 0; k < gd; k++)
+            b += (c[k] - lo[k]) * B->stride[k];
         B->bin_node[b] = B->m;
         B->node_bin[B->m] = b;
         B->node_of[B->m++] = i;
@@ -514,21 +512,6 @@ static int bft_order(const topomap_graph_t *g, int *order)
     return 0;
 }
 
-/* Neighbours of bin b in the box without its wraparound links: the
- * continuous model's domain, whose corners the fixed groups go to. */
-static int box_neighbours(const struct an_box *B, int b, int *nb)
-{
-    int c = 0;
-    for (int k = 0; k < B->nd; k++) {
-        int x = an_coord(B, b, k);
-        if (x > 0)
-            nb[c++] = b - B->stride[k];
-        if (x < B->len[k] - 1)
-            nb[c++] = b + B->stride[k];
-    }
-    return c;
-}
-
 /* fixed_bin[v] for the groups fixed at the corners, -1 for the others. */
 static int fix_corners(struct an *A, int bft, int *fixed_bin, int *nfixed)
 {
@@ -546,10 +529,12 @@ static int fix_corners(struct an *A, int bft, int *fixed_bin, int *nfixed)
     int64_t k = 0;
     for (int i = 0; i < m; i++) {
         nx[i] = k;
-        int d = box_neighbours(B, B->node_bin[i], tmp);
+        /* The continuous domain's links, without the wraparound ones: with
+         * them every torus node looks alike to RCM (README, "Analytic"). */
+        int d = topomap_an_neighbours(B, B->node_bin[i], 0, tmp);
         qsort(tmp, (size_t)d, sizeof(int), cmp_int);
         for (int t = 0; t < d; t++)
-            if (B->bin_node[tmp[t]] >= 0 && (t == 0 || tmp[t] != tmp[t - 1])) {
+            if (B->bin_node[tmp[t]] >= 0) {
                 na[k] = B->bin_node[tmp[t]];
                 nw[k++] = 1;
             }
@@ -605,17 +590,15 @@ out:
 /* ---- ranks on slots ----------------------------------------------------------- */
 
 /* Group v's ranks on the slots of allocation node vnode[v]; ranks beyond a
- * node's slots on the nearest node with a free slot. */
-static void assign_slots(struct an *A, const int *vnode, int *r2s)
+ * node's slots on the nearest node with a free slot. 0, or -1 on out of
+ * memory. */
+static int assign_slots(struct an *A, const int *vnode, int *r2s)
 {
     const struct topomap_problem *pb = A->pb;
     int n = pb->n, m = A->m;
     int *used = calloc((size_t)m, sizeof(int));
-    if (!used) { /* cannot fail in practice; block keeps the result valid */
-        for (int r = 0; r < n; r++)
-            r2s[r] = r;
-        return;
-    }
+    if (!used)
+        return -1;
     for (int r = 0; r < n; r++) {
         int i = vnode[A->grp[r]];
         r2s[r] = used[i] < A->cap[i] ? A->first[i] + used[i]++ : -1;
@@ -635,6 +618,7 @@ static void assign_slots(struct an *A, const int *vnode, int *r2s)
         r2s[r] = A->first[best] + used[best]++;
     }
     free(used);
+    return 0;
 }
 
 static int analytic(const struct topomap_problem *pb, int bft, int anchored, int *r2s, char *err,
@@ -690,15 +674,8 @@ static int analytic(const struct topomap_problem *pb, int bft, int anchored, int
                           anchored, pos, &gs, err, errlen) < 0)
         goto out;
     double t1 = topomap_now();
-    for (int v = 0; v < A.K; v++) {
-        int b = 0;
-        for (int k = 0; k < A.B.nd; k++) {
-            int c = (int)floor(pos[(size_t)v * (size_t)A.B.nd + (size_t)k] + 0.5);
-            c = c < 0 ? 0 : c >= A.B.len[k] ? A.B.len[k] - 1 : c;
-            b += c * A.B.stride[k];
-        }
-        vbin[v] = b;
-    }
+    for (int v = 0; v < A.K; v++)
+        vbin[v] = an_pos_bin(&A.B, pos + (size_t)v * (size_t)A.B.nd);
     struct an_legal_stats ls;
     if (topomap_an_legalize(pb, &A.q, &A.B, vbin, &ls, err, errlen) < 0)
         goto out;
@@ -710,7 +687,10 @@ static int analytic(const struct topomap_problem *pb, int bft, int anchored, int
                 ls.moves, ls.fallback ? " (safety net used)" : "", t2 - t1, ls.hop_bytes);
     for (int v = 0; v < A.K; v++)
         vnode[v] = A.B.node_of[A.B.bin_node[vbin[v]]];
-    assign_slots(&A, vnode, r2s);
+    if (assign_slots(&A, vnode, r2s) < 0) {
+        rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto out;
+    }
     struct topomap_refine_params rp = {0, pb->deadline, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
     rc = topomap_refine(pb, r2s, &rp, NULL, err, errlen);
 out:

@@ -212,15 +212,8 @@ void topomap_xchg_place(struct topomap_xchg *x, const int *r2s)
 double topomap_xchg_weight(const struct topomap_xchg *x, int i, int j)
 {
     const topomap_graph_t *g = &x->pb->g;
-    int64_t lo = g->xadj[i], hi = g->xadj[i + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (g->adj[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < g->xadj[i + 1] && g->adj[lo] == j ? g->w[lo] : 0.0;
+    int64_t e = topomap_adj_find(g->xadj, g->adj, i, j);
+    return e >= 0 ? g->w[e] : 0.0;
 }
 
 /* The gain of exchanging slots s1 and s2, and in *scale the size of the

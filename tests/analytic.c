@@ -69,7 +69,7 @@ static void trace(int v, int a, int b)
 {
     (void)v;
     mv.moves++;
-    int nb[2 * AN_MAXD], d = topomap_an_neighbours(mv.B, a, nb), adj = 0;
+    int nb[2 * AN_MAXD], d = topomap_an_neighbours(mv.B, a, 1, nb), adj = 0;
     for (int i = 0; i < d; i++)
         adj |= nb[i] == b;
     mv.far += !adj;
