@@ -78,8 +78,8 @@ static const char help_map[] =
     "  --seed S              seed of randomised algorithms, 0 to 2^64-1 (default: 1)\n"
     "  --affinity KIND       what measures affinity: bytes (default) or msgs (needs\n"
     "                        a message count column in the profile)\n"
-    "  --threads N           OpenMP threads for the algorithm (default: the OpenMP\n"
-    "                        runtime's); the result does not depend on N\n"
+    "  --threads N           OpenMP threads for the algorithm, 1 to 1024 (default:\n"
+    "                        the OpenMP runtime's); the result does not depend on N\n"
     "  --time-limit SEC      fail when the algorithm runs longer than SEC seconds;\n"
     "                        auto instead returns the best placement it found\n"
     "                        within SEC (never worse than block)\n"
@@ -166,7 +166,7 @@ static const char help_compare[] =
     "  --algos LIST          comma-separated algorithms (default: all of them)\n"
     "  --seed S              seed of randomised algorithms (default: 1)\n"
     "  --affinity KIND       bytes (default) or msgs\n"
-    "  --threads N           OpenMP threads for the algorithms\n"
+    "  --threads N           OpenMP threads for the algorithms, 1 to 1024\n"
     "  --time-limit SEC      time limit of each algorithm\n"
     "  --refine              run the swap-refinement engine after each algorithm\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: n/2)\n"
@@ -284,26 +284,33 @@ static const char help_help[] =
 
 static const char *cmd_name = NULL; /* current command, for messages */
 
+/* One "topomap: " line on stderr. Arguments and file contents can hold
+ * control characters (ESC, CR): the line is made printable first. */
 static void msg(const char *fmt, va_list ap)
 {
-    fputs("topomap: ", stderr);
-    if (cmd_name)
-        fprintf(stderr, "%s: ", cmd_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char line[TOPOMAP_ERRLEN + 1024], safe[sizeof line];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(stderr, "topomap: %s%s%s\n", cmd_name ? cmd_name : "", cmd_name ? ": " : "",
+            topomap_printable(line, safe, sizeof safe));
+}
+
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    msg(fmt, ap);
+    va_end(ap);
 }
 
 /* Bad usage: one line, a pointer to the help, exit 2. */
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
+    char line[TOPOMAP_ERRLEN + 1024];
     va_list ap;
     va_start(ap, fmt);
-    fputs("topomap: ", stderr);
-    if (cmd_name)
-        fprintf(stderr, "%s: ", cmd_name);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see 'topomap help%s%s')\n", cmd_name ? " " : "", cmd_name ? cmd_name : "");
+    say("%s (see 'topomap help%s%s')", line, cmd_name ? " " : "", cmd_name ? cmd_name : "");
     exit(EXIT_USAGE);
 }
 
@@ -356,42 +363,35 @@ static const char *jnum(double v, char *buf, size_t len)
     return num(v, buf, len);
 }
 
+/* Numbers are parsed strictly by the library's helpers: no blanks, no '+'. */
 static long parse_long_opt(const char *opt, const char *s, long min, long max)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < min || v > max)
+    long v;
+    if (topomap_parse_long(s, &v) < 0 || v < min || v > max)
         usage_error("%s: '%s' is not an integer from %ld to %ld", opt, s, min, max);
     return v;
 }
 
 static uint64_t parse_seed(const char *s)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || strchr(s, '-'))
+    uint64_t v;
+    if (topomap_parse_u64(s, &v) < 0)
         usage_error("--seed: '%s' is not an integer from 0 to 18446744073709551615", s);
-    return (uint64_t)v;
+    return v;
 }
 
 static double parse_fraction(const char *opt, const char *s)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v <= 0 || v >= 1)
+    double v;
+    if (topomap_parse_double(s, &v) < 0 || v <= 0 || v >= 1)
         usage_error("%s: '%s' is not a number between 0 and 1", opt, s);
     return v;
 }
 
 static double parse_seconds(const char *opt, const char *s)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v <= 0)
+    double v;
+    if (topomap_parse_double(s, &v) < 0 || v <= 0)
         usage_error("%s: '%s' is not a positive number of seconds", opt, s);
     return v;
 }
@@ -583,7 +583,9 @@ static void parse_args(int argc, char **argv, const char *allowed, const char *h
         case OPT_LOOP: a->o.loop = parse_long_opt("--loop", optarg, 0, 1L << 30); break;
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
-        case OPT_THREADS: a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, 4096); break;
+        case OPT_THREADS:
+            a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, TOPOMAP_MAX_THREADS);
+            break;
         case OPT_TIME_LIMIT: a->o.time_limit = parse_seconds("--time-limit", optarg); break;
         case OPT_PROFILE_FORMAT: a->profile_format = parse_profile_format(optarg); break;
         case OPT_FORMAT: a->format = parse_mapping_format(optarg); break;
@@ -869,7 +871,7 @@ static int cmd_compare(int argc, char **argv)
         if (rc < 0) {
             if (i == 0) /* block failing means the inputs do not fit */
                 input_error("%s", liberr(err, algo, errno));
-            fprintf(stderr, "topomap: compare: %s: %s\n", algo, liberr(err, algo, errno));
+            say("%s: %s", algo, liberr(err, algo, errno));
             failed = 1;
             continue;
         }
@@ -939,17 +941,18 @@ static int cmd_stats(int argc, char **argv)
     int ks[TOPOMAP_STATS_MAXK], nk = 0;
     const char *klist = a.k ? a.k : "4,8,16,24";
     for (const char *s = klist;;) {
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (end == s || errno || v < 1 || v > 1 << 24 || (*end && *end != ','))
+        char item[24];
+        size_t len = strcspn(s, ",");
+        long v;
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), s);
+        if (len >= sizeof item || topomap_parse_long(item, &v) < 0 || v < 1 || v > 1 << 24)
             usage_error("--k: '%s' is not a comma-separated list of positive integers", klist);
         if (nk == TOPOMAP_STATS_MAXK)
             usage_error("--k: at most %d values", TOPOMAP_STATS_MAXK);
         ks[nk++] = (int)v;
-        if (!*end)
+        if (!s[len])
             break;
-        s = end + 1;
+        s += len + 1;
     }
 
     topomap_profile_t *p = load_profile(&a);

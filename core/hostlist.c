@@ -15,8 +15,9 @@
 #include "topology_priv.h"
 
 /* Cap on the names one expression may expand to: "n[0-999999999]" is a typo,
- * not a machine, and must not exhaust memory. */
-#define HOSTLIST_MAX_NAMES (1u << 24)
+ * not a machine, and must not exhaust memory. Checked on the counts of the
+ * ranges before any name is made. */
+#define HOSTLIST_MAX_NAMES ((unsigned)TOPOMAP_MAX_NODES)
 /* Range bounds have at most this many digits (fits in unsigned long long). */
 #define HOSTLIST_MAX_DIGITS 18
 

@@ -9,23 +9,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "internal.h"
 #include "topology_priv.h"
 
-/* Topology files larger than this are certainly not descriptions. */
-#define TOPO_MAX_FILE (64L << 20)
-
 /* ---- names -------------------------------------------------------------- */
 
-static uint64_t name_hash(const char *s)
+uint64_t topo_name_hash(const char *s)
 {
-    /* FNV-1a: short hostnames, no adversary. */
+    /* FNV-1a, then splitmix64's finaliser so that the low bits used as the
+     * table index depend on every bit of every character (plain FNV-1a's low
+     * bits depend only on the characters' low bits: names that collide would
+     * be easy to write, and the linear probing would become quadratic). */
     uint64_t h = 1469598103934665603ULL;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return topomap_mix64(h);
 }
 
 /* Build the name table; error on duplicates (lookups would be ambiguous). */
@@ -41,7 +40,7 @@ static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
     t->hmask = size - 1;
     for (int i = 0; i < t->nnodes; i++) {
         const char *name = topomap_hostlist_get(t->names, (size_t)i);
-        size_t h = (size_t)name_hash(name) & t->hmask;
+        size_t h = (size_t)topo_name_hash(name) & t->hmask;
         while (t->hash[h] >= 0) {
             if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), name))
                 return topomap_fail(err, errlen, EINVAL,
@@ -260,7 +259,7 @@ const char *topomap_topology_node_name(const topomap_topology_t *t, int node)
 int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname)
 {
     if (hostname) {
-        size_t h = (size_t)name_hash(hostname) & t->hmask;
+        size_t h = (size_t)topo_name_hash(hostname) & t->hmask;
         for (; t->hash[h] >= 0; h = (h + 1) & t->hmask)
             if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), hostname))
                 return t->hash[h];
@@ -388,62 +387,6 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
 
 /* ---- loading ------------------------------------------------------------ */
 
-char *topo_slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "r");
-    struct stat st;
-    if (!f) {
-        int e = errno;
-        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
-        return NULL;
-    }
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        topomap_fail(err, errlen, EISDIR, "%s: %s", path, strerror(EISDIR));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            if (cap > (size_t)TOPO_MAX_FILE) {
-                free(buf);
-                fclose(f);
-                topomap_fail(err, errlen, EFBIG, "%s: file is too large for a topology", path);
-                return NULL;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (!buf) {
-        fclose(f);
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
-        return NULL;
-    }
-    if (ferror(f)) {
-        int e = errno ? errno : EIO;
-        free(buf);
-        fclose(f);
-        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t errlen)
 {
     size_t len;
@@ -451,7 +394,8 @@ topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t er
         topomap_fail(err, errlen, EINVAL, "topomap_topology_load: NULL path");
         return NULL;
     }
-    char *text = topo_slurp(path, &len, err, errlen);
+    char *text = topomap_input_slurp(path, TOPOMAP_MAX_TOPOLOGY_FILE, "a topology", &len, err,
+                                     errlen);
     if (!text)
         return NULL;
     topomap_topology_t *t;
