@@ -413,12 +413,13 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
         for (int k = first; k < sp; k++) {
             int w = stack[k];
             depth[w] = depth[s] + 1;
-            /* Every hop climbs the tree switch by switch: bound its height. */
-            if (depth[w] > TOPO_MAX_LEVELS) {
+            /* Every hop climbs the tree switch by switch: bound its height
+             * (as a YAML fat-tree's levels; the virtual root not counted). */
+            if (depth[w] - vroot >= TOPO_MAX_LEVELS) {
                 topomap_fail(err, errlen, EINVAL,
                              "%s:%d: switch '%s' is %d levels below the top: at most %d switch "
                              "levels", path, c.sw[w].line, c.sw[w].name, depth[w] - vroot,
-                             TOPO_MAX_LEVELS - vroot);
+                             TOPO_MAX_LEVELS);
                 goto fail;
             }
         }

@@ -5,6 +5,7 @@
  * values out of range, inconsistent sizes, missing required keys, syntax). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +127,9 @@ static int get_int(struct ctx *c, yaml_node_t *n, const char *key, long min, lon
     return 0;
 }
 
+/* A number in [min, max] (min excluded when min_open). */
 static int get_double(struct ctx *c, yaml_node_t *n, const char *key, double min, int min_open,
-                      double *out)
+                      double max, double *out)
 {
     double v;
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
@@ -139,6 +141,8 @@ static int get_double(struct ctx *c, yaml_node_t *n, const char *key, double min
     if (v < min || (min_open && v == min))
         return fail_at(c, n, EINVAL, "'%s' must be %s %g, not %g", key, min_open ? ">" : ">=",
                        min, v);
+    if (v > max)
+        return fail_at(c, n, EINVAL, "'%s' must be at most %g, not %g", key, max, v);
     *out = v;
     return 0;
 }
@@ -283,12 +287,13 @@ static topomap_topology_t *load_network(struct ctx *c, yaml_node_t *root, yaml_n
                   is_th3 ? th3_keys : is_tree ? tree_keys : torus_keys) < 0)
         return NULL;
     *hop_cost = 1.0;
-    if ((v = get(c, net, "hop_cost")) && get_double(c, v, "hop_cost", 0, 1, hop_cost) < 0)
+    if ((v = get(c, net, "hop_cost")) && get_double(c, v, "hop_cost", 0, 1, TOPOMAP_MAX_COST, hop_cost) < 0)
         return NULL;
     /* Bytes per second of one channel (one direction of a cable); 0 = unknown. */
     *bandwidth = 0;
     if ((v = get(c, net, "link_bandwidth")) &&
-        get_double(c, v, "link_bandwidth", 0, 1, bandwidth) < 0)
+        get_double(c, v, "link_bandwidth", TOPOMAP_MIN_BANDWIDTH, 0, HUGE_VAL,
+                   bandwidth) < 0)
         return NULL;
 
     /* Parameters and node count, then the names, then the build. */
@@ -465,7 +470,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
         return fail_at(c, costs, EINVAL, "'costs' goes with 'hwloc' (with 'levels', give each "
                                          "level a 'cost')");
     double self_cost = 0;
-    if (self && get_double(c, self, "self_cost", 0, 0, &self_cost) < 0)
+    if (self && get_double(c, self, "self_cost", 0, 0, TOPOMAP_MAX_COST, &self_cost) < 0)
         return -1;
     if (cores) {
         nl = 1;
@@ -497,7 +502,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
                 return fail_at(c, v, EINVAL, "'name' must be at most %d characters",
                                TOPO_NAME_LEN - 1);
             cost[k] = topo_default_cost(t, k);
-            if ((v = get(c, l, "cost")) && get_double(c, v, "cost", 0, 0, &cost[k]) < 0)
+            if ((v = get(c, l, "cost")) && get_double(c, v, "cost", 0, 0, TOPOMAP_MAX_COST, &cost[k]) < 0)
                 return -1;
         }
     } else {
@@ -539,7 +544,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
                     return fail_at(c, k, EINVAL, "'costs': hwloc found no level '%s' (levels: %s)",
                                    k->type == YAML_SCALAR_NODE ? scalar(k) : "?", list);
                 }
-                if (get_double(c, val, scalar(k), 0, 0, &cost[found]) < 0)
+                if (get_double(c, val, scalar(k), 0, 0, TOPOMAP_MAX_COST, &cost[found]) < 0)
                     return -1;
             }
         }

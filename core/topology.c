@@ -157,10 +157,10 @@ int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const 
     }
     if (cost)
         for (int k = 0; k <= nlevels; k++)
-            if (!isfinite(cost[k]) || cost[k] < 0)
+            if (!isfinite(cost[k]) || cost[k] < 0 || cost[k] > TOPOMAP_MAX_COST)
                 return topomap_fail(err, errlen, EINVAL,
-                                    "node cost %d must be a finite number >= 0, not %g", k,
-                                    cost[k]);
+                                    "node cost %d must be a number from 0 to %g, not %g", k,
+                                    TOPOMAP_MAX_COST, cost[k]);
     t->nlevels = nlevels;
     t->cores = (int)cores;
     int inner = 1;
@@ -195,7 +195,7 @@ int topomap_topology_set_node_levels(topomap_topology_t *t, int nlevels, const i
 
 int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost)
 {
-    if (!t || !isfinite(hop_cost) || hop_cost < 0) {
+    if (!t || !isfinite(hop_cost) || hop_cost < 0 || hop_cost > TOPOMAP_MAX_COST) {
         errno = EINVAL;
         return -1;
     }
@@ -210,7 +210,8 @@ double topomap_topology_hop_cost(const topomap_topology_t *t)
 
 int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s)
 {
-    if (!t || !isfinite(bytes_per_s) || bytes_per_s < 0) {
+    if (!t || !isfinite(bytes_per_s) || bytes_per_s < 0 ||
+        (bytes_per_s > 0 && bytes_per_s < TOPOMAP_MIN_BANDWIDTH)) {
         errno = EINVAL;
         return -1;
     }

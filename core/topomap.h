@@ -59,9 +59,15 @@ const char *topomap_version(void);
 #define TOPOMAP_MAX_YAML_DEPTH 64
 /** Nodes (scalars, mappings, lists) of a topology YAML. */
 #define TOPOMAP_MAX_YAML_NODES (1 << 21)
-/** Total bytes, and total messages, of a profile (real traffic is far below;
- *  the bound keeps every metric finite: hop-bytes, SumCom, statistics). */
+/** Total bytes, and total messages, of a profile (real traffic is far below).
+ *  With the cost and bandwidth bounds below, every metric stays finite:
+ *  hop-bytes, SumCom, congestion, statistics. */
 #define TOPOMAP_MAX_TOTAL 1e30
+/** Largest SumCom cost of one hop and of a node level (YAML hop_cost, cost,
+ *  self_cost, costs; topomap_topology_set_hop_cost(), _set_node_levels()). */
+#define TOPOMAP_MAX_COST 1e6
+/** Smallest link bandwidth other than 0 (unknown), in bytes per second. */
+#define TOPOMAP_MIN_BANDWIDTH 1.0
 /** OpenMP threads of topomap_opts_t.nthreads. */
 #define TOPOMAP_MAX_THREADS 1024
 
@@ -307,7 +313,8 @@ int topomap_topology_diameter(const topomap_topology_t *t);
 /**
  * Set the SumCom cost of one network hop (default 1, or the YAML hop_cost).
  * Intra-node costs already set are not rescaled.
- * @return 0, or -1 with errno EINVAL (negative or not finite).
+ * @return 0, or -1 with errno EINVAL (negative, not finite, or over
+ *         TOPOMAP_MAX_COST).
  */
 int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost);
 /** The SumCom cost of one network hop. */
@@ -315,7 +322,8 @@ double topomap_topology_hop_cost(const topomap_topology_t *t);
 /**
  * Set the bandwidth of one channel (one direction of a cable), in bytes per
  * second (the YAML key network.link_bandwidth); 0 means not known.
- * @return 0, or -1 with errno EINVAL (negative or not finite).
+ * @return 0, or -1 with errno EINVAL (negative, not finite, or between 0 and
+ *         TOPOMAP_MIN_BANDWIDTH).
  */
 int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s);
 /** Bandwidth of one channel in bytes per second, 0 when not known. */
