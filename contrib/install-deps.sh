@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Install what topomap needs to build, test and demo on Debian 12 (run as root,
-# or it uses sudo). The single list of the project's Debian dependencies.
+# or it uses sudo). The single list of the project's Debian dependencies
+# (clang: the libFuzzer harnesses of tests/fuzz, run by .ci/run).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev libsuitesparse-dev
       liblapacke-dev libarpack2-dev
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
-      libscotch-dev"
+      libscotch-dev
+      clang"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=

@@ -375,7 +375,11 @@ topomap_profile_t *topomap_import_ompi(const char *const *paths, size_t npaths, 
                          "needed)", paths[0], r, n);
             goto out;
         }
-    p = topomap_profile_create(n, acc.n, acc.src, acc.dst, acc.bytes, acc.msgs, err, errlen);
+    /* Monitoring files always count messages: a run that sent nothing still
+     * gives a profile with a message column (msgs must not be NULL then). */
+    double none = 0;
+    p = topomap_profile_create(n, acc.n, acc.src, acc.dst, acc.bytes, acc.n ? acc.msgs : &none,
+                               err, errlen);
     if (!p && errno == ENOMEM)
         topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory for a profile of %d ranks and "
                      "%zu entries", paths[st.world ? st.world_path : st.max_path],

@@ -75,8 +75,9 @@ const char *topomap_version(void);
  * A copy of @p s that is safe to print on a terminal: control characters
  * (C0 including tab, DEL, C1), bytes that are not UTF-8 and Unicode
  * bidirectional overrides become '?'; other UTF-8 text is kept. At most
- * @p len - 1 bytes: a longer @p s is cut and ends with "...". Every error
- * message of the library is made safe this way.
+ * @p len - 1 bytes: a longer @p s is cut and ends with "...". @p buf may be
+ * @p s itself (in place). Every error message of the library is made safe
+ * this way.
  * @return @p buf (NUL-terminated when @p len > 0).
  */
 char *topomap_printable(const char *s, char *buf, size_t len);

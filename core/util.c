@@ -55,10 +55,10 @@ char *topomap_printable(const char *s, char *buf, size_t len)
         return buf;
     size_t n = s ? strlen(s) : 0;
     if (n < len) {
-        memcpy(buf, s ? s : "", n + 1);
+        memmove(buf, s ? s : "", n + 1); /* buf may be s */
     } else {
         size_t keep = len > 4 ? len - 4 : len - 1;
-        memcpy(buf, s, keep);
+        memmove(buf, s, keep);
         buf[keep] = 0;
         if (len > 4)
             memcpy(buf + keep, "...", 4);

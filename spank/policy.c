@@ -28,6 +28,7 @@ static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
+        topomap_printable(err, err, errlen); /* values from srun's command line */
     }
     errno = e;
     return -1;
@@ -96,6 +97,7 @@ static void append(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err + len, errlen - len, fmt, ap);
     va_end(ap);
+    topomap_printable(err + len, err + len, errlen - len); /* plugstack.conf values */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -165,8 +167,8 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 set_str(&s->dflt, v);
         } else if (KEY("min_gain")) {
             double g;
-            if (parse_real(v, &g) < 0 || g >= 1) {
-                append(err, errlen, "plugstack.conf: min_gain=%s is not a fraction below 1", v);
+            if (parse_real(v, &g) < 0 || g < 0 || g >= 1) { /* -0.5: remap to worse layouts */
+                append(err, errlen, "plugstack.conf: min_gain=%s is not a fraction below 1 (0 or more)", v);
                 bad++;
             } else
                 s->min_gain = g;

@@ -129,6 +129,15 @@ static void test_zero_msgs(void)
        "read back with its message column: %s", p ? "yes" : err);
     ok(p && topomap_profile_nedges(p) == 0, "... and still no entry");
     topomap_profile_free(p);
+    /* Found by tests/fuzz/fuzz_ompi: monitoring files that record nothing
+     * but zero lines gave a profile without a message column. */
+    put("z.0.prof", "# POINT TO POINT\nE\t0\t1\t0 bytes\t0 msgs sent\n");
+    put("z.1.prof", "# POINT TO POINT\n");
+    const char *z[2] = {path("z.0.prof"), path("z.1.prof")};
+    p = topomap_import_ompi(z, 2, 0, err, sizeof err);
+    ok(p && topomap_profile_has_msgs(p) && topomap_profile_nedges(p) == 0,
+       "Open MPI files without traffic: a profile with a message column: %s", p ? "yes" : err);
+    topomap_profile_free(p);
 }
 
 static void test_totals(void)

@@ -112,6 +112,13 @@ static void site_tests(void)
     like(err, "topology= needs a path", "empty path");
     ok(strchr(err, '\n') == NULL, "one line");
     is_double(s.min_gain, 0.2, 0, "good tokens after bad ones still apply");
+    /* Found by tests/fuzz/fuzz_site: a negative min_gain remapped to worse layouts. */
+    char *neg[] = {"min_gain=-.5", "default=\x1b]0;x\x07"};
+    is_int(topomap_site_parse(&s, 1, neg, err, sizeof err), 1, "min_gain=-.5 refused");
+    like(err, "min_gain=-.5 is not a fraction below 1 (0 or more)", "  message: %s", err);
+    is_double(s.min_gain, 0.2, 0, "  min_gain kept");
+    is_int(topomap_site_parse(&s, 2, neg, err, sizeof err), 1, "default=ESC... accepted");
+    ok(!strchr(err, '\x1b') && !strchr(err, '\x07'), "messages without control characters");
     is_str(s.topology, "/etc/topo.yaml", "a bad token keeps the earlier value");
     topomap_site_free(&s);
 
@@ -307,6 +314,9 @@ static void layout_tests(void)
     ok(topomap_cpus_per_node("4(3),2", 2, cpus, err, sizeof err) < 0, "4(3) rejected");
     ok(topomap_cpus_per_node("4(x0)", 1, cpus, err, sizeof err) < 0, "repeat 0 rejected");
     ok(topomap_cpus_per_node("a", 1, cpus, err, sizeof err) < 0, "garbage rejected");
+    /* Found by tests/fuzz/fuzz_cpulist: the value was echoed raw. */
+    ok(topomap_cpus_per_node("\n0", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\n'),
+       "a newline in the counts: refused with a one-line message: %s", err);
     ok(topomap_cpus_per_node("", 1, cpus, err, sizeof err) < 0, "empty rejected");
 
     /* Layouts srun 22.05 chose inside `salloc -N4 --exclusive` on 4 nodes with
