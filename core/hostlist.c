@@ -205,6 +205,15 @@ static int expand_item(const char *expr, const char *item, size_t len, topomap_h
     int ng = 0, cap = 0, rc = -1;
     size_t lit = 0, i = 0;
     char *name = NULL;
+    /* Host names end up in mapping files, hostfiles and on terminals: no
+     * control characters (Slurm's names have none either). */
+    for (size_t k = 0; k < len; k++)
+        if ((unsigned char)item[k] < 0x20 || item[k] == 0x7f) {
+            topomap_fail(err, errlen, EINVAL,
+                         "hostlist '%s': control character 0x%02x in a host name", expr,
+                         (unsigned char)item[k]);
+            goto out;
+        }
     while (i < len) {
         if (item[i] == ']') {
             topomap_fail(err, errlen, EINVAL, "hostlist '%s': unbalanced ']'", expr);

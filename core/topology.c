@@ -358,10 +358,13 @@ int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, 
 int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
 {
     int n = t->nnodes;
+    /* Names come from files (and file names): printed safe for a terminal.
+     * Host names are free of control characters already (hostlist.c). */
+    char safe[1100];
     if (t->name)
-        fprintf(f, "name: %s\n", t->name);
+        fprintf(f, "name: %s\n", topomap_printable(t->name, safe, sizeof safe));
     if (t->source)
-        fprintf(f, "source: %s\n", t->source);
+        fprintf(f, "source: %s\n", topomap_printable(t->source, safe, sizeof safe));
     fprintf(f, "kind: %s\n", t->kind);
     if (t->ops->describe(t, f) < 0)
         return -1;
@@ -369,11 +372,14 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
             topomap_topology_node_name(t, n - 1));
     fprintf(f, "cores per node: %d (", t->cores);
     for (int k = 0; k < t->nlevels; k++)
-        fprintf(f, "%s%s %d", k ? " x " : "", t->level_name[k], t->arity[k]);
-    fprintf(f, ")%s%s\n", t->node_source ? " from " : "", t->node_source ? t->node_source : "");
+        fprintf(f, "%s%s %d", k ? " x " : "",
+                topomap_printable(t->level_name[k], safe, sizeof safe), t->arity[k]);
+    fprintf(f, ")%s%s\n", t->node_source ? " from " : "",
+            t->node_source ? topomap_printable(t->node_source, safe, sizeof safe) : "");
     fprintf(f, "node costs:");
     for (int k = 0; k < t->nlevels; k++)
-        fprintf(f, " %s %g,", t->level_name[k], t->cost[k]);
+        fprintf(f, " %s %g,", topomap_printable(t->level_name[k], safe, sizeof safe),
+                t->cost[k]);
     fprintf(f, " same core %g\n", t->cost[t->nlevels]);
     fprintf(f, "diameter: %d hops\n", t->diameter);
     fprintf(f, "hop_cost: %g\n", t->hop_cost);

@@ -692,6 +692,11 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
                         "-N with --ntasks-per-node and no -n: give the task count with -n");
         nt = o->ntasks_per_node > 0 ? o->ntasks_per_node * nn : nn;
     }
+    /* Found by tests/fuzz/fuzz_srun: -n 2000000000 -O took minutes here, in
+     * srun. No profile has that many ranks: decline before the loop. */
+    if (nt > TOPOMAP_MAX_RANKS)
+        return fail(err, errlen, EINVAL, "%ld tasks: over topomap's limit of %d ranks", nt,
+                    TOPOMAP_MAX_RANKS);
     if (nt < nn)
         nn = nt; /* srun: "can't run N processes on M nodes, setting nnodes to N" */
     int *cap = malloc((size_t)nalloc * sizeof *cap);

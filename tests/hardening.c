@@ -503,6 +503,11 @@ static void test_messages(void)
                 !topomap_topology_load(put("esc2.conf", text), err, sizeof err));
     snprintf(text, sizeof text, "n[%s]", esc);
     no_controls("hostlist", !topomap_hostlist_parse(text, err, sizeof err));
+    /* Host names go to mapping files and terminals: control characters in
+     * them are refused, not only escaped in messages. */
+    ok(!topomap_hostlist_parse("n1,n\x1bPx", err, sizeof err) && errno == EINVAL,
+       "a host name with ESC refused");
+    like(err, "control character 0x1b in a host name", "  %s", err);
     int dims[1] = {2}, node[1], core[1];
     topomap_topology_t *t = topomap_topology_torus(1, dims, NULL, 1, "n[0-1]", err, sizeof err);
     snprintf(text, sizeof text, "n0,x%s", esc);

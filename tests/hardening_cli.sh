@@ -95,7 +95,7 @@ expect 1 "/dev/zero: is a character device, not a regular file" \
     eval --profile "$tmp/pair.txt" --topology "$T" --mapping /dev/zero
 
 # Control characters from arguments and files never reach the terminal.
-expect 1 "node 't000x?P0;owned' is not in the topology" \
+expect 1 "control character 0x1b in a host name" \
     map --profile "$tmp/pair.txt" --topology "$T" --nodes "t000,t000x${ESC}P0;owned$CR"
 expect 1 "No such file or directory" \
     map --profile "$tmp/no${ESC}[2Jsuch" --topology "$T" --nodes 't[000-001]'
@@ -103,6 +103,8 @@ expect 2 "unknown format '?[31m'" map --profile "$tmp/pair.txt" --topology "$T" 
     --nodes 't[000-001]' --format "$ESC[31m"
 printf '0 1 5\n1 0 \033[2J\n' > "$tmp/esc.txt"
 expect 1 "esc.txt:2: '?[2J' is not a number" stats --profile "$tmp/esc.txt"
+printf 'name: "\\e]0;x\\a"\nnetwork: {kind: mesh, dims: [2]}\nnode: {levels: [{name: "\\e[1m", arity: 2}]}\n' > "$tmp/esc.yaml"
+expect 0 "name: ?]0;x?" topology show "$tmp/esc.yaml"
 printf '0 t000 0\n1 x\033[1m\r 0\n' > "$tmp/esc.map"
 expect 1 "esc.map:2: unknown host 'x?[1m'" \
     eval --profile "$tmp/pair.txt" --topology "$T" --mapping "$tmp/esc.map"

@@ -368,6 +368,13 @@ static void layout_tests(void)
     o.ntasks_per_node = 2;
     ok(layout(&o, 4, c4, got, sizeof got, err) < 0, "-N with --ntasks-per-node and no -n refused");
     like(err, "give the task count with -n", "message says what to do");
+    /* Found by tests/fuzz/fuzz_srun: -n 2000000000 -O looped for minutes. */
+    o.ntasks = 2000000000;
+    o.nnodes = o.ntasks_per_node = -1;
+    o.overcommit = 1;
+    ok(layout(&o, 4, c4, got, sizeof got, err) < 0 && errno == EINVAL,
+       "-n 2000000000 -O declined at once");
+    like(err, "2000000000 tasks: over topomap's limit of 4194304 ranks", "  %s", err);
     topomap_srun_free(&o);
 }
 
