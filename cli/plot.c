@@ -17,10 +17,12 @@ const char help_plot[] =
     "Usage: topomap plot matrix --profile FILE -o PICTURE [--topology FILE\n"
     "                    (--mapping FILE | --algo NAME [ALLOCATION])]\n"
     "       topomap plot mapping --profile FILE --topology FILE -o PICTURE\n"
-    "                    [--mapping FILE | --algo NAME] [--compare ALGO]\n"
+    "                    [--mapping FILE | --algo NAME]\n"
+    "                    [--compare ALGO | --compare-mapping FILE]\n"
     "                    [ALLOCATION] [--pairs K] [--whole]\n"
     "       topomap plot links --profile FILE --topology FILE -o PICTURE\n"
-    "                    [--mapping FILE | --algo NAME] [--compare ALGO]\n"
+    "                    [--mapping FILE | --algo NAME]\n"
+    "                    [--compare ALGO | --compare-mapping FILE]\n"
     "                    [ALLOCATION] [--whole]\n"
     "       topomap plot bench --table FILE -o PICTURE [--relative ALGO]\n"
     "                    [--algos A,B,...] [--per-profile TOPOLOGY]\n"
@@ -41,7 +43,8 @@ const char help_plot[] =
     "           side of each chip, fat-trees as switches over node boxes; each\n"
     "           node lists its ranks (or their count), the node pairs exchanging\n"
     "           the most bytes are lines coloured by hops; with --compare, two\n"
-    "           placements side by side with their hop-bytes\n"
+    "           placements side by side, the reference on the left, with their\n"
+    "           hop-bytes\n"
     "  links    the load of every network channel (every pair's bytes routed as\n"
     "           the congestion metric routes them) on the same drawing, one\n"
     "           stroke per direction, coloured on a log scale in bytes\n"
@@ -58,7 +61,9 @@ const char help_plot[] =
     "  --algo NAME           compute the placement with NAME on the allocation\n"
     "                        (default for mapping and links: block)\n"
     "  --compare ALGO        mapping, links: draw ALGO's placement on the\n"
-    "                        allocation beside the first one\n"
+    "                        allocation on the left, as the reference of the\n"
+    "                        first one (then on the right)\n"
+    "  --compare-mapping FILE  the same with the placement of a mapping file\n"
     "  --nodes HOSTLIST      allocated nodes (default: every node of the topology)\n"
     "  --tasks-per-node K    use K slots on every node (default: every core)\n"
     "  --slots SPEC          slots per node, SLURM_JOB_CPUS_PER_NODE syntax\n"
@@ -93,13 +98,13 @@ const char help_plot[] =
 
 enum {
     P_PROFILE = 256, P_TOPOLOGY, P_MAPPING, P_ALGO, P_COMPARE, P_NODES, P_TPN, P_SLOTS, P_SEED,
-    P_PAIRS, P_WHOLE, P_TABLE, P_RELATIVE, P_ALGOS, P_PER_PROFILE, P_PROFILE_FORMAT, P_FORMAT,
+    P_PAIRS, P_WHOLE, P_COMPARE_MAPPING, P_TABLE, P_RELATIVE, P_ALGOS, P_PER_PROFILE, P_PROFILE_FORMAT, P_FORMAT,
     P_SIZE, P_TITLE
 };
 
 struct plot_args {
     struct args a; /* the options load_profile() and make_alloc() read */
-    const char *kind, *compare, *table, *relative, *algos, *per_profile, *title;
+    const char *kind, *compare, *compare_mapping, *table, *relative, *algos, *per_profile, *title;
     topomap_plot_opts_t po;
 };
 
@@ -125,6 +130,7 @@ static void parse_plot_args(int argc, char **argv, struct plot_args *pa)
         {"mapping", required_argument, NULL, P_MAPPING},
         {"algo", required_argument, NULL, P_ALGO},
         {"compare", required_argument, NULL, P_COMPARE},
+        {"compare-mapping", required_argument, NULL, P_COMPARE_MAPPING},
         {"nodes", required_argument, NULL, P_NODES},
         {"tasks-per-node", required_argument, NULL, P_TPN},
         {"slots", required_argument, NULL, P_SLOTS},
@@ -158,6 +164,7 @@ static void parse_plot_args(int argc, char **argv, struct plot_args *pa)
         case P_MAPPING: a->mapping = optarg; break;
         case P_ALGO: a->algo = optarg; break;
         case P_COMPARE: pa->compare = optarg; break;
+        case P_COMPARE_MAPPING: pa->compare_mapping = optarg; break;
         case P_NODES: a->nodes = optarg; break;
         case P_TPN: a->tpn = optarg; break;
         case P_SLOTS: a->slots = optarg; break;
@@ -261,11 +268,13 @@ int cmd_plot(int argc, char **argv)
     char err[TOPOMAP_ERRLEN] = "";
     if (topomap_plot_format_of(a->output, pa.po.format, err, sizeof err) < 0)
         usage_error("%s", err);
-    int placed = a->mapping || a->algo || pa.compare;
+    int placed = a->mapping || a->algo || pa.compare || pa.compare_mapping;
     only(&pa, "matrix mapping links", a->profile || a->topology || a->mapping || a->algo ||
          a->profile_format, "--profile, --topology, --mapping, --algo, --profile-format");
     only(&pa, "matrix mapping links", a->nodes || a->tpn || a->slots, "the allocation");
-    only(&pa, "mapping links", pa.compare != NULL, "--compare");
+    only(&pa, "mapping links", pa.compare || pa.compare_mapping, "--compare");
+    if (pa.compare && pa.compare_mapping)
+        usage_error("--compare and --compare-mapping cannot be used together");
     only(&pa, "mapping links", pa.po.whole, "--whole");
     only(&pa, "mapping", pa.po.pairs != 24, "--pairs");
     only(&pa, "bench", pa.table || pa.relative || pa.algos || pa.per_profile,
@@ -303,7 +312,7 @@ int cmd_plot(int argc, char **argv)
         input_error("out of memory");
     topomap_alloc_t *al = NULL;
     const char *algo = a->algo ? a->algo : "block";
-    if (t && (!a->mapping || pa.compare))
+    if (t && (!a->mapping || pa.compare) && !(a->mapping && pa.compare_mapping))
         al = make_alloc(a, t);
     if (t && placed)
         place(&pa, p, t, al, a->mapping, algo, node[0], core[0]);
@@ -320,8 +329,10 @@ int cmd_plot(int argc, char **argv)
             {pa.compare, node[1], core[1]},
         };
         int npl = 1;
-        if (pa.compare) {
-            place(&pa, p, t, al, NULL, pa.compare, node[1], core[1]);
+        if (pa.compare || pa.compare_mapping) {
+            place(&pa, p, t, al, pa.compare_mapping, pa.compare, node[1], core[1]);
+            if (pa.compare_mapping)
+                pl[1].label = base_name(pa.compare_mapping);
             topomap_plot_placement_t first = pl[0];
             pl[0] = pl[1];
             pl[1] = first;

@@ -26,6 +26,7 @@ struct plot {
     cairo_surface_t *surf;
     cairo_t *cr;
     FILE *f;          /* the output file, opened before any drawing */
+    int regular;      /* 1: f is a regular file (removed when the write fails) */
     const char *path;
     int format;       /* TOPOMAP_PLOT_PNG, _SVG, _PDF */
     double w, h;      /* canvas size */

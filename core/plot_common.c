@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cairo-pdf.h>
@@ -75,6 +76,8 @@ int plot_open(struct plot *pl, const char *path, const topomap_plot_opts_t *o, d
     pl->f = fopen(path, "wb");
     if (!pl->f)
         return plot_fail(err, errlen, errno, "cannot write '%s': %s", path, strerror(errno));
+    struct stat st;
+    pl->regular = fstat(fileno(pl->f), &st) == 0 && S_ISREG(st.st_mode);
     if (format == TOPOMAP_PLOT_PNG)
         pl->surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
     else if (format == TOPOMAP_PLOT_SVG)
@@ -110,8 +113,8 @@ static int plot_finish(struct plot *pl, int rc, int e)
             rc = -1;
             e = errno;
         }
-        if (rc != 0)
-            unlink(pl->path);
+        if (rc != 0 && pl->regular)
+            unlink(pl->path); /* a partial picture; never a device or a pipe */
     }
     pl->f = NULL;
     pl->cr = NULL;

@@ -209,6 +209,30 @@ static int layout_torus(struct machine *m, const int *show, int whole, double as
                 goto fail;
         }
     }
+    /* Room for the stubs of wraparound cables around the picture. */
+    int wraps = 0;
+    for (int i = 0; i < m->ncables; i++)
+        wraps |= m->cables[i].wrap && !m->cables[i].zdir;
+    if (wraps) {
+        double mg = 0.6;
+        for (int v = 0; v < n; v++)
+            if (m->w[v] > 0) {
+                m->x[v] += mg;
+                m->y[v] += mg;
+            }
+        for (int i = 0; i < m->nframes; i++) {
+            m->frames[i].x += mg;
+            m->frames[i].y += mg;
+        }
+        for (int i = 0; i < m->ncables; i++) {
+            m->cables[i].x0 += mg;
+            m->cables[i].x1 += mg;
+            m->cables[i].y0 += mg;
+            m->cables[i].y1 += mg;
+        }
+        m->W += 2 * mg;
+        m->H += 2 * mg;
+    }
     free(at);
     free(coord);
     return 0;
