@@ -5,7 +5,7 @@
  * the shared workloads and synthetic profiles (bench_gen.c) x machine
  * topologies. Prints the case table (also saved as PREFIX.txt), a summary
  * (bench_summary.c) and the scaling tables (bench_scale.c), and draws
- * PREFIX.svg (bench_svg.c). Not part of `make check`: run it with `make bench`.
+ * PREFIX.svg (drawn from PREFIX.txt by libtopomap-plot: topomap plot bench). Not part of `make check`: run it with `make bench`.
  *
  * Case sets (-s, -L, -S; -h lists the flags):
  *  base     every shared workload, plus a 3D stencil of 8x8x8 and of 16x16x16
@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "topomap_plot.h"
 
 #ifndef BENCH_WORKLOADS
 #define BENCH_WORKLOADS "../shared/workloads"
@@ -524,11 +525,18 @@ int main(int argc, char **argv)
         memcpy(shared[i], profs[i].name, sizeof shared[i]);
     bench_summary(algos, nalgo, paper_topo, nshared, shared);
     bench_scaling_table(algos, nalgo);
-    snprintf(path, sizeof path, "%s.svg", prefix);
-    bench_write_svg(path, algos, nalgo, paper_topo);
     bench_emit("\n# %.0f s in all; table: %s.txt, plot: %s.svg\n", bench_now() - t_start, prefix,
                prefix);
     fclose(bench_out);
+    /* The plot, drawn from the table just written (topomap plot bench). */
+    char table[4096], err[TOPOMAP_ERRLEN] = "";
+    topomap_plot_bench_opts_t po;
+    topomap_plot_bench_opts_init(&po);
+    po.topology = paper_topo;
+    snprintf(table, sizeof table, "%s.txt", prefix);
+    snprintf(path, sizeof path, "%s.svg", prefix);
+    if (topomap_plot_bench(path, NULL, table, &po, err, sizeof err) < 0)
+        printf("# no plot: %s\n", err);
     free_profs(profs, nprof);
     for (int i = 0; i < ngraphs; i++)
         bench_graph_free(graphs[i].g);
