@@ -283,7 +283,9 @@ double plot_logpos(double v, double lo, double hi)
     return t < 0 ? 0 : t > 1 ? 1 : t;
 }
 
-static const uint32_t hop_palette[6] = {0x0072b2, 0x56b4e9, 0x009e73, 0xe69f00, 0xd55e00,
+/* Okabe-Ito blue, bluish green, orange, vermillion, reddish purple, then
+ * Tol's wine: neighbours in the order differ in hue and lightness. */
+static const uint32_t hop_palette[6] = {0x0072b2, 0x009e73, 0xe69f00, 0xd55e00, 0xcc79a7,
                                         0x882255};
 
 /* The class (0..5) of h hops out of hmax: one per hop count up to 6,

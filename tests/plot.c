@@ -390,9 +390,9 @@ static void test_mapping(void)
     const topomap_plot_item_t *pr = find(TOPOMAP_PLOT_ITEM_PAIR, 0, 0, 3);
     ok(pr && pr->value == 5000, "mapping: one line for nodes 0 and 3, 5000 B");
     ok(count(TOPOMAP_PLOT_ITEM_PAIR) == 1, "mapping: pairs inside a node get no line");
-    if (pr) /* 2 hops: the second Okabe-Ito colour #56b4e9, 85% over white */
-        is_colour(pixel(pr->x + pr->w / 2, pr->y + pr->h / 2), 0x6fbfec, 2,
-                  "mapping: the line of 2 hops is sky blue");
+    if (pr) /* 2 hops: Okabe-Ito's bluish green #009e73, 85% over white */
+        is_colour(pixel(pr->x + pr->w / 2, pr->y + pr->h / 2), 0x26ad88, 2,
+                  "mapping: the line of 2 hops is bluish green");
     ok(has_text("0 1") && has_text("2 3") && has_text("hop-bytes 10 k") && has_text("2 hops"),
        "mapping: ranks in their nodes, hop-bytes 10,000 in the caption, the hop legend");
     ok(texts_inside(600, 560), "mapping: every text inside the canvas");
