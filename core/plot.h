@@ -11,8 +11,9 @@
 
 #include "topomap_plot.h"
 
-/* Fill err, set errno to e, return -1 (plot_opts.c). */
-int plot_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+/* Fill err, set errno to e, return -1: libtopomap's own helper (core/util.c,
+ * declared in its private internal.h, exported by the library). */
+int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* The message of every drawing call of a build without cairo. */
 #define PLOT_NO_CAIRO_MSG \
@@ -178,6 +179,10 @@ int scene_begin(struct scene *sc, const char *path, const topomap_plot_opts_t *o
 /* The caption of placement k under its view: its label and hop-bytes
  * (relative to the first placement's), then the line extra. */
 void scene_caption(struct scene *sc, int k, const char *extra);
+/* Start panel k: the machine with the node boxes of placement pl (their
+ * labels come with machine_draw_nodes(pass 1) once the panel's own strokes
+ * are drawn). Returns its view. */
+const struct view *scene_panel(struct scene *sc, int k, const topomap_plot_placement_t *pl);
 /* Close the canvas (rc 0) or drop it (rc < 0), free the layout. */
 int scene_end(struct scene *sc, int rc);
 

@@ -62,7 +62,7 @@ int topomap_plot_links(const char *path, const topomap_plot_opts_t *o,
             int e = errno;
             free(links[0]);
             scene_end(&sc, -1);
-            return plot_fail(err, errlen, e, "cannot route the traffic of placement %d: %s", k + 1,
+            return topomap_fail(err, errlen, e, "cannot route the traffic of placement %d: %s", k + 1,
                              strerror(e));
         }
         for (size_t i = 0; i < nl[k]; i++) {
@@ -72,11 +72,7 @@ int topomap_plot_links(const char *path, const topomap_plot_opts_t *o,
     }
     qsort(sc.m.cables, (size_t)sc.m.ncables, sizeof *sc.m.cables, cable_cmp);
     for (int k = 0; k < npl; k++) {
-        const struct view *v = &sc.v[k];
-        P->panel = k;
-        machine_draw_frames(P, &sc.m, v);
-        machine_draw_cables(P, &sc.m, v);
-        machine_draw_nodes(P, &sc.m, v, &pl[k], sc.nranks, 0);
+        const struct view *v = scene_panel(&sc, k, &pl[k]);
         machine_draw_nodes(P, &sc.m, v, &pl[k], sc.nranks, 1);
         double lw = fmax(1.2, fmin(7, v->s * 0.1)), outside = 0;
         size_t hidden = 0;

@@ -144,7 +144,7 @@ int topomap_plot_mapping(const char *path, const topomap_plot_opts_t *o,
         if (heaviest_pairs(p, t, pl[k].node, P->o.pairs, &pairs[k], &np[k]) < 0) {
             free(pairs[0]);
             scene_end(&sc, -1);
-            return plot_fail(err, errlen, ENOMEM, "out of memory");
+            return topomap_fail(err, errlen, ENOMEM, "out of memory");
         }
         for (int i = 0; i < np[k]; i++) {
             hmax = pairs[k][i].hops > hmax ? pairs[k][i].hops : hmax;
@@ -152,11 +152,7 @@ int topomap_plot_mapping(const char *path, const topomap_plot_opts_t *o,
         }
     }
     for (int k = 0; k < npl; k++) {
-        const struct view *v = &sc.v[k];
-        P->panel = k;
-        machine_draw_frames(P, &sc.m, v);
-        machine_draw_cables(P, &sc.m, v);
-        machine_draw_nodes(P, &sc.m, v, &pl[k], sc.nranks, 0);
+        const struct view *v = scene_panel(&sc, k, &pl[k]);
         /* Lightest first, so that the heaviest lie on top. */
         double wmax = fmax(2, fmin(9, v->s * 0.16));
         for (int i = np[k] - 1; i >= 0; i--) {

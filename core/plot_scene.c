@@ -16,20 +16,20 @@ static int check_placements(const topomap_profile_t *p, const topomap_topology_t
                             char *err, size_t errlen)
 {
     if (!p || !t || !pl || npl < 1 || npl > 2)
-        return plot_fail(err, errlen, EINVAL, "%s", !p ? "no profile to draw"
+        return topomap_fail(err, errlen, EINVAL, "%s", !p ? "no profile to draw"
                                                     : !t ? "no topology to draw on"
                                                          : "one or two placements can be drawn");
     if (a && topomap_alloc_topology(a) != t)
-        return plot_fail(err, errlen, EINVAL, "the allocation is on another topology");
+        return topomap_fail(err, errlen, EINVAL, "the allocation is on another topology");
     int n = topomap_profile_nranks(p), nn = topomap_topology_nnodes(t),
         nc = topomap_topology_cores(t);
     for (int k = 0; k < npl; k++) {
         if (!pl[k].node)
-            return plot_fail(err, errlen, EINVAL, "placement %d has no nodes", k + 1);
+            return topomap_fail(err, errlen, EINVAL, "placement %d has no nodes", k + 1);
         for (int r = 0; r < n; r++)
             if (pl[k].node[r] < 0 || pl[k].node[r] >= nn ||
                 (pl[k].core && (pl[k].core[r] < 0 || pl[k].core[r] >= nc)))
-                return plot_fail(err, errlen, EINVAL, "placement %d: rank %d: %s out of range",
+                return topomap_fail(err, errlen, EINVAL, "placement %d: rank %d: %s out of range",
                                  k + 1, r, pl[k].node[r] < 0 || pl[k].node[r] >= nn ? "node" : "core");
     }
     return 0;
@@ -50,11 +50,11 @@ int scene_begin(struct scene *sc, const char *path, const topomap_plot_opts_t *o
         sc->label[k] = pl[k].label ? pl[k].label : npl > 1 ? (k ? "right" : "left") : "mapping";
     int *zero = calloc((size_t)n + 1, sizeof(int));
     if (!zero)
-        return plot_fail(err, errlen, ENOMEM, "out of memory");
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
     for (int k = 0; k < npl; k++)
         if (topomap_eval(p, t, pl[k].node, pl[k].core ? pl[k].core : zero, &sc->met[k]) < 0) {
             free(zero);
-            return plot_fail(err, errlen, errno, "cannot evaluate placement %d", k + 1);
+            return topomap_fail(err, errlen, errno, "cannot evaluate placement %d", k + 1);
         }
     free(zero);
 
@@ -112,6 +112,15 @@ void scene_caption(struct scene *sc, int k, const char *extra)
     plot_text(pl, x + pw / 2, sc->cap_y, fs * 1.05, 0.5, 0, pw, 0, line);
     cairo_set_source_rgb(pl->cr, 0.25, 0.25, 0.25);
     plot_text(pl, x + pw / 2, sc->cap_y + fs * 1.45, fs, 0.5, 0, pw, 0, extra);
+}
+
+const struct view *scene_panel(struct scene *sc, int k, const topomap_plot_placement_t *pl)
+{
+    sc->pl.panel = k;
+    machine_draw_frames(&sc->pl, &sc->m, &sc->v[k]);
+    machine_draw_cables(&sc->pl, &sc->m, &sc->v[k]);
+    machine_draw_nodes(&sc->pl, &sc->m, &sc->v[k], pl, sc->nranks, 0);
+    return &sc->v[k];
 }
 
 int scene_end(struct scene *sc, int rc)
