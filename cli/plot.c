@@ -93,7 +93,8 @@ const char help_plot[] =
     "Examples:\n"
     "  topomap plot matrix --profile app.txt -o app-matrix.png\n"
     "  topomap plot mapping --profile app.txt --topology torus-8x8x8.yaml \\\n"
-    "      --nodes 't[000-015]' --tasks-per-node 4 --algo auto --compare block -o app.svg\n"
+    "      --nodes 't[000-015]' --tasks-per-node 4 --algo auto --compare block \\\n"
+    "      -o app.svg\n"
     "  topomap plot bench --table contrib/bench-reference.txt -o bench.svg\n";
 
 enum {
@@ -104,6 +105,7 @@ enum {
 
 struct plot_args {
     struct args a; /* the options load_profile() and make_alloc() read */
+    int pairs_given;
     const char *kind, *compare, *compare_mapping, *table, *relative, *algos, *per_profile, *title;
     topomap_plot_opts_t po;
 };
@@ -169,7 +171,10 @@ static void parse_plot_args(int argc, char **argv, struct plot_args *pa)
         case P_TPN: a->tpn = optarg; break;
         case P_SLOTS: a->slots = optarg; break;
         case P_SEED: a->o.seed = parse_seed(optarg); break;
-        case P_PAIRS: pa->po.pairs = (int)parse_long_opt("--pairs", optarg, 0, 100000); break;
+        case P_PAIRS:
+            pa->po.pairs = (int)parse_long_opt("--pairs", optarg, 0, 100000);
+            pa->pairs_given = 1;
+            break;
         case P_WHOLE: pa->po.whole = 1; break;
         case P_TABLE: pa->table = optarg; break;
         case P_RELATIVE: pa->relative = optarg; break;
@@ -276,7 +281,7 @@ int cmd_plot(int argc, char **argv)
     if (pa.compare && pa.compare_mapping)
         usage_error("--compare and --compare-mapping cannot be used together");
     only(&pa, "mapping links", pa.po.whole, "--whole");
-    only(&pa, "mapping", pa.po.pairs != 24, "--pairs");
+    only(&pa, "mapping", pa.pairs_given, "--pairs");
     only(&pa, "bench", pa.table || pa.relative || pa.algos || pa.per_profile,
          "--table, --relative, --algos, --per-profile");
     if (a->mapping && a->algo)

@@ -62,7 +62,6 @@ double plot_text(struct plot *pl, double x, double y, double size, double ha, do
                  double maxw, double angle, const char *s);
 /* Width of s at size. */
 double plot_text_width(struct plot *pl, double size, const char *s);
-/* The same, then moved inside the canvas when it would stick out. */
 
 void plot_rgb(cairo_t *cr, uint32_t rgb);
 void plot_rgba(cairo_t *cr, uint32_t rgb, double alpha);
