@@ -93,7 +93,12 @@ double plot_colourbar(struct plot *pl, double x, double y, double w, double h, d
 /* The title line at the top; returns the height used. */
 double plot_title(struct plot *pl, const char *title);
 
-/* ---- the machine (plot_machine.c) ------------------------------------- */
+/* ---- the machine (plot_machine.c lays it out, plot_scene.c draws it) --- */
+
+/* Layout units (a node box is 1 x 1): room around the boxes in a frame
+ * (z-slice, chip), and above them for the frame's label. */
+#define FRAME_PAD 0.45
+#define FRAME_LABEL 0.75
 
 /* A cable between two network elements, in layout units: a straight line
  * from (x0, y0) to (x1, y1), bent by bulge along the left-hand normal of
