@@ -74,7 +74,7 @@ static const char *default_algos[] = {"block",       "greedy",         "rcm",
                                       "ohtma+refine", "drb",           "drb+refine",
                                       "analytic",    "analytic-bft",   "analytic-anchor",
                                       "grid",        "spectral",       "spectral-plain",
-                                      "spectral-ff", "spectral-mr",    "auto",
+                                      "spectral-ff", "spectral-mr",    "spectral-fit", "auto",
                                       "scotch"};
 
 enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16 };
@@ -312,9 +312,10 @@ static void usage(FILE *f)
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,greedy,rcm,metis,ohtma,ohtma-fast,ohtma+refine,\n"
             "          drb,drb+refine,analytic,analytic-bft,analytic-anchor,grid,spectral,\n"
-            "          spectral-plain,spectral-ff,spectral-mr,auto,scotch; analytic* run on tori\n"
-            "          and meshes only, grid on grid profiles only, the spectral-* scheme study\n"
-            "          on Tianhe-3 and fat-trees only; also cyclic, random...; NAME+refine adds\n"
+            "          spectral-plain,spectral-ff,spectral-mr,spectral-fit,auto,scotch; analytic* run\n"
+            "          on tori and meshes only, grid on grid profiles only, the spectral-plain/ff/mr\n"
+            "          scheme study on Tianhe-3 and fat-trees only; also cyclic, random...;\n"
+            "          NAME+refine adds\n"
             "          the refinement engine)\n"
             "  -T SEC  time limit of every algorithm run (default 60, 10 with -q; 0: none); a\n"
             "          run over it is reported as timeout, and the algorithm is not run on the\n"
@@ -419,7 +420,8 @@ int main(int argc, char **argv)
         for (char *tok = strtok(alist, ","); tok && nalgo < BENCH_MAXALG; tok = strtok(NULL, ","))
             algos[nalgo++] = tok;
     } else {
-        for (size_t k = 0; k < sizeof default_algos / sizeof default_algos[0]; k++)
+        for (size_t k = 0; k < sizeof default_algos / sizeof default_algos[0] && nalgo < BENCH_MAXALG;
+             k++)
             algos[nalgo++] = default_algos[k];
     }
     if (!nalgo) {

@@ -18,7 +18,7 @@
 
 #include "topomap.h"
 
-#define BENCH_MAXALG 16
+#define BENCH_MAXALG 32
 /* Seeds of the shuffled stencils and the random geometric graphs. */
 #define BENCH_PERM_SEED 20240607
 #define BENCH_RGG_SEED 4242
