@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Install what topomap needs to build, test and demo on Debian 12 (run as root,
-# or it uses sudo). The single list of the project's Debian dependencies
-# (clang: the libFuzzer harnesses of tests/fuzz, run by .ci/run).
+# or it uses sudo). The single list of the project's Debian dependencies.
+# cairo draws the pictures of `topomap plot` (optional at build time); the
+# DejaVu fonts, fontconfig's fc-match and xmllint serve their tests; clang
+# builds the libFuzzer harnesses of tests/fuzz (run by .ci/run).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev libsuitesparse-dev
@@ -10,6 +12,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
       libscotch-dev
+      libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils
       clang"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -16,12 +16,7 @@ command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 60"
 ESC=$(printf '\033')
 CR=$(printf '\r')
 
-n=0
-failed=0
-check() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top_srcdir/tests/tap.sh"
 # expect RC PATTERN ARGS...: exit status RC, PATTERN in the output, and no
 # control character other than newline in it.
 expect() {
@@ -109,5 +104,4 @@ printf '0 t000 0\n1 x\033[1m\r 0\n' > "$tmp/esc.map"
 expect 1 "esc.map:2: unknown host 'x?[1m'" \
     eval --profile "$tmp/pair.txt" --topology "$T" --mapping "$tmp/esc.map"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -10,12 +10,7 @@ tmp=$(mktemp -d /tmp/topomap-store-cli.XXXXXX) || { echo "1..0 # SKIP no tempora
 trap 'rm -rf "$tmp"' EXIT
 S=$tmp/store
 
-n=0
-failed=0
-check() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top_srcdir/tests/tap.sh"
 # expect RC PATTERN ARGS...: exit status RC and PATTERN on stdout+stderr.
 expect() {
     rc=$1 pat=$2
@@ -74,5 +69,4 @@ expect 2 "--profile-format only applies to add" profile list --profile-format ed
 expect 2 "unknown option '--bogus'" profile list --bogus
 expect 0 "Usage: topomap profile add NAME FILE" profile --help
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

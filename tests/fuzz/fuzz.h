@@ -129,6 +129,22 @@ static inline void fuzz_check_topology(const topomap_topology_t *t)
     fclose(null);
 }
 
+/* The input as a topology file NAME (YAML or topology.conf, as the library
+ * decides): refused with a printable message, or consistent. */
+static inline void fuzz_topology_file(const char *name, const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_file(name, data, size);
+    char err[TOPOMAP_ERRLEN] = "";
+    topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
+    if (!t) {
+        FUZZ_CHECK(err[0]);
+        fuzz_check_message(err);
+        return;
+    }
+    fuzz_check_topology(t);
+    topomap_topology_free(t);
+}
+
 /* A loaded profile: its CSR views are well formed, and it reads back the
  * same after topomap_profile_write(). */
 static inline void fuzz_check_profile(const topomap_profile_t *p)

@@ -14,18 +14,21 @@
 #                 directory under /tmp, removed at the end unless -k or a finding)
 #     -k          keep the output directory
 #     HARNESS     fuzz_profile, fuzz_yaml, ... (default: all)
+# An input that runs longer than $TOPOMAP_FUZZ_TIMEOUT seconds (60) is a
+# finding too (quadratic or endless work); on a loaded machine raise it.
 # The working tree is copied (tracked and untracked files git does not ignore),
 # so uncommitted changes are fuzzed too.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${TOPOMAP_FUZZ_TIME:-30}
+timeout=${TOPOMAP_FUZZ_TIMEOUT:-60}
 out= keep=0
 while getopts "t:o:kh" opt; do
     case $opt in
     t) seconds=$OPTARG ;;
     o) out=$OPTARG ;;
     k) keep=1 ;;
-    *) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -55,7 +58,8 @@ echo "fuzz: building the harnesses in $build (clang, ASan + UBSan)"
 (cd "$build" && { [ -f Makefile ] || { ./autogen.sh && ./configure -q --enable-fuzzing \
     --disable-shared --enable-static --without-slurm --disable-openmp CC=clang \
     CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $san" LDFLAGS="$san"; }; } &&
-    make -j2 -C core && make -j2 -C tests/fuzz) > "$log" 2>&1 ||
+    make -j2 -C core && make -j2 -C spank libtopomap-spank.la && make -j2 -C tests/fuzz) \
+    > "$log" 2>&1 ||
     { tail -30 "$log"; echo "fuzz: build failed (log: $log)"; exit 1; }
 
 # ---- corpora ------------------------------------------------------------------
@@ -104,7 +108,7 @@ for h in $harnesses; do
     reg=()
     for f in "$src/tests/fuzz/regress/$name"/*; do [ -e "$f" ] && reg+=("$f"); done
     if [ ${#reg[@]} -gt 0 ]; then
-        if ! "$bin" -timeout=60 -rss_limit_mb=2048 "${reg[@]}" > "$out/$h.replay.log" 2>&1; then
+        if ! "$bin" -timeout="$timeout" -rss_limit_mb=2048 "${reg[@]}" > "$out/$h.replay.log" 2>&1; then
             echo "fuzz: $h: FINDING while replaying regress/$name (log: $out/$h.replay.log)"
             tail -20 "$out/$h.replay.log"
             findings=$((findings + 1))
@@ -112,7 +116,7 @@ for h in $harnesses; do
         fi
     fi
     corpus "$h"
-    "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=16384 \
+    "$bin" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len=16384 \
         -print_final_stats=1 -artifact_prefix="$out/findings/$h-" "${dict[@]}" \
         "$out/corpus/$h" > "$out/$h.log" 2>&1
     rc=$?
