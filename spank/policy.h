@@ -43,6 +43,12 @@
 /** Names of the variables passed from srun to the compute nodes. */
 #define TOPOMAP_ENV_BIND "TOPOMAP_BIND"
 #define TOPOMAP_ENV_PMI2 "TOPOMAP_PMI2_MAPPING"
+/** Set by srun when the step must fail (strict=1): Slurm ignores the return
+ *  code of a plugin loaded as "optional", so every task of the step exits
+ *  with status 1 before exec instead (what slurmstepd itself does when a
+ *  "required" plugin's task_init fails). SLURM_-prefixed so that it also
+ *  reaches the nodes under srun --export=NONE. */
+#define TOPOMAP_ENV_FAIL "SLURM_TOPOMAP_FAIL"
 /** Slurm's variable read by its pmi2 plugin in slurmstepd. */
 #define TOPOMAP_ENV_SLURM_PMI2 "SLURM_PMI2_PROC_MAPPING"
 /** Longest PMI2 mapping handed over (MPICH's PMI2_MAX_VALLEN is 1024). */

@@ -11,7 +11,8 @@
 # for several srun shapes, and --topomap=block == no option; a non-trivial
 # algorithm places every rank on the node and core `topomap map` computes;
 # sbatch/salloc options reach srun; missing/corrupt profiles and -w keep
-# Slurm's layout with a "topomap:" line; strict=1 fails the step; MPICH (and
+# Slurm's layout with a "topomap:" line; strict=1 fails the step with the
+# plugin optional or required; a binding problem is one line per node; MPICH (and
 # Open MPI when it can run here) under a remapped layout, with the size of
 # MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) per rank; --topomap-record (an
 # MPICH program with libtopomap-profiler from the build tree): the stored
@@ -220,14 +221,50 @@ check_fallback "-w given" "-w given" "-wn[1-4]" --topomap=$ALGO --topomap-profil
 check_fallback "unknown algorithm" "unknown algorithm 'nosuch'" "" --topomap=nosuch
 
 # strict=1: the same failure fails the step (plugstack.conf is re-read at
-# every launch, so rewriting it is enough).
-$CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS strict=1" > /dev/null 2>&1
-$SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=nothere true > /dev/null 2> "$DIR/strict.err"
-rc=$?
-[ $rc -ne 0 ] && grep -q "topomap: no profile 'nothere'.*failing the step (strict=1)" "$DIR/strict.err"
-ok $? "strict=1: a missing profile fails the step with the topomap: line (exit $rc)"
-$SALLOC -N4 --exclusive srun -n8 true > /dev/null 2>&1
-ok $? "strict=1: steps without --topomap still run"
+# every launch, so rewriting it is enough), whether the plugin is "optional"
+# (what README.md recommends; Slurm ignores what an optional plugin's
+# callbacks return, so the plugin makes the tasks exit before exec) or
+# "required" (srun stops at once). The program must not run.
+for kind in optional required; do
+    $CLUSTER start $CL --plugin-kind $kind --plugin "$PLUGIN" --plugin-args "$ARGS strict=1" > /dev/null 2>&1
+    $SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=nothere echo ran \
+        > "$DIR/strict.out" 2> "$DIR/strict.err"
+    rc=$?
+    [ $rc -ne 0 ] && ! grep -q ran "$DIR/strict.out" && [ "$(grep -c 'topomap:' "$DIR/strict.err")" -eq 1 ] &&
+        grep -q "topomap: no profile 'nothere'.*failing the step (strict=1)" "$DIR/strict.err"
+    ok $? "strict=1, plugin $kind: a missing profile fails the step (exit $rc), the program does not run, one topomap: line"
+    [ $rc -ne 0 ] || diag "$DIR/strict.err"
+    $SALLOC -N4 --exclusive srun -n8 true > /dev/null 2>&1
+    ok $? "strict=1, plugin $kind: steps without --topomap still run"
+done
+
+# A binding problem on every node: the topology says 4 cores per node, the
+# nodes have 2, so 16 ranks (-O) get core indices the nodes do not have. One
+# line per node, naming it (it used to be two: Slurm's log and the task's).
+sed 's/cores: 2/cores: 4/' "$TOPO" > "$DIR/mesh4.yaml"
+i=0
+while [ $i -lt 16 ]; do echo "$i $(((i + 8) % 16)) 100"; i=$((i + 1)); done > "$DIR/pair16.txt"
+"$TOPOMAP" profile add pair16 "$DIR/pair16.txt" --store "$DIR/store" > /dev/null
+for strict in 0 1; do
+    $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "topology=$DIR/mesh4.yaml profiles=$DIR/store strict=$strict" > /dev/null 2>&1
+    $SALLOC -N4 --exclusive srun -n16 -O --topomap=$ALGO --topomap-profile=pair16 echo ran \
+        > "$DIR/bind.out" 2> "$DIR/bind.err"
+    rc=$?
+    if [ $strict = 0 ]; then
+        want="keeping Slurm's binding for them"
+        [ $rc -eq 0 ] && [ "$(grep -c ran "$DIR/bind.out")" -eq 16 ]
+    else
+        want="failing the step (strict=1)"
+        [ $rc -ne 0 ] && ! grep -q ran "$DIR/bind.out"
+    fi
+    ok $? "binding problem on every node, strict=$strict: exit $rc, $(grep -c ran "$DIR/bind.out") tasks ran"
+    [ "$(grep -c 'topomap:' "$DIR/bind.err")" -eq 4 ] &&
+        [ "$(grep -c "^topomap: n[1-4]: rank [0-9]*: .*; $want\$" "$DIR/bind.err")" -eq 4 ] &&
+        [ "$(grep -o '^topomap: n[1-4]' "$DIR/bind.err" | sort -u | wc -l)" -eq 4 ]
+    ok $? "... one line per node, naming it ($(grep -m1 'topomap:' "$DIR/bind.err"))"
+    [ "$(grep -c 'topomap:' "$DIR/bind.err")" -eq 4 ] || diag "$DIR/bind.err"
+done
+$CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS" > /dev/null 2>&1
 
 # A layout too irregular for a PMI2 process mapping (a random one of 300
 # ranks; min_gain=-1000 lets a worse layout through): rank 0 warns once,
