@@ -147,7 +147,8 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
             errno = ERANGE;
         }
     } else
-        prof = topomap_store_lookup(site->profiles, pname, n, err, sizeof err);
+        prof = topomap_store_find(site->profiles, o->uid, pname, n, NULL, NULL, 0, err,
+                                  sizeof err);
     const char *from = prof ? topomap_profile_meta(prof, "rescaled_from") : NULL;
     if (from && o->verbose)
         snprintf(d->note, sizeof d->note,

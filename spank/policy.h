@@ -104,6 +104,8 @@ struct topomap_srun {
     char *conflict;       /* first option topomap cannot honour, e.g. "-w" */
     char *app;            /* basename of the executable; NULL if none */
     char *jobid;          /* --jobid; NULL if not given */
+    uid_t uid;            /* whose profiles the store looks up first: the user
+                           * running srun (getuid(), set by topomap_srun_init) */
     /* The plugin's own options: command line first, then the environment
      * variables sbatch/salloc export for their SPANK options. */
     char *algo;           /* --topomap */
@@ -187,7 +189,8 @@ struct topomap_decision {
 /**
  * Decide the placement of a step: which algorithm (user's, else site default),
  * which profile (--topomap-profile, a path when it contains '/', else a name in
- * the store; default the executable's name), the allocation from
+ * the store: o->uid's own, else the site's, topomap_store_find(); default the
+ * executable's name), the allocation from
  * SLURM_JOB_NODELIST / SLURM_JOB_CPUS_PER_NODE in @p env, Slurm's default
  * layout's task counts per node (kept: only which rank goes where changes),
  * then the mapping within site->time_limit and the min_gain test against the
@@ -294,7 +297,9 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
 
 /**
  * Store the profile rank 0 wrote into the recording directory @p dirfd (shown
- * as @p dirpath) under @p name in store @p store (NULL: topomap_store_dir()).
+ * as @p dirpath) as user @p uid's profile @p name in store @p store (NULL:
+ * topomap_store_dir()), DIR/users/UID, given to @p uid:@p gid (see
+ * topomap_store_user_add: site profiles are the admins' only).
  * The file must be a regular file (no symbolic link) owned by @p uid and hold
  * a profile of @p ntasks ranks (@p ntasks <= 0: any); it is read through
  * @p dirfd, so renaming the directory does not redirect the read. @p step
@@ -305,7 +310,7 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
  *         (corrupt file, invalid name) or the store's errno, with one
  *         "topomap: ...; nothing recorded" line in @p msg.
  */
-int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, long ntasks,
+int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid, long ntasks,
                             const char *store, const char *name, const char *step, char *msg,
                             size_t msglen);
 

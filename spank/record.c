@@ -114,7 +114,7 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
     return fd;
 }
 
-int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, long ntasks,
+int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid, long ntasks,
                             const char *store, const char *name, const char *step, char *msg,
                             size_t msglen)
 {
@@ -176,14 +176,17 @@ int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, long ntas
                     "--mpi=pmi2); nothing recorded",
                     step, n, ntasks);
     }
-    if (topomap_store_add(store, name, p, err, sizeof err) < 0) {
+    if (topomap_store_user_add(store, uid, gid, name, p, err, sizeof err) < 0) {
         e = errno;
         topomap_profile_free(p);
         return topomap_sp_fail(msg, msglen, e, "topomap: cannot store profile '%s': %s; nothing recorded",
                     name, err);
     }
+    char where[PATH_MAX];
+    if (topomap_store_user_path(store, uid, NULL, where, sizeof where, NULL, 0) < 0)
+        snprintf(where, sizeof where, "%s", topomap_store_dir(store));
     snprintf(msg, msglen, "topomap: recorded profile '%s' (%d ranks, %.0f bytes) in %s", name, n,
-             topomap_profile_total_bytes(p), topomap_store_dir(store));
+             topomap_profile_total_bytes(p), where);
     topomap_profile_free(p);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -11,6 +12,7 @@ void topomap_srun_init(struct topomap_srun *o)
 {
     memset(o, 0, sizeof *o);
     o->ntasks = o->nnodes = o->cpus_per_task = o->ntasks_per_node = -1;
+    o->uid = getuid();
 }
 
 void topomap_srun_free(struct topomap_srun *o)

@@ -620,8 +620,11 @@ static void finish_record(spank_t sp)
         fprintf(stderr, "topomap: cannot get the job's user; nothing recorded\n");
         return;
     }
-    int rc = topomap_record_register(rec_fd, rec_dir, uid, (long)ntotal, site.profiles, rec_name,
-                                     id, msg, sizeof msg);
+    gid_t gid = 0;
+    if (spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+        gid = (gid_t)-1; /* fchown leaves the group alone */
+    int rc = topomap_record_register(rec_fd, rec_dir, uid, gid, (long)ntotal, site.profiles,
+                                     rec_name, id, msg, sizeof msg);
     slurm_info("%s", msg);
     if (rc < 0 || rec_verbose)
         fprintf(stderr, "%s\n", msg);
