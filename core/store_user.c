@@ -32,7 +32,8 @@ int topomap_store_user_path(const char *dir, uid_t uid, const char *name, char *
                             dir, (unsigned long)uid, name)
                  : snprintf(buf, len, "%s/" TOPOMAP_STORE_USERS "/%lu", dir, (unsigned long)uid);
     if (k < 0 || (size_t)k >= len)
-        return topomap_fail(err, errlen, ENAMETOOLONG, "%s/" TOPOMAP_STORE_USERS "/%lu: path too long",
+        return topomap_fail(err, errlen, ENAMETOOLONG,
+                            "%s/" TOPOMAP_STORE_USERS "/%lu: path too long",
                             topomap_store_clean(dir, c, sizeof c), (unsigned long)uid);
     return 0;
 }

@@ -18,30 +18,35 @@ int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, si
         errno = 0;
         long c = strtol(p, &end, 10);
         if (end == p || errno || c <= 0 || c > INT_MAX || *p == '-' || *p == '+')
-            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad count at '%s'", spec, p);
+            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad count at '%s'", spec,
+                                   p);
         long rep = 1;
         p = end;
         if (*p == '(') {
             if (p[1] != 'x')
-                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': expected '(xN)'", spec);
+                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': expected '(xN)'",
+                                       spec);
             rep = strtol(p + 2, &end, 10);
             if (end == p + 2 || *end != ')' || rep <= 0)
-                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad repeat count", spec);
+                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad repeat count",
+                                       spec);
             p = end + 1;
         }
         if (rep > nnodes - k)
-            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s' name more than %d nodes", spec,
-                        nnodes);
+            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s' name more than %d nodes",
+                                   spec, nnodes);
         for (long r = 0; r < rep; r++)
             cpus[k++] = (int)c;
         if (*p == ',')
             p++;
         else if (*p)
-            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': unexpected '%c'", spec, *p);
+            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': unexpected '%c'", spec,
+                                   *p);
     }
     if (k != nnodes)
-        return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s' name %d nodes, the allocation has %d",
-                    spec, k, nnodes);
+        return topomap_sp_fail(err, errlen, EINVAL,
+                               "CPU counts '%s' name %d nodes, the allocation has %d", spec, k,
+                               nnodes);
     return 0;
 }
 
@@ -51,12 +56,14 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
     long cpt = o->cpus_per_task > 0 ? o->cpus_per_task : 1;
     long nn = o->nnodes > 0 ? o->nnodes : nalloc;
     if (nn > nalloc)
-        return topomap_sp_fail(err, errlen, EINVAL, "%ld nodes asked, the allocation has %d", nn, nalloc);
+        return topomap_sp_fail(err, errlen, EINVAL, "%ld nodes asked, the allocation has %d", nn,
+                               nalloc);
     long nt = o->ntasks;
     if (nt <= 0) {
         if (o->ntasks_per_node > 0 && o->nnodes > 0)
-            return topomap_sp_fail(err, errlen, EINVAL,
-                        "-N with --ntasks-per-node and no -n: give the task count with -n");
+            return topomap_sp_fail(
+                err, errlen, EINVAL,
+                "-N with --ntasks-per-node and no -n: give the task count with -n");
         nt = o->ntasks_per_node > 0 ? o->ntasks_per_node * nn : nn;
     }
     if (nt < nn)
@@ -92,7 +99,8 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
             if (!o->overcommit) {
                 free(cap);
                 return topomap_sp_fail(err, errlen, EINVAL,
-                            "%ld tasks do not fit on %ld nodes without --overcommit", nt, nn);
+                                       "%ld tasks do not fit on %ld nodes without --overcommit", nt,
+                                       nn);
             }
             over = 1;
         }
@@ -100,7 +108,8 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
     free(cap);
     for (long i = 0; i < nn; i++)
         if (tasks[i] == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "node %ld of the step would get no task", i);
+            return topomap_sp_fail(err, errlen, EINVAL, "node %ld of the step would get no task",
+                                   i);
     *nstep = (int)nn;
     return 0;
 }

@@ -91,6 +91,7 @@
 #include <slurm/slurm.h> /* SLURM_BATCH_SCRIPT and the other special step ids */
 #include <slurm/spank.h>
 
+#include "common.h" /* topomap_sp_clean */
 #include "policy.h"
 
 SPANK_PLUGIN(topomap, 1);
@@ -316,6 +317,7 @@ static int place(void)
             decision.outcome = site.strict ? TOPOMAP_FAIL : TOPOMAP_KEEP;
             snprintf(decision.message, sizeof decision.message, "topomap: %.900s; %s", why,
                      site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
+            topomap_sp_clean(decision.message); /* $TMPDIR is the user's */
         }
     }
     if (decision.note[0])
@@ -691,7 +693,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     int have_gid = spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS;
     if (have_gid && gid == 0) {
         if (rec_problem[0])
-            fprintf(stderr, "%s\n", rec_problem);
+            fprintf(stderr, "%s\n", topomap_sp_clean(rec_problem));
         if (pmi2_lost)
             fprintf(stderr,
                     "topomap: this layout is too irregular for --mpi=pmi2's process mapping "

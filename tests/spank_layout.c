@@ -40,6 +40,9 @@ static void layout_tests(void)
     ok(topomap_cpus_per_node("4(x0)", 1, cpus, err, sizeof err) < 0, "repeat 0 rejected");
     ok(topomap_cpus_per_node("a", 1, cpus, err, sizeof err) < 0, "garbage rejected");
     ok(topomap_cpus_per_node("", 1, cpus, err, sizeof err) < 0, "empty rejected");
+    ok(topomap_cpus_per_node("4\033[2J", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\033') &&
+           strstr(err, "'4?[2J'"),
+       "control characters shown as '?': %s", err);
 
     /* Layouts srun 22.05 chose inside `salloc -N4 --exclusive` on 4 nodes with
      * 4 CPUs each (contrib/slurm-local-cluster.sh; tests/slurm.sh checks the

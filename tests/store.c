@@ -82,8 +82,8 @@ static void scope_tests(const char *base, topomap_profile_t *p8, topomap_profile
     like(err, "gw.profile is writable by others than its owner (mode 0664): not used", "... said");
     topomap_store_entry_t *e = NULL;
     size_t n = 0;
-    ok(topomap_store_list(dir, &e, &n, err, sizeof err) == 0 && n == 1 && !strcmp(e[0].name, "site") &&
-           e[0].scope == TOPOMAP_STORE_SITE,
+    ok(topomap_store_list(dir, &e, &n, err, sizeof err) == 0 && n == 1 &&
+           !strcmp(e[0].name, "site") && e[0].scope == TOPOMAP_STORE_SITE,
        "list shows only what a lookup would use (site, not link or gw)");
     free(e);
     chmod(dir, 0777);
