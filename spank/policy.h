@@ -143,17 +143,21 @@ int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, si
 
 /**
  * The number of tasks srun's default block distribution puts on each node of
- * an allocation of @p nalloc nodes with @p cpus CPUs each (Slurm 22.05
- * _task_layout_block without CR_PACK_NODES: count tasks per node as if
- * cyclic, capped by CPUs / CPUs per task until every node is full, then
- * evenly over all; ranks are then given out in blocks). Uses the first
- * *@p nstep nodes, where *@p nstep is set from -N (default: all) and lowered to
- * the task count as srun does. @p tasks gets @p nalloc entries (0 after the
+ * an allocation of @p nalloc nodes with @p cpus CPUs each, as Slurm 22.05
+ * does (src/common/slurm_step_layout.c, _task_layout_block without
+ * CR_PACK_NODES; srun's option rules): the task count is -n (or
+ * SLURM_NTASKS), else --ntasks-per-node on each node, else one per node; the
+ * step uses the first *@p nstep nodes, *@p nstep set from -N (default: all)
+ * and lowered to the task count; a node holds CPUs / CPUs per task tasks (at
+ * least 1; one CPU per task under -O), capped by --ntasks-per-node when srun
+ * keeps it (it equals tasks / nodes); tasks per node are counted as a cyclic
+ * distribution would until no node has room, then one per node per pass;
+ * ranks are given out in blocks. tests/slurm_layout.sh checks this against
+ * Slurm on the local cluster. @p tasks gets @p nalloc entries (0 after the
  * step's nodes).
  * @return 0, or -1 with errno EINVAL and a message when srun itself would
- *         refuse (more nodes than allocated, more tasks than CPUs without -O)
- *         or topomap cannot predict the layout (-N with --ntasks-per-node and
- *         no -n).
+ *         refuse (more nodes than allocated, more CPUs than the nodes have
+ *         without -O).
  */
 int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
                          int *tasks, char *err, size_t errlen);

@@ -3,9 +3,8 @@
 #
 # End-to-end test of the SPANK plugin on a real Slurm cluster started on this
 # host by contrib/slurm-local-cluster.sh (4 nodes n1..n4 with 2 CPUs each,
-# on its own ports and directory), emitting TAP. Skips (1..0 # SKIP) when not
-# root, when Slurm or munge is missing, when the plugin was not built
-# (configure --without-slurm), or when TOPOMAP_SKIP_SLURM=1.
+# on its own ports and directory), emitting TAP; skips as tests/slurm_lib.sh
+# says (not root, no Slurm, no plugin, TOPOMAP_SKIP_SLURM=1).
 #
 # Checks: topomap's prediction of Slurm's default layout against the real one
 # for several srun shapes, and --topomap=block == no option; a non-trivial
@@ -21,68 +20,11 @@
 # spool; two unprivileged users (made for the test): each one's recordings
 # are his own and used for his jobs, the site's profiles root's, a directory
 # planted under another's uid refused.
-set -u
-
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-PLUGIN=$top_builddir/spank/.libs/topomap.so
-TOPOMAP=$top_builddir/cli/topomap
-CLUSTER=$top_srcdir/contrib/slurm-local-cluster.sh
-. "$top_srcdir/tests/users.sh"
-DATA=$top_srcdir/tests/data/slurm
+. "$(dirname "$0")/slurm_lib.sh"
 TOPO=$DATA/mesh-2x2-2core.yaml
-
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
-case ${TOPOMAP_SKIP_SLURM:-} in '' | 0) ;; *) skip_all "TOPOMAP_SKIP_SLURM=$TOPOMAP_SKIP_SLURM" ;; esac
-[ "$(id -u)" = 0 ] || skip_all "not root (slurmd must run as root)"
-for b in slurmctld slurmd srun sbatch salloc munged munge ss; do
-    command -v $b > /dev/null 2>&1 || skip_all "$b is not installed (apt-get install slurm-wlm munge iproute2)"
-done
-[ -f "$PLUGIN" ] || skip_all "spank/topomap.so was not built (configure --without-slurm, or no slurm/spank.h)"
-[ -x "$TOPOMAP" ] || skip_all "cli/topomap was not built"
-# srun and slurmstepd cannot dlopen a plugin built with ASan/UBSan.
-ldd "$PLUGIN" 2> /dev/null | grep -Eq 'lib(asan|ubsan|tsan)' &&
-    skip_all "the plugin is built with sanitizers, which srun and slurmstepd cannot load"
-CTLD_PORT=${TOPOMAP_TEST_CTLD_PORT:-16917}
-NODE_PORT=${TOPOMAP_TEST_NODE_PORT:-17101}
-for p in $CTLD_PORT $NODE_PORT $((NODE_PORT + 1)) $((NODE_PORT + 2)) $((NODE_PORT + 3)); do
-    ss -Hltn "sport = :$p" | grep -q . && skip_all "port $p is in use (set TOPOMAP_TEST_CTLD_PORT/NODE_PORT)"
-done
-
-DIR=$(mktemp -d /tmp/topomap-slurm-test.XXXXXX) || skip_all "cannot create a temporary directory"
-chmod 755 "$DIR"
-CL="--dir $DIR/cluster --ctld-port $CTLD_PORT --node-port $NODE_PORT --cpus 2"
 ARGS="topology=$TOPO profiles=$DIR/store"
-cleanup() {
-    $CLUSTER stop $CL > /dev/null 2>&1
-    rm -rf "$DIR"
-    users_cleanup
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-# Every allocation is bounded, so that a hung step cannot hang `make check`.
-SALLOC="timeout -k 5 120 salloc -Q -t 2"
-n=0
-failed=0
-ok() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-diag() { sed 's/^/# /' "$@"; }
-
-if ! $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS" > "$DIR/start.log" 2>&1; then
-    diag "$DIR/start.log"
-    echo "1..0 # SKIP the local Slurm cluster did not start (log above)"
-    exit 0
-fi
-export SLURM_CONF="$DIR/cluster/etc/slurm.conf"
+CL="$CL --cpus 2"
+slurm_start 2 "$ARGS"
 # The plugin's hostfiles go here, so that the test can see them go away.
 export TMPDIR="$DIR/tmp"
 mkdir -p "$TMPDIR" "$DIR/store"
