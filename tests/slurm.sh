@@ -350,7 +350,13 @@ expect_pairs() {
 # The matrix of profile NAME recorded by user UID (default root: 0).
 matrix() { grep -v '^#' "$DIR/store/users/${2:-0}/$1.profile" 2> /dev/null; }
 REC=$DIR/store/users/0
-spool_empty() { [ -z "$(ls -A "$DIR/spool" 2> /dev/null)" ]; }
+# The nodes' slurmstepd remove their directories as the step ends, which can
+# be just after srun returns: wait up to 5 s.
+spool_empty() {
+    i=0
+    while [ -n "$(ls -A "$DIR/spool" 2> /dev/null)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -z "$(ls -A "$DIR/spool" 2> /dev/null)" ]
+}
 NUSERS=10
 NREC=$((24 + NUSERS))
 if ! command -v mpicc.mpich > /dev/null 2>&1; then
