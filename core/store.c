@@ -151,6 +151,14 @@ int topomap_store_mkdirs(const char *dir, int *made)
     return 0;
 }
 
+int topomap_store_close(int fd, int rc)
+{
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
 /* A name for a temporary file; O_EXCL makes it safe, the randomness only
  * avoids collisions between concurrent writers. */
 static void temp_name(char *buf, size_t len, const char *name, unsigned attempt)
@@ -311,9 +319,7 @@ topomap_profile_t *topomap_store_read_at(int dfd, const struct stat *dst, const 
         else
             p = load_fd(fd, path, err, errlen);
     }
-    int e = errno;
-    close(fd);
-    errno = e;
+    topomap_store_close(fd, 0);
     if (!p)
         return NULL;
     /* Another rank count: a grid is rescaled (issue 12), the rest refused. */
@@ -367,26 +373,13 @@ int topomap_store_add(const char *dir, const char *name, const topomap_profile_t
                             "%s: only the store's owner (uid %lu) writes its site profiles", c,
                             (unsigned long)st.st_uid);
     }
-    /* Where its users keep their own profiles: sticky, like /tmp. */
-    if (mkdirat(dfd, TOPOMAP_STORE_USERS, 0755) == 0) {
-        int ufd = openat(dfd, TOPOMAP_STORE_USERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (ufd < 0 || fchmod(ufd, 01777) < 0) {
-            int e = errno;
-            if (ufd >= 0)
-                close(ufd);
-            close(dfd);
-            return topomap_fail(err, errlen, e, "%s/%s: %s", c, TOPOMAP_STORE_USERS,
-                                strerror(e));
-        }
-        close(ufd);
-    }
+    /* Where its users keep their own profiles. */
     int rc = topomap_store_check_dir(&st, dir, err, errlen);
     if (rc == 0)
+        rc = topomap_store_make_users(dfd, dir, err, errlen);
+    if (rc == 0)
         rc = topomap_store_write_at(dfd, dir, name, p, st.st_uid, st.st_gid, err, errlen);
-    int e = errno;
-    close(dfd);
-    errno = e;
-    return rc;
+    return topomap_store_close(dfd, rc);
 }
 
 topomap_profile_t *topomap_store_lookup(const char *dir, const char *name, int nranks, char *err,
@@ -406,9 +399,7 @@ topomap_profile_t *topomap_store_lookup(const char *dir, const char *name, int n
     topomap_profile_t *p = NULL;
     if (topomap_store_check_dir(&st, dir, err, errlen) == 0)
         p = topomap_store_read_at(dfd, &st, dir, name, nranks, err, errlen);
-    int e = errno;
-    close(dfd);
-    errno = e;
+    topomap_store_close(dfd, 0);
     return p;
 }
 
@@ -502,15 +493,15 @@ int topomap_store_list(const char *dir, topomap_store_entry_t **entries, size_t 
     if (rc == 0)
         rc = topomap_store_list_at(dfd, &st, dir, TOPOMAP_STORE_SITE, entries, n, &cap, err,
                                    errlen);
-    int e = errno;
-    close(dfd);
+    topomap_store_close(dfd, 0);
     if (rc < 0 || !*n) {
+        int e = errno;
         free(*entries);
         *entries = NULL;
         *n = 0;
+        errno = e;
     }
     topomap_store_sort(*entries, *n);
-    errno = e;
     return rc;
 }
 
@@ -544,9 +535,5 @@ int topomap_store_remove(const char *dir, const char *name, char *err, size_t er
                          topomap_store_clean(dir, (char[256]){0}, 256));
         return -1;
     }
-    int rc = topomap_store_remove_at(dfd, dir, name, err, errlen);
-    int e = errno;
-    close(dfd);
-    errno = e;
-    return rc;
+    return topomap_store_close(dfd, topomap_store_remove_at(dfd, dir, name, err, errlen));
 }

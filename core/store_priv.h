@@ -63,6 +63,13 @@ int topomap_store_remove_at(int dfd, const char *shown, const char *name, char *
  *  last component was created. */
 int topomap_store_mkdirs(const char *dir, int *made);
 
+/** close(@p fd) keeping errno; returns @p rc. */
+int topomap_store_close(int fd, int rc);
+
+/** Make DIR/users (the store open on @p rfd, shown as @p dir), mode 1777
+ *  (sticky). 0 (also when it exists), or -1 with errno and a message. */
+int topomap_store_make_users(int rfd, const char *dir, char *err, size_t errlen);
+
 /** Sort listed entries by name, the user's before the site's. */
 void topomap_store_sort(topomap_store_entry_t *v, size_t n);
 

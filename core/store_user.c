@@ -38,6 +38,29 @@ int topomap_store_user_path(const char *dir, uid_t uid, const char *name, char *
     return 0;
 }
 
+int topomap_store_make_users(int rfd, const char *dir, char *err, size_t errlen)
+{
+    char c[256];
+    if (mkdirat(rfd, TOPOMAP_STORE_USERS, 0755) < 0) {
+        if (errno == EEXIST)
+            return 0; /* check_users judges it */
+        return topomap_fail(err, errlen, errno, "%s/" TOPOMAP_STORE_USERS ": %s",
+                            topomap_store_clean(dir, c, sizeof c), strerror(errno));
+    }
+    /* Sticky, like /tmp: every user makes his own directory there, nobody
+     * renames or removes another's. */
+    int fd = openat(rfd, TOPOMAP_STORE_USERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fchmod(fd, 01777) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return topomap_fail(err, errlen, e, "%s/" TOPOMAP_STORE_USERS ": %s",
+                            topomap_store_clean(dir, c, sizeof c), strerror(e));
+    }
+    close(fd);
+    return 0;
+}
+
 /* The sticky DIR/users of the store open on @p root (fstat @p rst): owned by
  * the store's owner or root, and either writable by its owner only or
  * sticky. 0, or -1 with a message. */
@@ -100,19 +123,9 @@ static int open_user(const char *dir, uid_t uid, gid_t gid, int create, int *ufd
                          topomap_store_clean(users, c, sizeof c), (unsigned long)rst.st_uid, c);
             goto fail;
         }
-        if (mkdirat(rfd, TOPOMAP_STORE_USERS, 0755) < 0 && errno != EEXIST) {
-            e = errno;
-            topomap_fail(err, errlen, e, "%s: %s", topomap_store_clean(users, c, sizeof c),
-                         strerror(e));
+        if (topomap_store_make_users(rfd, dir, err, errlen) < 0)
             goto fail;
-        }
         sfd = openat(rfd, TOPOMAP_STORE_USERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sfd >= 0 && fchmod(sfd, 01777) < 0) {
-            e = errno;
-            topomap_fail(err, errlen, e, "%s: %s", topomap_store_clean(users, c, sizeof c),
-                         strerror(e));
-            goto fail;
-        }
     }
     if (sfd < 0 || fstat(sfd, &sst) < 0) {
         e = errno == ELOOP || errno == ENOTDIR ? EPERM : errno;
@@ -207,11 +220,8 @@ int topomap_store_user_add(const char *dir, uid_t uid, gid_t gid, const char *na
                             (unsigned long)uid, (unsigned long)uid);
     if (open_user(dir, uid, gid, 1, &ufd, &ust, shown, sizeof shown, err, errlen) < 0)
         return -1;
-    int rc = topomap_store_write_at(ufd, shown, name, p, uid, gid, err, errlen);
-    int e = errno;
-    close(ufd);
-    errno = e;
-    return rc;
+    return topomap_store_close(ufd, topomap_store_write_at(ufd, shown, name, p, uid, gid, err,
+                                                           errlen));
 }
 
 topomap_profile_t *topomap_store_find(const char *dir, uid_t uid, const char *name, int nranks,
@@ -226,7 +236,7 @@ topomap_profile_t *topomap_store_find(const char *dir, uid_t uid, const char *na
     if (open_user(dir, uid, 0, 0, &ufd, &ust, shown, sizeof shown, err, errlen) == 0) {
         topomap_profile_t *p = topomap_store_read_at(ufd, &ust, shown, name, nranks, err, errlen);
         int e = errno;
-        close(ufd);
+        topomap_store_close(ufd, 0);
         if (p || e != ENOENT) {
             if (p && scope)
                 *scope = TOPOMAP_STORE_USER;
@@ -294,9 +304,5 @@ int topomap_store_user_remove(const char *dir, uid_t uid, const char *name, char
                          topomap_store_clean(topomap_store_dir(dir), (char[256]){0}, 256));
         return -1;
     }
-    int rc = topomap_store_remove_at(ufd, shown, name, err, errlen);
-    int e = errno;
-    close(ufd);
-    errno = e;
-    return rc;
+    return topomap_store_close(ufd, topomap_store_remove_at(ufd, shown, name, err, errlen));
 }
