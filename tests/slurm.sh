@@ -184,6 +184,14 @@ for kind in optional required; do
     $SALLOC -N4 --exclusive srun -n8 true > /dev/null 2>&1
     ok $? "strict=1, plugin $kind: steps without --topomap still run"
 done
+# srun --export=NONE keeps only SLURM_* variables: the failure still reaches
+# the nodes (SLURM_TOPOMAP_FAIL).
+$CLUSTER start $CL --plugin-kind optional --plugin "$PLUGIN" --plugin-args "$ARGS strict=1" > /dev/null 2>&1
+$SALLOC -N4 --exclusive srun -n8 --export=NONE --topomap=$ALGO --topomap-profile=nothere /bin/echo ran \
+    > "$DIR/strict.out" 2> "$DIR/strict.err"
+rc=$?
+[ $rc -ne 0 ] && ! grep -q ran "$DIR/strict.out"
+ok $? "strict=1, plugin optional, srun --export=NONE: the step fails too (exit $rc)"
 
 # A binding problem on every node: the topology says 4 cores per node, the
 # nodes have 2, so 16 ranks (-O) get core indices the nodes do not have. One
