@@ -28,6 +28,7 @@ static const char help_main[] =
     "  topology show T   summarise the topology described by the file T\n"
     "  algorithms        list the mapping algorithms\n"
     "  profile           manage the profile store (add, list, show, rm)\n"
+    "  plot KIND         draw a picture: matrix, mapping, links or bench\n"
     "  help [COMMAND]    print this help, or the help of COMMAND\n"
     "\n"
     "Options:\n"
@@ -47,7 +48,7 @@ static const char help_help[] =
     "Usage: topomap help [COMMAND]\n"
     "\n"
     "Print the overview of topomap, or the help of COMMAND (map, eval, compare,\n"
-    "stats, topology, algorithms, profile, help).\n"
+    "stats, topology, algorithms, profile, plot, help).\n"
     "\n"
     "Exit status: 0 success, 2 unknown command.\n";
 
@@ -67,6 +68,7 @@ static const struct command commands[] = {
     {"topology", cmd_topology, help_topology},
     {"algorithms", cmd_algorithms, help_algorithms},
     {"profile", cmd_profile, help_profile},
+    {"plot", cmd_plot, help_plot},
     {"help", cmd_help, help_help},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
