@@ -57,7 +57,7 @@ awk 'BEGIN {
         if (x > 0) print r, r - 1, 1000000; if (x < 3) print r, r + 1, 1000000
         if (y > 0) print r, r - 4, 1000000; if (y < 3) print r, r + 4, 1000000
     } }' > "$DIR/halo.txt"
-"$TOPOMAP" profile add halo "$DIR/halo.txt" --store "$DIR/profiles" || die "cannot store the profile"
+"$TOPOMAP" profile add halo "$DIR/halo.txt" --site --store "$DIR/profiles" || die "cannot store the profile"
 
 # JOB: each task prints its rank, its node and the CPUs it may run on (a stand-in
 # for the halo application whose profile was stored above).

@@ -11,6 +11,12 @@
 
 #include "common.h"
 
+char *topomap_sp_clean(char *s)
+{
+    /* libtopomap's one helper: C1 controls and bidi overrides too. */
+    return s ? topomap_printable(s, s, strlen(s) + 1) : s;
+}
+
 int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
     if (err && errlen) {
@@ -18,7 +24,7 @@ int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
-        topomap_printable(err, err, errlen); /* values from srun's command line */
+        topomap_sp_clean(err);
     }
     errno = e;
     return -1;
@@ -39,7 +45,7 @@ void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err + len, errlen - len, fmt, ap);
     va_end(ap);
-    topomap_printable(err + len, err + len, errlen - len); /* plugstack.conf values */
+    topomap_sp_clean(err + len);
 }
 
 /* Both through libtopomap's strict parsers: no blanks, no '+'. */

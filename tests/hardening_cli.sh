@@ -57,7 +57,7 @@ expect 2 "topomap: map: --threads: '4096' is not an integer from 1 to 1024" \
 # Silent wrong results.
 printf '0 1 0 0\n1 0 0 0\n' > "$tmp/zero.txt"
 expect 0 "stored 'zero' (2 ranks)" profile add zero "$tmp/zero.txt" --store "$tmp/store"
-expect 0 "0 t000 0" map --profile "$tmp/store/zero.profile" --affinity msgs --topology "$T" \
+expect 0 "0 t000 0" map --profile "$tmp/store/users/$(id -u)/zero.profile" --affinity msgs --topology "$T" \
     --nodes 't[000-001]'
 printf '0 1 1e308\n1 0 1e308\n' > "$tmp/big.txt"
 expect 1 "big.txt:1: total bytes pass 1e+30, the limit of a profile" \

@@ -45,6 +45,10 @@ static void site_tests(void)
     like(err, "'novalue' is not key=value", "token without =");
     like(err, "topology= needs a path", "empty path");
     ok(strchr(err, '\n') == NULL, "one line");
+    char *esc[] = {"bind=\033[2Jcores\r"};
+    ok(topomap_site_parse(&s, 1, esc, err, sizeof err) == 1 &&
+           strstr(err, "bind=?[2Jcores? is not cores or none"),
+       "control characters in a value shown as '?': %s", err);
     is_double(s.min_gain, 0.2, 0, "good tokens after bad ones still apply");
     /* Found by tests/fuzz/fuzz_site: a negative min_gain remapped to worse layouts. */
     char *neg[] = {"min_gain=-.5", "default=\x1b]0;x\x07", "time_limit= 5"};
