@@ -28,7 +28,7 @@ while getopts "t:o:kh" opt; do
     t) seconds=$OPTARG ;;
     o) out=$OPTARG ;;
     k) keep=1 ;;
-    *) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
