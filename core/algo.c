@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -66,15 +67,16 @@ void topomap_opts_init(topomap_opts_t *o)
 
 #define REFINE_SUFFIX "+refine"
 
-/* The algorithm called @name, or "@name+refine" (then *refine = 1). */
+/* The algorithm called @name, or "@name+refine" (then *refine = 1). Names
+ * are case-insensitive ("OHTMA+Refine"), as users type them in srun options. */
 static const struct topomap_algo *find_algo(const char *name, int *refine)
 {
     size_t len = strlen(name), slen = strlen(REFINE_SUFFIX);
-    *refine = len > slen && !strcmp(name + len - slen, REFINE_SUFFIX);
+    *refine = len > slen && !strcasecmp(name + len - slen, REFINE_SUFFIX);
     if (*refine)
         len -= slen;
     for (int i = 0; i < NALGOS; i++)
-        if (strlen(algos[i].name) == len && !strncmp(algos[i].name, name, len))
+        if (strlen(algos[i].name) == len && !strncasecmp(algos[i].name, name, len))
             return &algos[i];
     return NULL;
 }
@@ -168,9 +170,13 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
         pb.deadline = start + o->time_limit;
 
 #ifdef _OPENMP
+    /* nthreads 0: one thread unless OMP_NUM_THREADS asks for more. The
+     * runtime's own default (every CPU) makes idle threads spin while they
+     * wait (OMP_WAIT_POLICY unset), which on a shared login node or one
+     * running other jobs costs far more than it gains: a 16k-rank ohtma-fast
+     * took 19-42 s on 2 busy cores against 5-9 s with one thread. */
     int saved_threads = omp_get_max_threads();
-    if (o->nthreads > 0)
-        omp_set_num_threads(o->nthreads);
+    omp_set_num_threads(o->nthreads > 0 ? o->nthreads : topomap_default_threads());
 #endif
     int rc = al->map(&pb, rank_to_slot, err, errlen);
     int e = errno;

@@ -288,6 +288,8 @@ void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
 double topomap_now(void);
+/* OpenMP threads when none were asked for: 1, or OMP_NUM_THREADS's. */
+int topomap_default_threads(void);
 /* 1 once the problem's deadline has passed. */
 int topomap_expired(const struct topomap_problem *pb);
 /* splitmix64: small, seedable, same stream on every platform. */

@@ -122,8 +122,10 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     int chosen = -1, tried = 0;
     for (int k = 0; k < nc; k++) {
         /* Out of time: keep what we have (block has always been tried). */
-        if (best >= 0 && sub.deadline > 0 && topomap_now() > sub.deadline)
+        if (best >= 0 && sub.deadline > 0 && topomap_now() > sub.deadline) {
+            topomap_log(pb, "auto: time limit reached before %s", c[k].name);
             break;
+        }
         double tc = topomap_now();
         so.seed = pb->opts->seed + c[k].seed_offset;
         int rc = c[k].fn(&sub, tmp, err, errlen);

@@ -30,7 +30,19 @@ extern "C" {
 /** Suggested size of error buffers. */
 #define TOPOMAP_ERRLEN 512
 
-/** Library version string, e.g. "0.1.0". */
+/** Version of this header. configure takes the package version from the
+ *  TOPOMAP_VERSION line, so the two cannot differ. */
+#define TOPOMAP_VERSION "0.1.0"
+#define TOPOMAP_VERSION_MAJOR 0
+#define TOPOMAP_VERSION_MINOR 1
+#define TOPOMAP_VERSION_PATCH 0
+/** One comparable number: (major << 16) | (minor << 8) | patch, e.g.
+ *  #if TOPOMAP_VERSION_NUMBER >= 0x000100 (as hwloc's HWLOC_API_VERSION). */
+#define TOPOMAP_VERSION_NUMBER \
+    ((TOPOMAP_VERSION_MAJOR << 16) | (TOPOMAP_VERSION_MINOR << 8) | TOPOMAP_VERSION_PATCH)
+
+/** Version of the library linked at run time, e.g. "0.1.0" (compare with
+ *  TOPOMAP_VERSION, the header's). */
 const char *topomap_version(void);
 
 /* ======================================================================== */
@@ -331,7 +343,9 @@ int topomap_alloc_slot_core(const topomap_alloc_t *a, int s);
 typedef struct topomap_opts {
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
     int affinity;      /**< enum topomap_affinity (default bytes) */
-    int nthreads;      /**< OpenMP threads, 0 = runtime default */
+    int nthreads;      /**< OpenMP threads; 0 (default): 1, or OMP_NUM_THREADS
+                            when the environment sets it (the runtime's
+                            default of every CPU busy-waits on shared nodes) */
     double time_limit; /**< seconds, 0 = none; exceeded: -1, errno ETIMEDOUT,
                             except `auto`, which returns its best so far */
     int refine;        /**< 1: run the swap-refinement engine afterwards */
@@ -362,8 +376,8 @@ const char *topomap_algo_name(int i);
 /** One-line description of the @p i-th algorithm, NULL past the end. */
 const char *topomap_algo_summary(int i);
 /**
- * 1 if @p name is a known algorithm, or a known algorithm followed by
- * "+refine" (e.g. "ohtma+refine": the algorithm, then the swap-refinement
+ * 1 if @p name is a known algorithm (in any case: "OHTMA" is "ohtma"), or a
+ * known algorithm followed by "+refine" (e.g. "ohtma+refine": the algorithm, then the swap-refinement
  * engine, as with opts->refine = 1), else 0. topomap_map() accepts the same names.
  */
 int topomap_algo_valid(const char *name);
