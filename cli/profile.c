@@ -10,7 +10,8 @@
 #include "cli.h"
 
 const char help_profile[] =
-    "Usage: topomap profile add NAME FILE [--profile-format FMT] [--store DIR]\n"
+    "Usage: topomap profile add NAME FILE... [--profile-format FMT] [--ompi-kinds K]\n"
+    "                           [--store DIR]\n"
     "       topomap profile list [--store DIR]\n"
     "       topomap profile show NAME [--store DIR]\n"
     "       topomap profile rm NAME [--store DIR]\n"
@@ -19,10 +20,14 @@ const char help_profile[] =
     "name, where the Slurm plugin finds the profile of an application\n"
     "(srun --topomap-profile=NAME, by default the executable's name).\n"
     "\n"
-    "  add NAME FILE   read the profile FILE (any format 'map' reads) and store it\n"
-    "                  as NAME, replacing a profile of that name. The write is\n"
-    "                  atomic: jobs reading NAME meanwhile see the old or the new\n"
-    "                  profile, never part of one\n"
+    "  add NAME FILE...  read the profile FILE (any format 'map' reads; '-' is\n"
+    "                  standard input) and store it as NAME, replacing a profile of\n"
+    "                  that name. Open MPI's monitoring output (mpirun --mca\n"
+    "                  pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3\n"
+    "                  --mca pml_monitoring_filename PREFIX) is read from its\n"
+    "                  per-rank files PREFIX.RANK.prof, given all, or from PREFIX\n"
+    "                  alone. The write is atomic: jobs reading NAME meanwhile\n"
+    "                  see the old or the new profile, never part of one\n"
     "  list            one line per profile: name, ranks, size in bytes, last change\n"
     "  show NAME       where NAME is stored, its rank count, entries, total bytes\n"
     "                  and recorded metadata\n"
@@ -38,6 +43,11 @@ const char help_profile[] =
     "                        " TOPOMAP_STORE_DEFAULT ")\n"
     "  --profile-format FMT  format of FILE for add: auto (default), edges, dense\n"
     "                        or mtx\n"
+    "  --ompi-kinds K        which traffic of Open MPI's monitoring files to add up,\n"
+    "                        comma-separated: external (default: the application's\n"
+    "                        point-to-point messages), internal (messages made by\n"
+    "                        collectives), osc (one-sided), coll (per-peer\n"
+    "                        collective traffic)\n"
     "  -h, --help            print this help and exit\n"
     "\n"
     "Exit status: 0 success, 1 bad input (unreadable or malformed FILE, no such\n"
@@ -45,7 +55,29 @@ const char help_profile[] =
     "\n"
     "Examples:\n"
     "  topomap profile add lmp lammps-lj32k-128.txt --store /var/lib/topomap/profiles\n"
+    "  topomap profile add lmp mon          (Open MPI's mon.0.prof, mon.1.prof, ...)\n"
     "  topomap profile list\n";
+
+/* --ompi-kinds: "external,internal,osc,coll" into enum topomap_ompi_kind. */
+static unsigned parse_ompi_kinds(const char *s)
+{
+    static const char *const names[] = {"external", "internal", "osc", "coll"};
+    unsigned kinds = 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        int k = 0;
+        while (k < 4 && (strlen(names[k]) != len || strncmp(p, names[k], len)))
+            k++;
+        if (k == 4)
+            usage_error("--ompi-kinds: '%s' is not a comma-separated list of external, "
+                        "internal, osc, coll",
+                        s);
+        kinds |= 1u << k;
+        if (!p[len])
+            return kinds;
+        p += len + 1;
+    }
+}
 
 /* The profile store. Its options (--store) belong to no other command, so
  * they are parsed here rather than in the shared table. */
@@ -54,17 +86,20 @@ int cmd_profile(int argc, char **argv)
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
         {"profile-format", required_argument, NULL, 'f'},
+        {"ompi-kinds", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *store = NULL;
     int format = TOPOMAP_FMT_AUTO, c;
+    unsigned kinds = 0;
     opterr = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 's': store = optarg; break;
         case 'f': format = parse_profile_format(optarg); break;
+        case 'k': kinds = parse_ompi_kinds(optarg); break;
         case 'h':
             fputs(help_profile, stdout);
             exit(finish_stdout(0));
@@ -83,18 +118,27 @@ int cmd_profile(int argc, char **argv)
         usage_error("unknown subcommand '%s': expected add, list, show or rm", sub);
     if (npos < want)
         usage_error("%s: missing %s", sub, npos == 1 ? "profile name" : "profile file");
-    if (npos > want)
+    if (npos > want && want != 3)
         usage_error("unexpected argument '%s'", pos[want]);
     if (want > 1 && !topomap_store_name_valid(pos[1]))
         usage_error("invalid profile name '%s' (1 to 200 characters from A-Z a-z 0-9 . _ + -, "
                     "not starting with '.' or '-')", pos[1]);
     if (format != TOPOMAP_FMT_AUTO && strcmp(sub, "add"))
         usage_error("--profile-format only applies to add");
+    if (kinds && strcmp(sub, "add"))
+        usage_error("--ompi-kinds only applies to add");
+    if (format != TOPOMAP_FMT_AUTO && npos > 3)
+        usage_error("--profile-format reads one FILE, not %d", npos - 2);
     const char *dir = topomap_store_dir(store);
     char err[TOPOMAP_ERRLEN] = "";
 
     if (!strcmp(sub, "add")) {
-        topomap_profile_t *p = topomap_profile_load(pos[2], format, err, sizeof err);
+        /* An explicit format reads one file; else whatever recorded it. */
+        const char *const *files = (const char *const *)pos + 2;
+        topomap_profile_t *p =
+            format != TOPOMAP_FMT_AUTO
+                ? topomap_profile_load(pos[2], format, err, sizeof err)
+                : topomap_import(files, (size_t)(npos - 2), kinds, err, sizeof err);
         if (!p)
             input_error("%s", liberr(err, pos[2], errno));
         if (topomap_store_add(store, pos[1], p, err, sizeof err) < 0)

@@ -287,6 +287,10 @@ int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
+/* Open @path for reading: "-" is standard input (duplicated: fclose leaves
+ * it open), gzip data is decompressed (core/input.c). NULL with errno and
+ * "PATH: reason" in @err on failure. Caller fcloses. */
+FILE *topomap_input_open(const char *path, char *err, size_t errlen);
 double topomap_now(void);
 /* OpenMP threads when none were asked for: 1, or OMP_NUM_THREADS's. */
 int topomap_default_threads(void);
