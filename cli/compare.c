@@ -106,7 +106,6 @@ int cmd_compare(int argc, char **argv)
     no_positional(&a);
     require(a.profile, "--profile");
     require(a.topology, "--topology");
-    check_slot_options(&a);
 
     /* The algorithm list: --algos, or every algorithm of the library. */
     int nalgos = 0;
@@ -140,6 +139,7 @@ int cmd_compare(int argc, char **argv)
             names[nnames++] = topomap_algo_name(i);
     }
 
+    check_slot_options(&a);
     topomap_profile_t *p = load_profile(&a);
     topomap_topology_t *t = load_topology(&a, a.topology);
     topomap_alloc_t *al = make_alloc(&a, t);

@@ -107,13 +107,13 @@ int cmd_map(int argc, char **argv)
     no_positional(&a);
     require(a.profile, "--profile");
     require(a.topology, "--topology");
-    check_slot_options(&a);
     const char *algo = a.algo ? a.algo : "block";
     if (!topomap_algo_valid(algo)) {
         char list[512];
         algo_list(list, sizeof list);
         usage_error("--algo: unknown algorithm '%s' (known: %s)", algo, list);
     }
+    check_slot_options(&a);
 
     topomap_profile_t *p = load_profile(&a);
     topomap_topology_t *t = load_topology(&a, a.topology);
@@ -160,15 +160,17 @@ int cmd_map(int argc, char **argv)
     if (to_file && fclose(f) != 0)
         input_error("cannot write '%s': %s", a.output, strerror(errno));
 
-    char chosen[160] = "", rel[32] = "-", b[4][40];
+    char chosen[160] = "", rel[32], b[4][40];
     if (a.chosen[0])
         snprintf(chosen, sizeof chosen, " (chose %s%s)", a.chosen,
                  a.time_limited ? ", stopped by the time limit" : "");
     if (mb.hop_bytes > 0)
-        snprintf(rel, sizeof rel, "%.4f", m.hop_bytes / mb.hop_bytes);
+        snprintf(rel, sizeof rel, " = %.4f x", m.hop_bytes / mb.hop_bytes);
+    else
+        snprintf(rel, sizeof rel, ",");
     if (!a.quiet) {
-        notice("%s%s: %d ranks on %d nodes in %.3f s, hop-bytes %s = %s x block's %s", algo,
-               chosen, n, topomap_alloc_nnodes(al), seconds, num(m.hop_bytes, b[0], 40), rel,
+        notice("%s%s: %d ranks on %d nodes in %.3f s; hop-bytes %s%s block's %s", algo, chosen,
+               n, topomap_alloc_nnodes(al), seconds, num(m.hop_bytes, b[0], 40), rel,
                num(mb.hop_bytes, b[1], 40));
         if (a.time_limited)
             notice("auto stopped at its time limit of %s s (%s) and kept the best mapping so "

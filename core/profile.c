@@ -830,6 +830,11 @@ static int has_suffix(const char *path, const char *suf)
  * comment at the top). The lines read stay pushed back for the parser. */
 static int detect(struct reader *r)
 {
+    if (has_suffix(r->path, ".grf") || has_suffix(r->path, ".src"))
+        return topomap_fail(r->err, r->errlen, EINVAL,
+                            "%s: Scotch graph files are not read as profiles: write the edges "
+                            "as 'src dst bytes' lines (0-based ranks)",
+                            r->path);
     if (has_suffix(r->path, ".mtx") || has_suffix(r->path, ".mtx.gz"))
         return TOPOMAP_FMT_MTX;
     if (has_suffix(r->path, ".mat") || has_suffix(r->path, ".mat.gz"))
