@@ -83,14 +83,15 @@ static int topology_hops(const struct args *a)
         if ((n[k] = topomap_topology_node_lookup(t, a->pos[2 + k])) < 0)
             input_error("'%s' is not a node of %s", a->pos[2 + k], a->pos[1]);
     int max = topomap_topology_route_max(t), nnodes = topomap_topology_nnodes(t);
-    int *el = malloc(sizeof(int) * (size_t)(max > 0 ? max : 1));
+    int *el = malloc(sizeof(int) * (size_t)(max + 1));
     if (!el)
         input_error("out of memory");
-    int len = topomap_topology_route(t, n[0], n[1], el, max);
+    int len = topomap_topology_route(t, n[0], n[1], el, max + 1);
     if (len < 0)
         input_error("cannot route %s to %s: %s", a->pos[2], a->pos[3], strerror(errno));
-    printf("%s %s %d hops; route:", a->pos[2], a->pos[3], topomap_topology_hops(t, n[0], n[1]));
-    for (int i = 0; i < len; i++) {
+    printf("%s %s: %d hops; route over %d channel%s:", a->pos[2], a->pos[3],
+           topomap_topology_hops(t, n[0], n[1]), len, len == 1 ? "" : "s");
+    for (int i = 0; i <= len; i++) {
         if (el[i] < nnodes)
             printf(" %s", topomap_topology_node_name(t, el[i]));
         else
