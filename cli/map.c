@@ -168,6 +168,7 @@ int cmd_map(int argc, char **argv)
         snprintf(rel, sizeof rel, " = %.4f x", m.hop_bytes / mb.hop_bytes);
     else
         snprintf(rel, sizeof rel, ",");
+    fflush(stdout); /* the mapping, then what it achieved */
     if (!a.quiet) {
         notice("%s%s: %d ranks on %d nodes in %.3f s; hop-bytes %s%s block's %s", algo, chosen,
                n, topomap_alloc_nnodes(al), seconds, num(m.hop_bytes, b[0], 40), rel,
