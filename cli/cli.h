@@ -49,6 +49,7 @@ void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct args {
     const char *profile, *topology, *nodes, *tpn, *slots, *algo, *algos, *mapping, *output, *k;
+    const char *store, *site; /* plan */
     int profile_format, format, mapping_format, json, verbose, quiet, cores_per_node;
     topomap_opts_t o;
     char **pos; /* positional arguments */
@@ -111,6 +112,7 @@ TOPOMAP_CLI_COMMAND(stats)
 TOPOMAP_CLI_COMMAND(topology)
 TOPOMAP_CLI_COMMAND(algorithms)
 TOPOMAP_CLI_COMMAND(profile)
+TOPOMAP_CLI_COMMAND(plan)
 #undef TOPOMAP_CLI_COMMAND
 
 #endif

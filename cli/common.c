@@ -220,6 +220,8 @@ enum {
     OPT_GRID_WEAK,
     OPT_CORES_PER_NODE,
     OPT_MAPPING_FORMAT,
+    OPT_STORE,
+    OPT_SITE,
     OPT_OUTPUT = 'o',
     OPT_QUIET = 'q',
     OPT_VERBOSE = 'v',
@@ -248,6 +250,8 @@ static const struct option all_options[] = {
     {"grid-weak", required_argument, NULL, OPT_GRID_WEAK},
     {"cores-per-node", required_argument, NULL, OPT_CORES_PER_NODE},
     {"mapping-format", required_argument, NULL, OPT_MAPPING_FORMAT},
+    {"store", required_argument, NULL, OPT_STORE},
+    {"site", required_argument, NULL, OPT_SITE},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -355,6 +359,8 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_MAPPING: a->mapping = optarg; break;
         case OPT_OUTPUT: a->output = optarg; break;
         case OPT_K: a->k = optarg; break;
+        case OPT_STORE: a->store = optarg; break;
+        case OPT_SITE: a->site = optarg; break;
         case OPT_GRID_WEAK: a->o.grid_weak = parse_fraction("--grid-weak", optarg); break;
         case OPT_JSON: a->json = 1; break;
         case OPT_VERBOSE: a->verbose = 1; break;

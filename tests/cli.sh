@@ -187,12 +187,22 @@ run topology hops fattree-plafrim2 plafrim001 plafrim088
 run map --profile "$tmp/ring8.txt" --topology fattree-plafrim2 --nodes 'plafrim[001,023]' \
     --slots 5,3 -q
 unset TOPOMAP_TOPOLOGY_PATH
+# plan: the plugin's decision for an srun line, outside a job.
+run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
+    --nodes 'n[1-4]' -v -o "$tmp/plan.hosts" -- srun -n8 --topomap=greedy ./app
+cat "$tmp/plan.hosts" >> "$out"
+run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
+    --nodes 'n[1-4]' --slots '8(x4)' -- srun -N2 -n8 --cpus-per-task 2 -w n1 --topomap=drb ./app
+run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
+    --nodes 'n[1-4]' --site 'min_gain=0.5 strict=1' -- srun -n8 --topomap=cyclic ./app
+run plan --topology "$TOPO/local-4node.yaml" --nodes 'n[1-4]' -- srun -n8 ./app
 # stats with the verdict's node size.
 run stats --profile "$top_srcdir/examples/metis-4elt-k256.txt" --k 4 --tasks-per-node 16
 # The time of an algorithm is the one thing that changes from run to run: the
 # last column of compare, "in N s" in the summary of map, "seconds" in JSON.
 sed -i -E -e '/^(block|cyclic|random|ohtma|greedy)[a-z+-]* /Is/ +[0-9]+\.[0-9]+$/ TIME/' \
-    -e 's/ in [0-9]+\.[0-9]+ s;/ in TIME s;/' -e 's/"seconds": [0-9.e+-]+/"seconds": TIME/' "$out"
+    -e 's/ in [0-9]+\.[0-9]+ s;/ in TIME s;/' -e 's/"seconds": [0-9.e+-]+/"seconds": TIME/' \
+    -e 's/, [0-9]+\.[0-9]+ ms: /, TIME ms: /' -e 's/ \([0-9]+\.[0-9]+ s\)$/ (TIME s)/' "$out"
 
 if [ -n "$CLI_REGENERATE" ]; then
     cp "$out" "$GOLDEN"
@@ -285,6 +295,11 @@ expect 2 "--mapping-format: unknown format 'xml'" eval $P $T --mapping x --mappi
 expect 2 "--format: unknown format 'auto'" map $P $T $N --format auto
 expect 2 "--profile and --mapping cannot both be standard input" eval --profile - $T --mapping -
 expect 2 "--cores-per-node: '0' is not an integer" map $P $T $N --cores-per-node 0
+expect 2 "missing the srun command line" plan $T $N
+expect 2 "missing required option --topology" plan -- srun ./app
+expect 2 "no allocation: give --nodes" plan $T -- srun -n8 ./app
+expect 2 "--site: " plan $T $N --site 'bogus=1' -- srun -n8 ./app
+expect 2 "srun line: " plan $T $N -- srun -n
 expect 2 "unexpected argument 'x'" algorithms x
 expect 2 "unknown command 'nope'" help nope
 expect 2 "add: missing profile file" profile add ring8
@@ -402,7 +417,7 @@ check $? "map --algo auto --time-limit: the summary says the limit stopped it"
 
 # Help: every command has man-page style help on stdout with exit 0, and
 # every long option the help names is in the man page.
-for c in "" map eval compare stats topology algorithms profile help; do
+for c in "" map eval compare stats topology algorithms profile plan help; do
     "$TOPOMAP" help $c > "$tmp/help" 2>&1
     rc=$?
     grep -q '^Usage: topomap' "$tmp/help" && grep -qi 'exit status' "$tmp/help"
@@ -418,7 +433,7 @@ check $? "topomap --help lists the commands"
 "$TOPOMAP" --version | grep -q '^topomap [0-9][0-9.]*'
 check $? "topomap --version"
 missing=
-for c in map eval compare stats; do
+for c in map eval compare stats topology plan; do
     for o in $("$TOPOMAP" help $c | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         esc=$(echo "$o" | sed 's/-/\\-/g')
         grep -qF -- "$esc" "$top_srcdir/cli/topomap.1" || missing="$missing $o"
