@@ -42,7 +42,9 @@ static const struct topomap_algo algos[] = {
     {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0},
     {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
      topomap_map_spectral_mr, 0},
-    {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral (<= 1024 ranks), ohtma (small jobs: all), each refined; best within the time limit",
+    {"spectral-fit", "ours: spectral bisection (CP-NSC similarities) + KL into parts of each switch level's slots, parts ordered by traffic x hops",
+     topomap_map_spectral_fit, 0},
+    {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral-fit (<= 1024 ranks), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

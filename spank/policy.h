@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The Slurm-free half of the SPANK plugin: plugstack.conf arguments, the srun
- * command line, Slurm's default task layout, the placement decision, and the
- * small formats the srun side hands to the compute nodes. spank/topomap.c is
- * the only file that sees <slurm/spank.h>; everything here is unit-tested by
- * tests/spank_policy.c.
+/* The Slurm-free part of the SPANK plugin, one file per concern, all declared
+ * here: plugstack.conf arguments (site.c), the srun command line (srun.c),
+ * Slurm's default task layout (layout.c), the placement decision (decide.c),
+ * the binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
+ * recording (record.c); private helpers in common.c. spank/topomap.c is the
+ * only file that sees <slurm/spank.h>; each file here is unit-tested without
+ * Slurm by tests/spank_FILE.c.
  *
  * How a placement travels (see also spank/topomap.c):
  *  - srun (local context) decides, writes a hostfile and sets SLURM_HOSTFILE

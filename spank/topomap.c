@@ -2,7 +2,8 @@
 /* topomap.so, the Slurm SPANK plugin: `srun --topomap=ALGO` places the ranks
  * of a step so that ranks which talk a lot sit close together, and binds each
  * rank to the core the mapping chose. The only file that includes
- * <slurm/spank.h>; all decisions are made in policy.c.
+ * <slurm/spank.h>; all decisions are made in the Slurm-free files declared
+ * in policy.h.
  *
  * Where things happen (Slurm 22.05):
  *  srun (S_CTX_LOCAL)
@@ -54,7 +55,7 @@
  *   slurm_spank_exit     remove this node's recording directory.
  *  sbatch/salloc (S_CTX_ALLOCATOR)
  *                        only register the options: Slurm exports their values
- *                        to the job, and srun inside reads them (policy.c).
+ *                        to the job, and srun inside reads them (srun.c).
  *
  * Failure policy: the plugin never fails a job or drains a node by itself.
  * Anything that goes wrong prints one "topomap: ..." line and leaves Slurm's
@@ -319,7 +320,7 @@ static int place(void)
 }
 
 /* The values are read in slurm_spank_init from srun's command line and the
- * environment instead (policy.c), for two reasons: srun reads SLURM_HOSTFILE
+ * environment instead (srun.c), for two reasons: srun reads SLURM_HOSTFILE
  * right after the callbacks, so the placement must be known before the last
  * one; and for options given both to sbatch and to srun, srun calls the
  * callback with sbatch's value last, while the command line should win. */
