@@ -353,19 +353,20 @@ expect 1 "cannot be written as mpich-rank-order" map --profile "$tmp/two.txt" $T
     --tasks-per-node 4 --algo cyclic --format mpich-rank-order
 expect 1 "'zz' is not a node of" topology hops "$TOPO/torus-8x8x8.yaml" t000 zz
 expect 1 "cannot write '/nonexistent-dir/x.map'" map $P $T $N -o /nonexistent-dir/x.map
-printf '0 t000 0\n1 t000 1\n2 zz9 0\n' > "$tmp/badhost.map"
-expect 1 "badhost.map:3: unknown host 'zz9'" eval $P $T --mapping "$tmp/badhost.map"
-printf '0 t000 0\n1 t000 9\n' > "$tmp/badcore.map"
-expect 1 "badcore.map:2: core 9 out of range" eval $P $T --mapping "$tmp/badcore.map"
-printf '0 t000 0\n' > "$tmp/short.map"
-expect 1 "short.map:1: missing rank 1" eval $P $T --mapping "$tmp/short.map"
+# bad_mapping FILE CONTENT TEXT: eval of the mapping CONTENT (printf format)
+# in FILE is bad input whose message contains TEXT.
+bad_mapping() {
+    printf "$2" > "$tmp/$1"
+    expect 1 "$3" eval $P $T --mapping "$tmp/$1"
+}
+bad_mapping badhost.map '0 t000 0\n1 t000 1\n2 zz9 0\n' "badhost.map:3: unknown host 'zz9'"
+bad_mapping badcore.map '0 t000 0\n1 t000 9\n' "badcore.map:2: core 9 out of range"
+bad_mapping short.map '0 t000 0\n' "short.map:1: missing rank 1"
 expect 1 "$tmp/nope.map" eval $P $T --mapping "$tmp/nope.map"
-printf 't000\nt000\nt000\nt000\nt000\nt001\nt001\nt001\n' > "$tmp/full.hostfile"
-expect 1 "full.hostfile:5: more ranks on 't000' than its 4 cores" eval $P $T --mapping "$tmp/full.hostfile"
-printf 'rank 0=t000 slot=0:1\n' > "$tmp/socket.rankfile"
-expect 1 "socket.rankfile:1: slot '0:1' is not a core number" eval $P $T --mapping "$tmp/socket.rankfile"
-printf 't000\nt001\n' > "$tmp/short.hostfile"
-expect 1 "short.hostfile:2: missing rank 2" eval $P $T --mapping "$tmp/short.hostfile"
+bad_mapping full.hostfile 't000\nt000\nt000\nt000\nt000\nt001\nt001\nt001\n' \
+    "full.hostfile:5: more ranks on 't000' than its 4 cores"
+bad_mapping socket.rankfile 'rank 0=t000 slot=0:1\n' "socket.rankfile:1: slot '0:1' is not a core number"
+bad_mapping short.hostfile 't000\nt001\n' "short.hostfile:2: missing rank 2"
 
 # A failed mapping leaves an existing output file alone.
 echo keep > "$tmp/keep.map"
