@@ -40,9 +40,13 @@ var() { sed -n "s|^$1=||p" "$pc"; }
 prefix=$(var prefix)
 export PKG_CONFIG_PATH="$root$(var libdir | sed "s|\${exec_prefix}|$prefix|; s|\${prefix}|$prefix|")/pkgconfig"
 export PKG_CONFIG_SYSROOT_DIR="$root"
-flags=$(pkg-config --cflags --libs topomap)
-check $? "pkg-config --cflags --libs topomap: $flags"
 libdir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=libdir topomap)
+# A build configured --disable-shared installs libtopomap.a alone: then a
+# user links with --static (the .pc's private requirements).
+static=
+[ -e "$root$libdir/libtopomap.so" ] || static=--static
+flags=$(pkg-config --cflags --libs $static topomap)
+check $? "pkg-config --cflags --libs $static topomap: $flags"
 docdir=$prefix/share/doc/topomap
 
 for v in plugindir profilerdir topologiesdir; do
@@ -96,7 +100,9 @@ int main(int argc, char **argv)
 }
 EOC
 # shellcheck disable=SC2086
-${CC:-cc} -o "$tmp/user" "$tmp/user.c" $flags 2> "$tmp/cc.log"
+# The build's compiler and flags (sanitizers, when the build has them).
+${TOPOMAP_TEST_CC:-cc} $TOPOMAP_TEST_CFLAGS -o "$tmp/user" "$tmp/user.c" $flags \
+    $TOPOMAP_TEST_LDFLAGS 2> "$tmp/cc.log"
 check $? "a program built with the pkg-config flags alone compiles and links"
 sed 's/^/# /' "$tmp/cc.log"
 out=$(LD_LIBRARY_PATH="$root$libdir" "$tmp/user" "$root$tdir/torus-8x8x8.yaml" \
