@@ -133,10 +133,13 @@ int cmd_profile(int argc, char **argv)
     char err[TOPOMAP_ERRLEN] = "";
 
     if (!strcmp(sub, "add")) {
-        /* An explicit format reads one file; else whatever recorded it. */
+        /* An explicit format (or standard input) reads one file; else
+         * whatever recorded it. */
         const char *const *files = (const char *const *)pos + 2;
+        if (npos > 3 && strcmp(pos[2], "-") == 0)
+            usage_error("add: '-' (standard input) is read alone");
         topomap_profile_t *p =
-            format != TOPOMAP_FMT_AUTO
+            format != TOPOMAP_FMT_AUTO || !strcmp(pos[2], "-")
                 ? topomap_profile_load(pos[2], format, err, sizeof err)
                 : topomap_import(files, (size_t)(npos - 2), kinds, err, sizeof err);
         if (!p)
