@@ -213,15 +213,19 @@ topomap_alloc_t *make_alloc(struct args *a, const topomap_topology_t *t)
     for (int s = 0, first = 0; s <= ns; s++) {
         if (s < ns && topomap_alloc_slot_node(al, s) == topomap_alloc_slot_node(al, first))
             continue;
-        if (s - first > cores)
+        if (s - first > cores) {
+            int node = topomap_alloc_slot_node(al, first);
+            topomap_alloc_free(al);
+            free(all);
+            free(derived);
             input_error("%s gives %d slots on %s, which has %d core%s: topomap places at most "
                         "one rank on a core%s",
-                        a->slots_from, s - first,
-                        topomap_topology_node_name(t, topomap_alloc_slot_node(al, first)), cores,
+                        a->slots_from, s - first, topomap_topology_node_name(t, node), cores,
                         cores == 1 ? "" : "s",
                         cores == 1 ? " (the topology gives each node one core, as a Slurm "
                                      "topology.conf does: --cores-per-node N says how many)"
                                    : "");
+        }
         first = s;
     }
     if (in_job && !a->quiet) {
