@@ -81,8 +81,10 @@ char *find_topology(const char *name);
  * the entries of $TOPOMAP_TOPOLOGY_PATH, then the installed one. */
 int topology_dirs(const char **dirs, int max);
 /* Check the allocation options before anything is loaded (usage errors):
- * --tasks-per-node with --slots, no --nodes outside a Slurm job. */
+ * --tasks-per-node with --slots; require_allocation: no --nodes outside a
+ * Slurm job (make_alloc checks it too). */
 void check_slot_options(const struct args *a);
+void require_allocation(const struct args *a);
 /* The allocation: --nodes HOSTLIST or 'all', else the Slurm job's
  * (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE, said
  * in one line); slots from --tasks-per-node / --slots, else the job's, else
@@ -113,6 +115,7 @@ TOPOMAP_CLI_COMMAND(topology)
 TOPOMAP_CLI_COMMAND(algorithms)
 TOPOMAP_CLI_COMMAND(profile)
 TOPOMAP_CLI_COMMAND(plan)
+TOPOMAP_CLI_COMMAND(plot)
 #undef TOPOMAP_CLI_COMMAND
 
 #endif

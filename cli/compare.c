@@ -140,6 +140,7 @@ int cmd_compare(int argc, char **argv)
     }
 
     check_slot_options(&a);
+    require_allocation(&a);
     topomap_profile_t *p = load_profile(&a);
     topomap_topology_t *t = load_topology(&a, a.topology);
     topomap_alloc_t *al = make_alloc(&a, t);

@@ -117,6 +117,10 @@ void check_slot_options(const struct args *a)
         usage_error("--tasks-per-node and --slots cannot be used together");
     if (a->tpn)
         parse_long_opt("--tasks-per-node", a->tpn, 1, 1 << 20);
+}
+
+void require_allocation(const struct args *a)
+{
     const char *from;
     if (!a->nodes && !job_nodelist(&from))
         usage_error("no allocation: give --nodes HOSTLIST (--nodes all: every node of the "
@@ -172,6 +176,7 @@ topomap_alloc_t *make_alloc(struct args *a, const topomap_topology_t *t)
     char *all = NULL, *derived = NULL;
     const char *nodes = a->nodes, *slots = a->tpn ? a->tpn : a->slots;
     int in_job = 0, capped = 0;
+    require_allocation(a);
     a->nodes_from = "--nodes";
     a->slots_from = a->tpn ? "--tasks-per-node" : a->slots ? "--slots" : "the cores";
     if (nodes && !strcmp(nodes, "all")) {

@@ -30,6 +30,7 @@ static const char help_main[] =
     "  algorithms        list the mapping algorithms\n"
     "  profile           manage the profile store (add, list, show, rm)\n"
     "  plan -- srun ...  what the Slurm plugin would decide for an srun command line\n"
+    "  plot KIND         draw a picture: matrix, mapping, links or bench\n"
     "  help [COMMAND]    print this help, or the help of COMMAND\n"
     "\n"
     "Options:\n"
@@ -49,7 +50,7 @@ static const char help_help[] =
     "Usage: topomap help [COMMAND]\n"
     "\n"
     "Print the overview of topomap, or the help of COMMAND (map, eval, compare,\n"
-    "stats, topology, algorithms, profile, plan, help).\n"
+    "stats, topology, algorithms, profile, plan, plot, help).\n"
     "\n"
     "Exit status: 0 success, 2 unknown command.\n";
 
@@ -70,6 +71,7 @@ static const struct command commands[] = {
     {"algorithms", cmd_algorithms, help_algorithms},
     {"profile", cmd_profile, help_profile},
     {"plan", cmd_plan, help_plan},
+    {"plot", cmd_plot, help_plot},
     {"help", cmd_help, help_help},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -114,6 +114,7 @@ int cmd_map(int argc, char **argv)
         usage_error("--algo: unknown algorithm '%s' (known: %s)", algo, list);
     }
     check_slot_options(&a);
+    require_allocation(&a);
 
     topomap_profile_t *p = load_profile(&a);
     topomap_topology_t *t = load_topology(&a, a.topology);

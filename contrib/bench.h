@@ -6,7 +6,6 @@
  *   bench_scale.c    the scaling tables (time against ranks and against nodes)
  *   bench_gen.c      synthetic profiles and METIS partitions of mesh graphs
  *   bench_scotch.c   Scotch's static mapping, the rival
- *   bench_svg.c      the plot
  *   bench_grid.c     the grid set: Bhatele et al.'s aspect-ratio study
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
@@ -19,7 +18,7 @@
 
 #include "topomap.h"
 
-#define BENCH_MAXALG 16
+#define BENCH_MAXALG 32
 /* Seeds of the shuffled stencils and the random geometric graphs. */
 #define BENCH_PERM_SEED 20240607
 #define BENCH_RGG_SEED 4242
@@ -161,8 +160,5 @@ topomap_profile_t *bench_graph_parts(const struct bench_graph *g, int k);
  * with a note. */
 int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
                      double *secs, char *note, size_t len);
-
-/* bench_svg.c */
-void bench_write_svg(const char *path, const char **algos, int nalgo, const char *paper_topo);
 
 #endif

@@ -135,14 +135,16 @@ int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int
     int avail = alloc ? nalloc : ncores;
     hwloc_bitmap_zero(set);
     if (k < 0 || cpt <= 0 || (long)(k + 1) * cpt > avail)
-        return topomap_sp_fail(err, errlen, ERANGE,
-                    "core index %d (x %d CPUs per task) is past the %d cores of the step here", k,
-                    cpt, avail);
+        return topomap_sp_fail(
+            err, errlen, ERANGE,
+            "core index %d (x %d CPUs per task) is past the %d cores of the step here", k, cpt,
+            avail);
     for (int i = k * cpt; i < (k + 1) * cpt; i++) {
         int c = alloc ? alloc[i] : i;
         hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)c);
         if (!obj || !obj->cpuset)
-            return topomap_sp_fail(err, errlen, ERANGE, "core %d does not exist here (%d cores)", c, ncores);
+            return topomap_sp_fail(err, errlen, ERANGE, "core %d does not exist here (%d cores)", c,
+                                   ncores);
         hwloc_bitmap_or(set, set, obj->cpuset);
     }
     return 0;

@@ -11,6 +11,14 @@
 
 #include "common.h"
 
+char *topomap_sp_clean(char *s)
+{
+    for (char *c = s; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return s;
+}
+
 int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
     if (err && errlen) {
@@ -18,6 +26,7 @@ int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
+        topomap_sp_clean(err);
     }
     errno = e;
     return -1;
@@ -38,6 +47,7 @@ void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err + len, errlen - len, fmt, ap);
     va_end(ap);
+    topomap_sp_clean(err + len);
 }
 
 int topomap_sp_count(const char *s, long *out)

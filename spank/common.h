@@ -8,10 +8,17 @@
 
 #include "policy.h"
 
-/** Write a message into @p err (@p errlen bytes), set errno to @p e; returns -1. */
+/** Replace the control characters of message @p s (CR, ESC, ...: from a
+ *  file, the environment or the command line, they could rewrite the user's
+ *  terminal line) by '?', in place; returns @p s. (The plugin's own until
+ *  libtopomap has a shared sanitiser.) */
+char *topomap_sp_clean(char *s);
+/** Write a message into @p err (@p errlen bytes, control characters made '?',
+ *  see topomap_sp_clean), set errno to @p e; returns -1. */
 int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/** Append to a "; "-joined one-line message in @p err. */
+/** Append to a "; "-joined one-line message in @p err (control characters
+ *  made '?'). */
 void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Strict non-negative decimal integer up to INT_MAX into *@p out; 0 or -1. */

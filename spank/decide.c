@@ -38,6 +38,7 @@ static void keep(struct topomap_decision *d, const struct topomap_site *site, in
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    topomap_sp_clean(why); /* it quotes inputs: the user's, files' */
     if (quiet) {
         d->outcome = TOPOMAP_KEEP;
         snprintf(d->summary, sizeof d->summary, "topomap: %s; using Slurm's default layout", why);
@@ -147,7 +148,8 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
             errno = ERANGE;
         }
     } else
-        prof = topomap_store_lookup(site->profiles, pname, n, err, sizeof err);
+        prof = topomap_store_find(site->profiles, o->uid, pname, n, NULL, NULL, 0, err,
+                                  sizeof err);
     const char *from = prof ? topomap_profile_meta(prof, "rescaled_from") : NULL;
     if (from && o->verbose)
         snprintf(d->note, sizeof d->note,
@@ -321,6 +323,8 @@ out:
     }
     if (!o->verbose || (d->message[0] && !strcmp(d->summary, d->message)))
         d->summary[0] = 0; /* the summary is for --topomap-verbose only */
+    topomap_sp_clean(d->summary);
+    topomap_sp_clean(d->note);
     free(step_hosts);
     free(slots.s);
     free(cpus);

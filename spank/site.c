@@ -46,7 +46,8 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
 #define KEY(name) (klen == strlen(name) && !strncmp(tok, name, klen))
         if (KEY("topology") || KEY("profiles")) {
             if (!*v) {
-                topomap_sp_append(err, errlen, "plugstack.conf: %.*s= needs a path", (int)klen, tok);
+                topomap_sp_append(err, errlen, "plugstack.conf: %.*s= needs a path", (int)klen,
+                                  tok);
                 bad++;
             } else
                 topomap_sp_set(KEY("topology") ? &s->topology : &s->profiles, v);
@@ -55,29 +56,31 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
              * the tasks' working directories: only absolute paths mean the
              * same thing everywhere. */
             if (*v != '/') {
-                topomap_sp_append(err, errlen, "plugstack.conf: %.*s=%s is not an absolute path", (int)klen,
-                       tok, v);
+                topomap_sp_append(err, errlen, "plugstack.conf: %.*s=%s is not an absolute path",
+                                  (int)klen, tok, v);
                 bad++;
             } else
                 topomap_sp_set(KEY("profiler") ? &s->profiler : &s->spool, v);
         } else if (KEY("default")) {
             if (!*v) {
-                topomap_sp_append(err, errlen, "plugstack.conf: default= needs an algorithm or off");
+                topomap_sp_append(err, errlen,
+                                  "plugstack.conf: default= needs an algorithm or off");
                 bad++;
             } else
                 topomap_sp_set(&s->dflt, v);
         } else if (KEY("min_gain")) {
             double g;
             if (topomap_sp_real(v, &g) < 0 || g >= 1) {
-                topomap_sp_append(err, errlen, "plugstack.conf: min_gain=%s is not a fraction below 1", v);
+                topomap_sp_append(err, errlen,
+                                  "plugstack.conf: min_gain=%s is not a fraction below 1", v);
                 bad++;
             } else
                 s->min_gain = g;
         } else if (KEY("time_limit")) {
             double t;
             if (topomap_sp_real(v, &t) < 0 || t <= 0) {
-                topomap_sp_append(err, errlen, "plugstack.conf: time_limit=%s is not a positive number of ms",
-                       v);
+                topomap_sp_append(
+                    err, errlen, "plugstack.conf: time_limit=%s is not a positive number of ms", v);
                 bad++;
             } else
                 s->time_limit = t;
@@ -98,10 +101,11 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 bad++;
             }
         } else {
-            topomap_sp_append(err, errlen,
-                   "plugstack.conf: unknown key '%.*s' (known: topology, profiles, default, "
-                   "min_gain, time_limit, bind, strict, profiler, spool)",
-                   (int)klen, tok);
+            topomap_sp_append(
+                err, errlen,
+                "plugstack.conf: unknown key '%.*s' (known: topology, profiles, default, "
+                "min_gain, time_limit, bind, strict, profiler, spool)",
+                (int)klen, tok);
             bad++;
         }
 #undef KEY

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -11,6 +12,7 @@ void topomap_srun_init(struct topomap_srun *o)
 {
     memset(o, 0, sizeof *o);
     o->ntasks = o->nnodes = o->cpus_per_task = o->ntasks_per_node = -1;
+    o->uid = getuid();
 }
 
 void topomap_srun_free(struct topomap_srun *o)
@@ -222,7 +224,8 @@ static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *
     switch (opt->what) {
     case O_NTASKS:
         if (topomap_sp_count(val, &v) < 0 || v == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count", spelled, val);
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
+                                   spelled, val);
         o->ntasks = v;
         break;
     case O_NODES:
@@ -235,18 +238,21 @@ static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *
                     snprintf(o->conflict, n + 8, "%s range", spelled);
                 break;
             }
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a node count", spelled, val);
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a node count",
+                                   spelled, val);
         }
         o->nnodes = v;
         break;
     case O_CPT:
         if (topomap_sp_count(val, &v) < 0 || v == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a CPU count", spelled, val);
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a CPU count", spelled,
+                                   val);
         o->cpus_per_task = v;
         break;
     case O_TPN:
         if (topomap_sp_count(val, &v) < 0 || v == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count", spelled, val);
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
+                                   spelled, val);
         o->ntasks_per_node = v;
         break;
     case O_OVERCOMMIT:
@@ -325,7 +331,8 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                 else if (i + 1 < argc)
                     val = argv[++i];
                 else
-                    return topomap_sp_fail(err, errlen, EINVAL, "srun --%s needs an argument", opt->name);
+                    return topomap_sp_fail(err, errlen, EINVAL, "srun --%s needs an argument",
+                                           opt->name);
             } else if (eq)
                 val = eq + 1;
             char spelled[64];
@@ -352,7 +359,8 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                 else if (i + 1 < argc)
                     val = argv[++i];
                 else
-                    return topomap_sp_fail(err, errlen, EINVAL, "srun %s needs an argument", spelled);
+                    return topomap_sp_fail(err, errlen, EINVAL, "srun %s needs an argument",
+                                           spelled);
                 if (take(o, opt, spelled, val, err, errlen) < 0)
                     return -1;
                 break;
@@ -389,12 +397,14 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
     }
     if (o->cpus_per_task < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_CPUS_PER_TASK"))) {
         if (topomap_sp_count(v, &n) < 0 || n == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "SLURM_CPUS_PER_TASK='%s' is not a CPU count", v);
+            return topomap_sp_fail(err, errlen, EINVAL,
+                                   "SLURM_CPUS_PER_TASK='%s' is not a CPU count", v);
         o->cpus_per_task = n;
     }
     if (o->ntasks_per_node < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_NTASKS_PER_NODE"))) {
         if (topomap_sp_count(v, &n) < 0 || n == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "SLURM_NTASKS_PER_NODE='%s' is not a task count", v);
+            return topomap_sp_fail(err, errlen, EINVAL,
+                                   "SLURM_NTASKS_PER_NODE='%s' is not a task count", v);
         o->ntasks_per_node = n;
     }
     if (!o->overcommit && topomap_sp_env(env, env_arg, "SLURM_OVERCOMMIT"))
@@ -414,7 +424,8 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
     /* Options given to sbatch/salloc reach srun as environment variables. */
     if (!seen_algo && (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap"))))
         topomap_sp_set(&o->algo, v);
-    if (!seen_profile && (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-profile"))))
+    if (!seen_profile &&
+        (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-profile"))))
         topomap_sp_set(&o->profile, v);
     if (!o->verbose && topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-verbose")))
         o->verbose = 1;

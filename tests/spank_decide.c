@@ -62,7 +62,8 @@ static void decide_tests(const char *store)
     is_int(d.nranks, 8, "8 ranks");
     int same = d.hosts != NULL;
     for (int r = 0; r < 8 && same; r++)
-        same = !strcmp(d.hosts[r], topomap_topology_node_name(t, topomap_alloc_slot_node(a, r2s[r])));
+        same =
+            !strcmp(d.hosts[r], topomap_topology_node_name(t, topomap_alloc_slot_node(a, r2s[r])));
     ok(same, "every rank on the node topomap_map chose");
     is_str(d.bind, "1:1:0x4,1x4", "cores: the first 4 ranks on core 0, the next on core 1");
     is_str(d.pmi2, "(vector,(0,4,1),(0,4,1))", "PMI2 mapping of the cyclic layout");
@@ -119,6 +120,15 @@ static void decide_tests(const char *store)
         topomap_decision_free(&d);
         topomap_srun_free(&o);
     }
+
+    /* What the user typed is not echoed raw (a terminal escape in --topomap). */
+    parse(&o, env, err, "srun", "-n8", "--topomap=x\033]0;owned\007\r", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "unknown algorithm 'x?]0;owned?" "?'") &&
+           !strpbrk(d.message, "\033\007\r"),
+       "an algorithm name with ESC, BEL, CR: shown as '?'");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
 
     /* NAME+refine: the algorithm, then the refinement engine. random+refine
      * improves on random's 8040 and, on this pair profile, on Slurm's 8000. */
@@ -207,7 +217,8 @@ static void decide_tests(const char *store)
     topomap_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "unprofiled", NULL);
     topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    is_int(d.outcome, TOPOMAP_KEEP, "strict: the site default on an unprofiled application does not");
+    is_int(d.outcome, TOPOMAP_KEEP,
+           "strict: the site default on an unprofiled application does not");
     topomap_decision_free(&d);
     topomap_srun_free(&o);
 
@@ -301,7 +312,8 @@ static void scale_tests(const char *store)
     char pa[600];
     snprintf(pa, sizeof pa, "profiles=%s", store);
     char *args[] = {"topology=" SRCDIR "/../topologies/torus-16x16x16.yaml", pa};
-    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "site policy: shipped 16x16x16 torus");
+    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0,
+           "site policy: shipped 16x16x16 torus");
     is_double(s.time_limit, 2000, 0, "default time_limit is 2000 ms");
 
     int X = 16, n = X * X * X, m = 0, *perm = malloc(sizeof(int) * (size_t)n);
@@ -328,7 +340,8 @@ static void scale_tests(const char *store)
                         src[m] = perm[nb[k]], dst[m] = perm[i], by[m++] = 4096;
                     }
             }
-    topomap_profile_t *p = topomap_profile_create(n, (size_t)m, src, dst, by, NULL, err, sizeof err);
+    topomap_profile_t *p =
+        topomap_profile_create(n, (size_t)m, src, dst, by, NULL, err, sizeof err);
     ok(p && topomap_store_add(store, "stencil4096", p, err, sizeof err) == 0,
        "store a shuffled 16^3 stencil: %s", p ? "" : err);
     topomap_profile_free(p);

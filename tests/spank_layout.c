@@ -23,6 +23,85 @@ static int layout(const struct topomap_srun *o, int nalloc, const int *cpus, cha
     return 0;
 }
 
+/* Slurm 22.05's _task_layout_block as it is written (without CR_PACK_NODES),
+ * the reference for the closed form of topomap_slurm_layout. */
+static void slurm_block(const int *cpus, int nn, int nt, int *tasks)
+{
+    int task_id = 0, over = 0;
+    for (int i = 0; i < nn; i++)
+        tasks[i] = 0;
+    for (int j = 0; task_id < nt; j++) {
+        int room = 0;
+        for (int i = 0; i < nn && task_id < nt; i++)
+            if (j < cpus[i] || over) {
+                tasks[i]++;
+                task_id++;
+                if (j + 1 < cpus[i])
+                    room = 1;
+            }
+        if (!room)
+            over = 1;
+    }
+}
+
+static void reference_tests(void)
+{
+    unsigned seed = 11;
+    int good = 1, cases = 0;
+    for (int t = 0; t < 3000 && good; t++) {
+        int nalloc = 1 + (int)(rand_r(&seed) % 9), cpus[16], cap[16], want[16], got[16], nstep;
+        struct topomap_srun o;
+        topomap_srun_init(&o);
+        o.cpus_per_task = 1 + (int)(rand_r(&seed) % 3);
+        if (rand_r(&seed) % 3 == 0)
+            o.ntasks_per_node = 1 + (int)(rand_r(&seed) % 4);
+        if (rand_r(&seed) % 3 == 0)
+            o.nnodes = 1 + (int)(rand_r(&seed) % nalloc);
+        o.ntasks = 1 + (int)(rand_r(&seed) % 40);
+        /* Without -O, layouts past the CPUs are refused (tested above); with
+         * it, the layout counts one CPU per task. */
+        o.overcommit = t % 2;
+        int lcpt = o.overcommit ? 1 : (int)o.cpus_per_task;
+        int nn = o.nnodes > 0 ? (int)o.nnodes : nalloc, total = 0;
+        if (o.ntasks < nn)
+            nn = (int)o.ntasks;
+        for (int i = 0; i < nalloc; i++) {
+            cpus[i] = 1 + (int)(rand_r(&seed) % 8);
+            total += i < nn ? cpus[i] : 0;
+        }
+        if (!o.overcommit && o.ntasks * o.cpus_per_task > total)
+            continue;
+        long tpn = o.ntasks_per_node > 0 && o.ntasks_per_node == o.ntasks / nn ? o.ntasks_per_node : 0;
+        for (int i = 0; i < nalloc; i++) {
+            cap[i] = cpus[i] / lcpt;
+            if (cap[i] < 1)
+                cap[i] = 1;
+            if (tpn > 0 && cap[i] > tpn * lcpt)
+                cap[i] = (int)(tpn * lcpt);
+        }
+        slurm_block(cap, nn, (int)o.ntasks, want);
+        char err[TOPOMAP_ERRLEN];
+        good = topomap_slurm_layout(&o, nalloc, cpus, &nstep, got, err, sizeof err) == 0 &&
+               nstep == nn && !memcmp(got, want, (size_t)nn * sizeof *got);
+        if (!good) {
+            printf("# -n%ld -N%ld -c%ld --ntasks-per-node=%ld on", o.ntasks, o.nnodes,
+                   o.cpus_per_task, o.ntasks_per_node);
+            for (int i = 0; i < nalloc; i++)
+                printf(" %d", cpus[i]);
+            printf(": want");
+            for (int i = 0; i < nn; i++)
+                printf(" %d", want[i]);
+            printf(", got %d nodes:", nstep);
+            for (int i = 0; i < nstep; i++)
+                printf(" %d", got[i]);
+            printf(" %s\n", err);
+        }
+        cases++;
+    }
+    ok(good, "%d random allocations and steps: Slurm's loop, as written, gives the same tasks "
+             "per node", cases);
+}
+
 static void layout_tests(void)
 {
     char err[TOPOMAP_ERRLEN], got[128];
@@ -40,6 +119,9 @@ static void layout_tests(void)
     ok(topomap_cpus_per_node("4(x0)", 1, cpus, err, sizeof err) < 0, "repeat 0 rejected");
     ok(topomap_cpus_per_node("a", 1, cpus, err, sizeof err) < 0, "garbage rejected");
     ok(topomap_cpus_per_node("", 1, cpus, err, sizeof err) < 0, "empty rejected");
+    ok(topomap_cpus_per_node("4\033[2J", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\033') &&
+           strstr(err, "'4?[2J'"),
+       "control characters shown as '?': %s", err);
 
     /* Layouts srun 22.05 chose inside `salloc -N4 --exclusive` on 4 nodes with
      * 4 CPUs each (contrib/slurm-local-cluster.sh; tests/slurm.sh checks the
@@ -88,13 +170,14 @@ static void layout_tests(void)
     o.ntasks = -1;
     o.nnodes = 2;
     o.ntasks_per_node = 2;
-    ok(layout(&o, 4, c4, got, sizeof got, err) < 0, "-N with --ntasks-per-node and no -n refused");
-    like(err, "give the task count with -n", "message says what to do");
+    ok(layout(&o, 4, c4, got, sizeof got, err) == 0 && !strcmp(got, "2,2"),
+       "-N2 --ntasks-per-node=2 and no -n: 2 x 2 tasks, as srun (%s)", got);
     topomap_srun_free(&o);
 }
 
 int main(void)
 {
     layout_tests();
+    reference_tests();
     return done_testing();
 }

@@ -52,7 +52,7 @@ static char *slurp(const char *path)
 
 static void record_tests(const char *tmp)
 {
-    char name[256], msg[1024], err[TOPOMAP_ERRLEN], dir[600], path[700], spool[600];
+    char name[256], msg[1024], err[TOPOMAP_ERRLEN], dir[600], path[1024], spool[600];
     struct topomap_srun o;
     const char *none[] = {NULL};
 
@@ -81,6 +81,11 @@ static void record_tests(const char *tmp)
     ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && errno == EINVAL,
        "--topomap-record=../etc/x: refused");
     like(msg, "'../etc/x' (--topomap-record) is not a valid profile name", "... named: %s", msg);
+    topomap_srun_free(&o);
+    parse(&o, none, err, "srun", "--topomap-record=a\rb\033c", "a", NULL);
+    ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && !strpbrk(msg, "\r\033") &&
+           strstr(msg, "'a?b?c' (--topomap-record) is not a valid profile name"),
+       "a name with CR and ESC: refused, shown as '?' (%s)", msg);
     topomap_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record", "./.hidden", NULL);
     ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) < 0, "executable .hidden");
@@ -123,72 +128,85 @@ static void record_tests(const char *tmp)
     ok(stat(spool, &st) == 0 && (st.st_mode & 0777) == 0755, "the spool made with mode 0755");
 
     /* Registering: the step wrote nothing. */
-    char store[600];
+    char store[600], mine[700];
     snprintf(store, sizeof store, "%s/store", tmp);
+    /* Recordings are the job user's profiles: DIR/users/UID. */
+    snprintf(mine, sizeof mine, "%s/users/%lu", store, (unsigned long)geteuid());
     msg[0] = 0;
-    ok(topomap_record_register(fd, dir, geteuid(), 4, store, "rec", "12.3", msg, sizeof msg) < 0 &&
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "rec", "12.3", msg,
+                               sizeof msg) < 0 &&
            errno == ENOENT,
        "no profile: ENOENT");
     is_str(msg,
            "topomap: step 12.3 wrote no profile for 'rec' (rank 0 did not reach MPI_Finalize: "
            "not an MPI program, an abort, or a failed start); nothing recorded",
            "... and one line");
-    snprintf(path, sizeof path, "%s/rec.profile", store);
+    snprintf(path, sizeof path, "%s/rec.profile", mine);
     ok(access(path, F_OK) < 0, "... and no store entry");
 
     /* A good profile (as the profiler writes it). */
     snprintf(path, sizeof path, "%s/%s", dir, TOPOMAP_RECORD_FILE);
     write_file(path, "# nranks=4\n# application=rec\n0 2 1200 3\n2 0 1212 3\n1 3 8 2\n");
-    ok(topomap_record_register(fd, dir, geteuid(), 4, store, "rec", "12.3", msg, sizeof msg) == 0,
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "rec", "12.3", msg,
+                               sizeof msg) == 0,
        "a profile of 4 ranks for a step of 4: stored (%s)", msg);
     char want[1500];
     snprintf(want, sizeof want, "topomap: recorded profile 'rec' (4 ranks, 2420 bytes) in %s",
-             store);
+             mine);
     is_str(msg, want, "... and said");
-    snprintf(path, sizeof path, "%s/rec.profile", store);
+    snprintf(path, sizeof path, "%s/rec.profile", mine);
     like(slurp(path), "0 2 1200 3\n1 3 8 2\n2 0 1212 3", "the store holds the matrix");
-    topomap_profile_t *p = topomap_store_lookup(store, "rec", 4, err, sizeof err);
-    ok(p && topomap_profile_total_bytes(p) == 2420 && topomap_profile_nedges(p) == 3,
-       "... and reads back");
+    int scope = -1;
+    topomap_profile_t *p =
+        topomap_store_find(store, geteuid(), "rec", 4, &scope, NULL, 0, err, sizeof err);
+    ok(p && topomap_profile_total_bytes(p) == 2420 && topomap_profile_nedges(p) == 3 &&
+           scope == TOPOMAP_STORE_USER,
+       "... and reads back as the user's profile");
     topomap_profile_free(p);
 
     /* Rank count, owner, links, corruption, names, the store. */
-    ok(topomap_record_register(fd, dir, geteuid(), 8, store, "rec8", "12.3", msg, sizeof msg) <
-               0 && errno == ERANGE,
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 8, store, "rec8", "12.3", msg,
+                               sizeof msg) < 0 &&
+           errno == ERANGE,
        "4 ranks for a step of 8 tasks: ERANGE");
     like(msg, "the profile step 12.3 wrote has 4 ranks but the step 8 tasks", "... said: %s", msg);
-    snprintf(path, sizeof path, "%s/rec8.profile", store);
+    snprintf(path, sizeof path, "%s/rec8.profile", mine);
     ok(access(path, F_OK) < 0, "... nothing stored");
-    ok(topomap_record_register(fd, dir, geteuid() + 1, 4, store, "rec2", "12.3", msg, sizeof msg) <
-               0 && errno == EPERM,
+    ok(topomap_record_register(fd, dir, geteuid() + 1, getegid(), 4, store, "rec2", "12.3", msg,
+                               sizeof msg) < 0 &&
+           errno == EPERM,
        "a file of another user: EPERM");
     like(msg, "is not a regular file of uid", "... said");
-    ok(topomap_record_register(fd, dir, geteuid(), 4, store, "a/b", "12.3", msg, sizeof msg) < 0 &&
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "a/b", "12.3", msg,
+                               sizeof msg) < 0 &&
            errno == EINVAL,
        "an invalid name: EINVAL");
     like(msg, "'a/b' is not a valid profile name; nothing recorded", "... said");
-    ok(topomap_record_register(fd, dir, geteuid(), 4, "/dev/null/store", "rec", "12.3", msg,
-                               sizeof msg) < 0,
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, "/dev/null/store", "rec", "12.3",
+                               msg, sizeof msg) < 0,
        "an unusable store: refused");
     like(msg, "topomap: cannot store profile 'rec': ", "... said: %s", msg);
     snprintf(path, sizeof path, "%s/%s", dir, TOPOMAP_RECORD_FILE);
     write_file(path, "# nranks=4\n0 1 5\n1 x 5\n");
-    ok(topomap_record_register(fd, dir, geteuid(), 4, store, "bad", "12.3", msg, sizeof msg) < 0 &&
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "bad", "12.3", msg,
+                               sizeof msg) < 0 &&
            errno == EINVAL,
        "a corrupt profile: EINVAL");
     snprintf(want, sizeof want, "topomap: cannot record 'bad': %s:3", path);
     like(msg, want, "... the message names the file and line: %s", msg);
     ok(strstr(msg, "/proc/self/fd") == NULL, "... not the descriptor");
     unlink(path);
-    snprintf(want, sizeof want, "%s/rec.profile", store);
+    snprintf(want, sizeof want, "%s/rec.profile", mine);
     ok(symlink(want, path) == 0, "a symbolic link as the profile");
-    ok(topomap_record_register(fd, dir, geteuid(), 4, store, "link", "12.3", msg, sizeof msg) < 0 &&
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "link", "12.3", msg,
+                               sizeof msg) < 0 &&
            errno == EPERM,
        "... is not followed: EPERM");
     like(msg, "is a symbolic link; nothing recorded", "... said");
     unlink(path);
     ok(mkdir(path, 0700) == 0, "a directory as the profile");
-    ok(topomap_record_register(fd, dir, geteuid(), 4, store, "dir", "12.3", msg, sizeof msg) < 0 &&
+    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "dir", "12.3", msg,
+                               sizeof msg) < 0 &&
            errno == EPERM,
        "... is refused: EPERM");
     rmdir(path);

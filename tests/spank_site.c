@@ -45,6 +45,10 @@ static void site_tests(void)
     like(err, "'novalue' is not key=value", "token without =");
     like(err, "topology= needs a path", "empty path");
     ok(strchr(err, '\n') == NULL, "one line");
+    char *esc[] = {"bind=\033[2Jcores\r"};
+    ok(topomap_site_parse(&s, 1, esc, err, sizeof err) == 1 &&
+           strstr(err, "bind=?[2Jcores? is not cores or none"),
+       "control characters in a value shown as '?': %s", err);
     is_double(s.min_gain, 0.2, 0, "good tokens after bad ones still apply");
     is_str(s.topology, "/etc/topo.yaml", "a bad token keeps the earlier value");
     topomap_site_free(&s);

@@ -72,6 +72,15 @@ static void srun_tests(void)
     topomap_srun_free(&o);
     ok(parse(&o, none, err, "srun", "-c", "-1", "a", NULL) < 0, "-c -1 rejected");
     topomap_srun_free(&o);
+    /* Control characters from the command line are not echoed. */
+    ok(parse(&o, none, err, "srun", "-n", "\033]0;x\007\r8", "a", NULL) < 0 &&
+           strstr(err, "'?]0;x??8' is not a task count") && !strpbrk(err, "\033\007\r"),
+       "a bad -n with ESC, BEL, CR: shown as '?' (%s)", err);
+    topomap_srun_free(&o);
+    const char *escenv[] = {"SLURM_NNODES=\0334", NULL};
+    ok(parse(&o, escenv, err, "srun", "a", NULL) < 0 && strstr(err, "SLURM_NNODES='?4'"),
+       "... nor from the environment (%s)", err);
+    topomap_srun_free(&o);
     err[0] = 0;
     ok(parse(&o, none, err, "srun", "-n", NULL) < 0 && errno == EINVAL, "-n without argument");
     like(err, "needs an argument", "message says so");
