@@ -726,7 +726,20 @@ static int cmd_map(int argc, char **argv)
     return finish_stdout(0);
 }
 
-static void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json)
+/* The traffic split by level: ", \"traffic_by_level\": {...}" inside the
+ * JSON object, or one line. */
+static void print_split(const topomap_traffic_split_t *s, int json)
+{
+    char b[40];
+    printf(json ? ", \"traffic_by_level\": {" : "%-20s", json ? "" : "traffic by level");
+    for (int k = 0; k < s->n; k++)
+        printf(json ? "%s\"%s\": %s" : "%s%s %s", k ? (json ? ", " : ", ") : (json ? "" : " "),
+               s->name[k], json ? jnum(s->bytes[k], b, sizeof b) : num(s->bytes[k], b, sizeof b));
+    printf(json ? "}" : "\n");
+}
+
+static void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json,
+                          const topomap_traffic_split_t *split)
 {
     char b[11][40];
     if (json) {
@@ -734,7 +747,7 @@ static void print_metrics(const topomap_metrics_t *m, int nranks, double bandwid
                "\"avg_hops_per_byte\": %s, \"max_dilation\": %d, \"sumcom\": %s, "
                "\"maxcom\": %s, \"internode_bytes\": %s, \"internode_fraction\": %s, "
                "\"congestion_max\": %s, \"congestion_avg\": %s, \"congestion_channels\": %ld, "
-               "\"congestion_max_seconds\": %s, \"congestion_avg_seconds\": %s}\n",
+               "\"congestion_max_seconds\": %s, \"congestion_avg_seconds\": %s",
                nranks, jnum(m->total_bytes, b[0], 40), jnum(m->hop_bytes, b[1], 40),
                jnum(m->avg_hops_per_byte, b[2], 40), m->max_dilation, jnum(m->sumcom, b[3], 40),
                jnum(m->maxcom, b[4], 40), jnum(m->internode_bytes, b[5], 40),
@@ -742,6 +755,9 @@ static void print_metrics(const topomap_metrics_t *m, int nranks, double bandwid
                jnum(m->congestion_avg, b[8], 40), m->congestion_channels,
                bandwidth > 0 ? jnum(m->congestion_max_seconds, b[9], 40) : "null",
                bandwidth > 0 ? jnum(m->congestion_avg_seconds, b[10], 40) : "null");
+        if (split)
+            print_split(split, 1);
+        printf("}\n");
         return;
     }
     printf("%-20s %d\n", "ranks", nranks);
@@ -761,6 +777,8 @@ static void print_metrics(const topomap_metrics_t *m, int nranks, double bandwid
                num(m->congestion_max_seconds, b[9], 40), num(bandwidth, b[10], 40));
         printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
     }
+    if (split)
+        print_split(split, 0);
 }
 
 static int cmd_eval(int argc, char **argv)
@@ -785,7 +803,10 @@ static int cmd_eval(int argc, char **argv)
     topomap_metrics_t m;
     if (topomap_eval(p, t, node, core, &m) < 0)
         input_error("cannot evaluate the mapping: %s", strerror(errno));
-    print_metrics(&m, n, topomap_topology_link_bandwidth(t), a.json);
+    topomap_traffic_split_t split;
+    if (topomap_traffic_split(p, t, node, core, &split) < 0)
+        input_error("cannot split the traffic by level: %s", strerror(errno));
+    print_metrics(&m, n, topomap_topology_link_bandwidth(t), a.json, &split);
     free(node);
     free(core);
     topomap_topology_free(t);

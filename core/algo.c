@@ -41,6 +41,8 @@ static const struct topomap_algo algos[] = {
     {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0},
     {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
      topomap_map_spectral_mr, 0},
+    {"treematch", "TreeMatch (Jeannot et al. 2014): groups of each tree level's arity bottom-up, switches to cores, then top-down",
+     topomap_map_treematch, 0},
     {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral (<= 1024 ranks), ohtma (small jobs: all), each refined; best within the time limit",
      topomap_map_auto, 1},
 };

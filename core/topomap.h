@@ -405,6 +405,35 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
 int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                        const int *rank_to_slot, topomap_metrics_t *m);
 
+/** Most categories of topomap_traffic_split(). */
+#define TOPOMAP_SPLIT_MAX 24
+/**
+ * Traffic of a placement split by the innermost level of the machine two
+ * ranks share (the study's traffic by level, Bordage & Jeannot 2017,
+ * section 4.4), innermost first: name[0] the core (two ranks on one core,
+ * and self traffic), then each level of the node from the inside out
+ * ("numa", "socket": same object, different cores or objects below), "node"
+ * (same node, different objects of its outermost level), "leaf_switch"
+ * (different nodes under one switch; only on networks with switches: trees,
+ * Tianhe-3's chip halves) and "beyond" (everything else).
+ */
+typedef struct topomap_traffic_split {
+    int n;                                /**< number of categories */
+    char name[TOPOMAP_SPLIT_MAX][24];     /**< their names */
+    double bytes[TOPOMAP_SPLIT_MAX];      /**< directed bytes as recorded; they sum to
+                                               total_bytes */
+} topomap_traffic_split_t;
+
+/**
+ * Split the traffic of @p p placed at rank i -> (@p node[i], @p core[i]) on
+ * @p t by level (see topomap_traffic_split_t). Serial, in rank order:
+ * bit-identical on every run. O(edges x node levels) time.
+ * @return 0, or -1 with errno EINVAL (NULL argument, node or core out of
+ *         range) or ENOMEM.
+ */
+int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                          const int *core, topomap_traffic_split_t *s);
+
 /** The load of one channel: bytes routed from element @p from to @p to. */
 typedef struct topomap_link_load {
     int from, to; /**< network elements (see topomap_topology_route()) */
