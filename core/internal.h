@@ -52,6 +52,7 @@ struct topomap_algo {
     const char *summary;
     topomap_map_fn map;
     int budgeted; /* 1: keeps to the time limit itself, returning its best so far */
+    int baseline; /* 1: block, cyclic, random: no node-internal placement after it */
 };
 
 /* The algorithms, one file each (core/map_NAME.c). */
@@ -77,6 +78,8 @@ int topomap_map_spectral_plain(const struct topomap_problem *pb, int *r2s, char 
 int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
+                                size_t errlen);
 
 /* map_drb.c: test hook called at every split of dual recursive bisection
  * with the topology nodes of the two halves, their slots and the ranks each
@@ -279,6 +282,12 @@ struct topomap_chol *topomap_chol_new(int n, const int64_t *xadj, const int *adj
 int topomap_chol_factor(struct topomap_chol *c, const double *diag);
 int topomap_chol_solve(struct topomap_chol *c, const double *b, double *x, int nrhs);
 void topomap_chol_free(struct topomap_chol *c);
+
+/* node_place.c: the node-internal placement (opts.node_place, enum
+ * topomap_node_place) of r2s, in place; *gain (may be NULL): the SumCom it
+ * removed. Never changes the node of a rank. 0, or -1 + errno (ENOMEM). */
+int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, double *gain,
+                       char *err, size_t errlen);
 
 /* topo_levels.c: the machine as a tree of levels (treematch, node
  * placement, the traffic split). */

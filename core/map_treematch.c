@@ -38,6 +38,9 @@
 
 #include "treematch.h"
 
+/* Passes of the group refinement (improve). */
+#define TM_REFINE_PASSES 8
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -61,19 +64,22 @@ static int level_kind(const struct tm_tree *T, int d, const int *need, int *k)
     return unary ? 1 : classic ? 2 : 0;
 }
 
-int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n,
-             const struct topomap_problem *pb, int *leaf_of, char *err, size_t errlen)
+int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n, int improve,
+             const struct topomap_problem *pb, int quiet, int *leaf_of, char *err, size_t errlen)
 {
     int L = T->depth, m = T->nv[L];
     if (n > m)
         return topomap_fail(err, errlen, EINVAL, "treematch: %d processes for %d leaves", n, m);
     int **grp = calloc((size_t)L, sizeof(int *));
+    /* improve: the graph of every level's entities, for the level
+     * refinement on the way down (treematch_refine.c). */
+    topomap_graph_t *keep = improve ? calloc((size_t)L + 1, sizeof *keep) : NULL;
     int64_t *xadj = malloc(sizeof(int64_t) * ((size_t)m + 1));
     int *need = NULL, *at = NULL, *nat = NULL, *tmp = NULL;
     int64_t *key = NULL;
     topomap_graph_t cur = {0}, next;
     int rc = -1, owned = 0;
-    if (!grp || !xadj)
+    if (!grp || !xadj || (improve && !keep))
         goto nomem;
     /* The leaves' entities: the processes, then the dummies (no edges). */
     for (int e = 0; e <= m; e++)
@@ -93,7 +99,7 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n,
     /* Bottom-up: group the entities of level d + 1 into one group per
      * vertex of level d, then aggregate. */
     for (int d = L - 1; d >= 0; d--) {
-        if (pb && topomap_expired(pb)) {
+        if (!quiet && topomap_expired(pb)) {
             rc = topomap_fail(err, errlen, ETIMEDOUT, "treematch: time limit reached");
             goto out;
         }
@@ -136,7 +142,10 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n,
             if (tm_group_shaped(&cur, eshape, nv, cx, need, grp[d]) < 0)
                 goto nomem;
         }
-        if (pb) {
+        if (improve && method != TM_EXACT && method != TM_UNARY &&
+            tm_group_refine(&cur, eshape, nv, grp[d], TM_REFINE_PASSES) < 0)
+            goto nomem;
+        if (!quiet) {
             int amax = 0;
             for (int v = 0; v < nv; v++)
                 if (cx[v + 1] - cx[v] > amax)
@@ -150,7 +159,9 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n,
         } else {
             next = (topomap_graph_t){0};
         }
-        if (owned)
+        if (keep)
+            keep[d + 1] = cur; /* freed at the end (the leaves' xadj too) */
+        else if (owned)
             tm_graph_free(&cur);
         else
             free(xadj);
@@ -194,6 +205,10 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n,
             for (int q = 0; q < hi - lo; q++)
                 nat[key[q] % ne] = (int)(mk[mx[t] + q] % ne);
         }
+        if (keep && tm_level_refine(T, d + 1, &keep[d + 1], nat, pb, TM_REFINE_PASSES) < 0) {
+            free(mx), free(mk);
+            goto nomem;
+        }
         int *sw = at;
         at = nat;
         nat = sw;
@@ -211,13 +226,22 @@ out:
         tm_graph_free(&cur);
     else
         free(xadj);
+    for (int d = 1; keep && d <= L; d++) {
+        if (d == L) /* the leaves' adj and w are the caller's */
+            free((void *)keep[d].xadj);
+        else
+            tm_graph_free(&keep[d]);
+    }
+    free(keep);
     for (int d = 0; grp && d < L; d++)
         free(grp[d]);
     free(grp), free(need), free(tmp), free(key), free(at), free(nat);
     return rc;
 }
 
-int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
+/* treematch (improve = 1) and treematch-paper (0) on the whole machine. */
+static int map_tm(const struct topomap_problem *pb, int improve, int *r2s, char *err,
+                  size_t errlen)
 {
     const topomap_topology_t *t = pb->topo;
     if (topomap_topology_net_depth(t) < 0)
@@ -238,11 +262,22 @@ int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err,
         rc = topomap_fail(err, errlen, errno, "treematch: %s",
                           errno == ENOMEM ? "out of memory" : "the tree is too deep");
     } else {
-        rc = tm_match(&T, &pb->g, pb->n, pb, leaf_of, err, errlen);
+        rc = tm_match(&T, &pb->g, pb->n, improve, pb, 0, leaf_of, err, errlen);
         for (int r = 0; rc == 0 && r < pb->n; r++)
             r2s[r] = T.leaf_slot[leaf_of[r]];
         tm_tree_free(&T);
     }
     free(slots), free(leaf_of);
     return rc;
+}
+
+int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
+{
+    return map_tm(pb, 1, r2s, err, errlen);
+}
+
+int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
+                                size_t errlen)
+{
+    return map_tm(pb, 0, r2s, err, errlen);
 }

@@ -327,6 +327,19 @@ int topomap_alloc_slot_core(const topomap_alloc_t *a, int s);
 /* Mapping algorithms                                                         */
 /* ======================================================================== */
 
+/** Node-internal placement after the algorithm (topomap_opts_t.node_place):
+ *  the ranks of each node are placed on its slots by the node's hierarchy
+ *  (sockets, NUMA domains, cores). Never moves a rank to another node, so
+ *  hop-bytes are unchanged; a node's new placement is kept only when it
+ *  lowers its SumCom. Not applied to the baselines block, cyclic, random. */
+enum topomap_node_place {
+    TOPOMAP_NODE_PLACE_AUTO = 0,  /**< TreeMatch on each node's subtree, then the
+                                       SumCom refinement (default) */
+    TOPOMAP_NODE_PLACE_OFF,       /**< cores as the algorithm gave them */
+    TOPOMAP_NODE_PLACE_TREEMATCH, /**< TreeMatch on each node's subtree only */
+    TOPOMAP_NODE_PLACE_REFINE     /**< the SumCom refinement only */
+};
+
 /** Options of topomap_map(). Initialise with topomap_opts_init(). */
 typedef struct topomap_opts {
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
@@ -343,6 +356,7 @@ typedef struct topomap_opts {
     void *log_arg;     /**< passed to log */
     double grid_weak;  /**< weak-edge threshold of the grid analyzer (`grid`,
                             `auto`); 0 = TOPOMAP_GRID_WEAK */
+    int node_place;    /**< enum topomap_node_place (default AUTO) */
 } topomap_opts_t;
 
 void topomap_opts_init(topomap_opts_t *o);

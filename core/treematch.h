@@ -44,7 +44,7 @@ void tm_tree_free(struct tm_tree *T);
 void tm_graph_free(topomap_graph_t *g);
 
 /* How a level's groups were found (for the log and the tests). */
-enum { TM_UNARY = 0, TM_EXACT, TM_LIST, TM_GREEDY, TM_SPLIT };
+enum { TM_UNARY = 0, TM_EXACT, TM_LIST, TM_GREEDY, TM_SPLIT, TM_BUCKET };
 const char *tm_method_name(int method);
 
 /* Tuning, changed only by tests: an exhaustive search over the partitions
@@ -74,12 +74,28 @@ double tm_group_weight(const topomap_graph_t *g, const int *grp);
 int tm_group_shaped(const topomap_graph_t *g, const int *ent_shape, int nv, const int *cx,
                     const int *need, int *grp);
 
-/* map_treematch.c. TreeMatch on tree T: entities 0 .. n-1 are the
- * processes, with the affinity graph g (n rows), the leaves beyond them
- * dummies. Fills leaf_of[e] (e < n) with the leaf of each process. pb gives
- * the deadline and the log (may be NULL: neither). 0, or -1 + errno
- * (ENOMEM, ETIMEDOUT) with err. */
-int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n,
-             const struct topomap_problem *pb, int *leaf_of, char *err, size_t errlen);
+/* Improvement (ours, not in the paper): exchanges of two entities of one
+ * shape between groups while one raises the weight inside the groups
+ * (first improvement, entity by entity, at most max_passes passes). grp
+ * holds ng groups. 0, or -1 + errno (ENOMEM). */
+int tm_group_refine(const topomap_graph_t *g, const int *ent_shape, int ng, int *grp,
+                    int max_passes);
+
+/* treematch_refine.c. Improvement (ours): the entities of level l sit on
+ * its vertices (at[v] = entity of vertex v, g their graph); exchange
+ * entities between vertices of one shape while that lowers the SumCom
+ * between them (see the file). 0, or -1 + errno (ENOMEM). */
+int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, int *at,
+                    const struct topomap_problem *pb, int max_passes);
+
+/* map_treematch.c. TreeMatch on tree T (built on pb's allocation):
+ * entities 0 .. n-1 are the processes, with the affinity graph g (n rows),
+ * the leaves beyond them dummies. Fills leaf_of[e] (e < n) with the leaf of
+ * each process. improve: 1 adds our improvements (tm_group_refine() on the
+ * way up, tm_level_refine() on the way down). quiet: 1 ignores pb's
+ * deadline and log. 0, or -1 + errno (ENOMEM, ETIMEDOUT) with err. */
+int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n, int improve,
+             const struct topomap_problem *pb, int quiet, int *leaf_of, char *err,
+             size_t errlen);
 
 #endif

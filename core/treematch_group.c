@@ -36,8 +36,8 @@ long tm_list_max = 100000;
 
 const char *tm_method_name(int method)
 {
-    static const char *const names[] = {"trivial", "exact", "list", "greedy", "split"};
-    return method >= 0 && method <= TM_SPLIT ? names[method] : "?";
+    static const char *const names[] = {"trivial", "exact", "list", "greedy", "split", "bucket"};
+    return method >= 0 && method <= TM_BUCKET ? names[method] : "?";
 }
 
 void tm_graph_free(topomap_graph_t *g)
@@ -461,6 +461,69 @@ static int group_greedy(const topomap_graph_t *g, int k, int *grp)
     return rc;
 }
 
+/* ---- bucket grouping of pairs (large problems, arity 2) ------------------- */
+
+struct edge {
+    double w;
+    int a, b;
+};
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const struct edge *p = x, *q = y;
+    if (p->w != q->w)
+        return p->w > q->w ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+/* Pairs from the heaviest entries of the matrix down (the paper sorts the
+ * entries into buckets for this; a full sort gives the same pairs): a pair
+ * is kept when both are still free. The entities left, which only share
+ * taken neighbours, are paired in order. */
+static int group_pairs(const topomap_graph_t *g, int *grp)
+{
+    int p = g->n;
+    int64_t ne = 0;
+    for (int i = 0; i < p; i++)
+        for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
+            ne += g->adj[e] > i;
+    struct edge *E = malloc(sizeof *E * (size_t)(ne > 0 ? ne : 1));
+    int *map = malloc(sizeof(int) * (size_t)(p / 2 + 1));
+    if (!E || !map) {
+        free(E), free(map);
+        errno = ENOMEM;
+        return -1;
+    }
+    ne = 0;
+    for (int i = 0; i < p; i++)
+        for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
+            if (g->adj[e] > i)
+                E[ne++] = (struct edge){g->w[e], i, g->adj[e]};
+    qsort(E, (size_t)ne, sizeof *E, cmp_edge);
+    for (int i = 0; i < p; i++)
+        grp[i] = -1;
+    int made = 0;
+    for (int64_t e = 0; e < ne; e++)
+        if (grp[E[e].a] < 0 && grp[E[e].b] < 0) {
+            grp[E[e].a] = grp[E[e].b] = made++;
+        }
+    for (int i = 0, pend = -1; i < p; i++) {
+        if (grp[i] >= 0)
+            continue;
+        if (pend < 0) {
+            pend = i;
+        } else {
+            grp[pend] = grp[i] = made++;
+            pend = -1;
+        }
+    }
+    renumber(p, p / 2, grp, map);
+    free(E), free(map);
+    return 0;
+}
+
 /* ---- the classic grouping ------------------------------------------------- */
 
 static int smallest_factor(int k)
@@ -488,6 +551,10 @@ int tm_group_classic(const topomap_graph_t *g, int k, int *grp, int *method)
     if (nc <= (double)tm_list_max && k <= 64) {
         *method = TM_LIST;
         return group_list(g, k, (long)nc, grp);
+    }
+    if (k == 2) {
+        *method = TM_BUCKET;
+        return group_pairs(g, grp);
     }
     int f = smallest_factor(k);
     if (f < k) {
@@ -520,4 +587,98 @@ int tm_group_classic(const topomap_graph_t *g, int k, int *grp, int *method)
     }
     *method = TM_GREEDY;
     return group_greedy(g, k, grp);
+}
+
+/* ---- improvement (ours): exchanges between groups ------------------------ */
+
+int tm_group_refine(const topomap_graph_t *g, const int *ent_shape, int ng, int *grp,
+                    int max_passes)
+{
+    int m = g->n;
+    int *mx = calloc((size_t)ng + 1, sizeof(int)), *mem = malloc(sizeof(int) * (size_t)(m + 1));
+    int *pos = malloc(sizeof(int) * (size_t)(m + 1)), *lst = malloc(sizeof(int) * (size_t)(m + 1));
+    double *gw = calloc((size_t)(ng > 0 ? ng : 1), sizeof(double));
+    char *mark = calloc((size_t)(ng > 0 ? ng : 1), 1);
+    if (!mx || !mem || !pos || !lst || !gw || !mark) {
+        free(mx), free(mem), free(pos), free(lst), free(gw), free(mark);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int e = 0; e < m; e++)
+        mx[grp[e] + 1]++;
+    for (int h = 0; h < ng; h++)
+        mx[h + 1] += mx[h];
+    for (int e = 0; e < m; e++)
+        lst[e] = mx[grp[e]]++;
+    for (int h = ng; h > 0; h--)
+        mx[h] = mx[h - 1];
+    mx[0] = 0;
+    for (int e = 0; e < m; e++) {
+        pos[e] = lst[e];
+        mem[lst[e]] = e;
+    }
+    double total = 0;
+    for (int e = 0; e < m; e++)
+        for (int64_t q = g->xadj[e]; q < g->xadj[e + 1]; q++)
+            total += g->w[q];
+    for (int pass = 0; pass < max_passes; pass++) {
+        double pass_gain = 0;
+        for (int e = 0; e < m; e++) {
+            int G = grp[e], nl = 0;
+            /* e's weight towards every group it touches. */
+            for (int64_t q = g->xadj[e]; q < g->xadj[e + 1]; q++) {
+                int h = grp[g->adj[q]];
+                if (!mark[h]) {
+                    mark[h] = 1;
+                    lst[nl++] = h;
+                }
+                gw[h] += g->w[q];
+            }
+            double weg = gw[G], best = 0;
+            int bf = -1;
+            for (int z = 0; z < nl; z++) {
+                int H = lst[z];
+                if (H == G || gw[H] <= weg)
+                    continue; /* the swap's gain is at most gw[H] - weg plus f's side */
+                for (int q = mx[H]; q < mx[H + 1]; q++) {
+                    int f = mem[q];
+                    if (ent_shape[f] != ent_shape[e])
+                        continue;
+                    double wfg = 0, wfh = 0, wef = 0;
+                    for (int64_t r = g->xadj[f]; r < g->xadj[f + 1]; r++) {
+                        int u = g->adj[r], hu = grp[u];
+                        if (u == e)
+                            wef = g->w[r];
+                        if (hu == G)
+                            wfg += g->w[r];
+                        else if (hu == H)
+                            wfh += g->w[r];
+                    }
+                    double gain = (gw[H] - wef) + (wfg - wef) - weg - wfh;
+                    if (gain > best + 1e-12 * (gw[H] + weg + wfg + wfh)) {
+                        best = gain;
+                        bf = f;
+                    }
+                }
+            }
+            for (int z = 0; z < nl; z++) {
+                gw[lst[z]] = 0;
+                mark[lst[z]] = 0;
+            }
+            if (bf < 0)
+                continue;
+            int H = grp[bf], pe = pos[e], pf = pos[bf];
+            grp[e] = H;
+            grp[bf] = G;
+            mem[pe] = bf;
+            mem[pf] = e;
+            pos[e] = pf;
+            pos[bf] = pe;
+            pass_gain += best;
+        }
+        if (pass_gain <= 1e-9 * total)
+            break;
+    }
+    free(mx), free(mem), free(pos), free(lst), free(gw), free(mark);
+    return 0;
 }
