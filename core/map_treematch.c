@@ -205,10 +205,16 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n, int impro
             for (int q = 0; q < hi - lo; q++)
                 nat[key[q] % ne] = (int)(mk[mx[t] + q] % ne);
         }
-        if (keep && tm_level_refine(T, d + 1, &keep[d + 1], nat, pb, TM_REFINE_PASSES) < 0) {
+        /* Below a level of one child each, level d + 1 is level d again. */
+        int copy = d > 0 && T->nv[d] == T->nv[d + 1];
+        double t0 = topomap_now();
+        if (keep && !copy && tm_level_refine(T, d + 1, &keep[d + 1], nat, pb, TM_REFINE_PASSES) < 0) {
             free(mx), free(mk);
             goto nomem;
         }
+        if (keep && !copy && !quiet)
+            topomap_log(pb, "treematch: level %d (%s) refined in %.3f s", d + 1, T->name[d + 1],
+                        topomap_now() - t0);
         int *sw = at;
         at = nat;
         nat = sw;
