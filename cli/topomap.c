@@ -57,7 +57,8 @@ static const char help_map[] =
     "                   [--tasks-per-node K | --slots SPEC] [--algo NAME] [--seed S]\n"
     "                   [--affinity bytes|msgs] [--threads N] [--time-limit SEC]\n"
     "                   [--refine] [--loop N] [--profile-format FMT] [-o FILE]\n"
-    "                   [--format slots|hostfile|rankfile] [--grid-weak F] [--verbose]\n"
+    "                   [--format slots|hostfile|rankfile] [--grid-weak F]\n"
+    "                   [--node-place MODE] [--verbose]\n"
     "\n"
     "Compute a placement of the ranks of a communication profile onto the slots\n"
     "(node, core) of an allocation and write it, one line per rank.\n"
@@ -95,6 +96,11 @@ static const char help_map[] =
     "                        rankfile: Open MPI rankfile 'rank R=HOST slot=CORE'\n"
     "  --grid-weak F         grid and auto: the process grid analyzer ignores edges\n"
     "                        below F times the average edge (default: 0.2)\n"
+    "  --node-place MODE     after the algorithm, place each node's ranks on its cores\n"
+    "                        by the node's hierarchy (sockets, NUMA domains): auto\n"
+    "                        (default: TreeMatch on the node, then the SumCom\n"
+    "                        refinement), treematch, refine, or off; never moves a\n"
+    "                        rank to another node; not for block, cyclic, random\n"
     "  -v, --verbose         report progress on standard error (the candidates auto\n"
     "                        tries, their hop-bytes and times, the one it keeps)\n"
     "  -h, --help            print this help and exit\n"
@@ -130,6 +136,10 @@ static const char help_eval[] =
     "                      up-down on trees, row-then-column on Tianhe-3\n"
     "  congestion_avg      mean bytes over the channels that carry traffic\n"
     "  (and both divided by the topology's link_bandwidth, in seconds, if given)\n"
+    "  traffic by level    bytes between ranks whose innermost shared level is the\n"
+    "                      core, each node level (numa, socket...), the node, the\n"
+    "                      leaf switch (networks with switches), or none (beyond);\n"
+    "                      JSON: traffic_by_level\n"
     "\n"
     "Options:\n"
     "  --profile FILE        communication profile (required)\n"
@@ -149,7 +159,7 @@ static const char help_compare[] =
     "                       [--tasks-per-node K | --slots SPEC] [--algos A,B,...]\n"
     "                       [--seed S] [--affinity bytes|msgs] [--threads N]\n"
     "                       [--time-limit SEC] [--refine] [--loop N]\n"
-    "                       [--profile-format FMT]\n"
+    "                       [--profile-format FMT] [--node-place MODE]\n"
     "                       [--json]\n"
     "\n"
     "Run several mapping algorithms on the same allocation and print, for each,\n"
@@ -171,6 +181,8 @@ static const char help_compare[] =
     "  --refine              run the swap-refinement engine after each algorithm\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: n/2)\n"
     "  --profile-format FMT  auto (default), edges, dense or mtx\n"
+    "  --node-place MODE     node-internal placement: auto (default), treematch,\n"
+    "                        refine or off (see 'topomap help map')\n"
     "  --json                print one JSON object instead of a table\n"
     "  -h, --help            print this help and exit\n"
     "\n"
@@ -418,6 +430,15 @@ static int parse_mapping_format(const char *s)
     usage_error("--format: unknown format '%s' (known: slots, hostfile, rankfile)", s);
 }
 
+static int parse_node_place(const char *s)
+{
+    static const char *const modes[] = {"auto", "off", "treematch", "refine"};
+    for (int m = 0; m < 4; m++) /* enum topomap_node_place order */
+        if (!strcmp(s, modes[m]))
+            return m;
+    usage_error("--node-place: unknown mode '%s' (known: auto, off, treematch, refine)", s);
+}
+
 static int parse_affinity(const char *s)
 {
     if (!strcmp(s, "bytes"))
@@ -471,6 +492,7 @@ enum {
     OPT_JSON,
     OPT_K,
     OPT_GRID_WEAK,
+    OPT_NODE_PLACE,
     OPT_OUTPUT = 'o',
     OPT_VERBOSE = 'v',
     OPT_HELP = 'h',
@@ -496,6 +518,7 @@ static const struct option all_options[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"k", required_argument, NULL, OPT_K},
     {"grid-weak", required_argument, NULL, OPT_GRID_WEAK},
+    {"node-place", required_argument, NULL, OPT_NODE_PLACE},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
@@ -583,6 +606,7 @@ static void parse_args(int argc, char **argv, const char *allowed, const char *h
         case OPT_LOOP: a->o.loop = parse_long_opt("--loop", optarg, 0, 1L << 30); break;
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
+        case OPT_NODE_PLACE: a->o.node_place = parse_node_place(optarg); break;
         case OPT_THREADS: a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, 4096); break;
         case OPT_TIME_LIMIT: a->o.time_limit = parse_seconds("--time-limit", optarg); break;
         case OPT_PROFILE_FORMAT: a->profile_format = parse_profile_format(optarg); break;
@@ -683,7 +707,8 @@ static int cmd_map(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots algo seed affinity threads "
-               "time-limit refine loop profile-format output format grid-weak verbose help",
+               "time-limit refine loop profile-format output format grid-weak node-place "
+               "verbose help",
                help_map, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -826,7 +851,7 @@ static int cmd_compare(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots algos seed affinity threads "
-               "time-limit refine loop profile-format json help",
+               "time-limit refine loop profile-format node-place json help",
                help_compare, &a);
     no_positional(&a);
     require(a.profile, "--profile");
