@@ -137,6 +137,20 @@ static int refine_node(const struct npnode *N, int *pos)
     return 0;
 }
 
+/* The local number of slot s among a node's ascending slots sl[0 .. ns). */
+static int local_slot(const int *sl, int ns, int s)
+{
+    int lo = 0, hi = ns - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (sl[mid] < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Scratch of one thread. */
 struct npws {
     int *loc;  /* pb->n, -1 outside the node being placed */
@@ -204,18 +218,9 @@ static int place_node(const struct topomap_problem *pb, int mode, int v, const i
         for (int b = 0; b < ns; b++)
             N.cost[(size_t)a * ns + b] =
                 topomap_topology_cost(t, v, pb->slot_core[sl[a]], v, pb->slot_core[sl[b]]);
-    /* The local slot of each rank now; sl[] is ascending. */
-    for (int i = 0; i < nr; i++) {
-        int s = r2s[rk[i]], lo = 0, hi = ns - 1;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (sl[mid] < s)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        W->pos[i] = lo;
-    }
+    /* The local slot of each rank now. */
+    for (int i = 0; i < nr; i++)
+        W->pos[i] = local_slot(sl, ns, r2s[rk[i]]);
     double before = node_cost(&N, W->pos);
     memcpy(W->cand, W->pos, sizeof(int) * (size_t)nr);
     if (mode != TOPOMAP_NODE_PLACE_REFINE) {
@@ -225,20 +230,10 @@ static int place_node(const struct topomap_problem *pb, int mode, int v, const i
             goto nomem_cost;
         int rc = tm_match(&T, &lg, nr, 1, pb, 1, W->leaf_of, NULL, 0);
         if (rc == 0) {
-            /* Leaf x of the node's tree is slot T.leaf_slot[x]; local slot
-             * numbers follow sl[] (the tree's leaves are sorted by core, so
-             * look the slot up). */
-            for (int i = 0; i < nr; i++) {
-                int s = T.leaf_slot[W->leaf_of[i]], lo = 0, hi = ns - 1;
-                while (lo < hi) {
-                    int mid = (lo + hi) / 2;
-                    if (sl[mid] < s)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                W->cand[i] = lo;
-            }
+            /* Leaf x of the node's tree is slot T.leaf_slot[x] (the tree's
+             * leaves are sorted by core: look the slot up). */
+            for (int i = 0; i < nr; i++)
+                W->cand[i] = local_slot(sl, ns, T.leaf_slot[W->leaf_of[i]]);
         }
         tm_tree_free(&T);
         if (rc < 0)

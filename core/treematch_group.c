@@ -255,16 +255,18 @@ static int group_exact(const topomap_graph_t *g, int k, int *grp)
 
 /* ---- list: all groups, greedy independent set (the paper's Algorithm 2) -- */
 
-struct cand {
-    double w;
+/* Something sorted by a key, ties by index (the list's groups, the greedy
+ * growth's entities heaviest first with key = -degree). */
+struct keyed {
+    double key;
     long idx;
 };
 
-static int cmp_cand(const void *a, const void *b)
+static int cmp_keyed(const void *a, const void *b)
 {
-    const struct cand *x = a, *y = b;
-    if (x->w != y->w)
-        return x->w < y->w ? -1 : 1;
+    const struct keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
@@ -273,7 +275,7 @@ static int group_list(const topomap_graph_t *g, int k, long ncand, int *grp)
     int p = g->n, ng = p / k;
     double *W = dense(g), *deg = degrees(g);
     int *mem = malloc(sizeof(int) * (size_t)ncand * (size_t)k), comb[64];
-    struct cand *c = malloc(sizeof *c * (size_t)ncand);
+    struct keyed *c = malloc(sizeof *c * (size_t)ncand);
     int *used = calloc((size_t)p, sizeof(int)), *map = malloc(sizeof(int) * (size_t)ng);
     if (!W || !deg || !mem || !c || !used || !map || k > 64) {
         free(W), free(deg), free(mem), free(c), free(used), free(map);
@@ -294,7 +296,7 @@ static int group_list(const topomap_graph_t *g, int k, long ncand, int *grp)
                 in += W[(size_t)comb[a] * (size_t)p + (size_t)comb[b]];
         }
         memcpy(mem + (size_t)nc * (size_t)k, comb, sizeof(int) * (size_t)k);
-        c[nc] = (struct cand){out - 2 * in, nc};
+        c[nc] = (struct keyed){out - 2 * in, nc};
         nc++;
         int j = k - 1;
         while (j >= 0 && comb[j] == p - k + j)
@@ -305,7 +307,7 @@ static int group_list(const topomap_graph_t *g, int k, long ncand, int *grp)
         for (int q = j + 1; q < k; q++)
             comb[q] = comb[q - 1] + 1;
     }
-    qsort(c, (size_t)nc, sizeof *c, cmp_cand);
+    qsort(c, (size_t)nc, sizeof *c, cmp_keyed);
     int made = 0;
     for (long q = 0; q < nc && made < ng; q++) {
         const int *m = mem + (size_t)c[q].idx * (size_t)k;
@@ -327,19 +329,6 @@ static int group_list(const topomap_graph_t *g, int k, long ncand, int *grp)
 
 /* ---- greedy growth (large problems; also the shaped grouping) ------------ */
 
-struct byorder {
-    double deg;
-    int e;
-};
-
-static int cmp_heavy(const void *a, const void *b)
-{
-    const struct byorder *x = a, *y = b;
-    if (x->deg != y->deg)
-        return x->deg > y->deg ? -1 : 1;
-    return (x->e > y->e) - (x->e < y->e);
-}
-
 int tm_group_shaped(const topomap_graph_t *g, const int *ent_shape, int nv, const int *cx,
                     const int *need, int *grp)
 {
@@ -348,7 +337,7 @@ int tm_group_shaped(const topomap_graph_t *g, const int *ent_shape, int nv, cons
         if (ent_shape[e] + 1 > nshape)
             nshape = ent_shape[e] + 1;
     double *deg = degrees(g), *gain = calloc((size_t)(m > 0 ? m : 1), sizeof(double));
-    struct byorder *ord = malloc(sizeof *ord * (size_t)(m > 0 ? m : 1));
+    struct keyed *ord = malloc(sizeof *ord * (size_t)(m > 0 ? m : 1));
     /* Per shape: its entities heaviest first ([sx[s], sx[s+1])), with a head
      * (heaviest free) and a tail (lightest free) that skip taken ones. */
     int *sx = calloc((size_t)nshape + 2, sizeof(int)), *head = malloc(sizeof(int) * (size_t)(nshape + 1));
@@ -361,15 +350,15 @@ int tm_group_shaped(const topomap_graph_t *g, const int *ent_shape, int nv, cons
         goto out;
     }
     for (int e = 0; e < m; e++)
-        ord[e] = (struct byorder){deg[e], e};
-    qsort(ord, (size_t)m, sizeof *ord, cmp_heavy);
+        ord[e] = (struct keyed){-deg[e], e};
+    qsort(ord, (size_t)m, sizeof *ord, cmp_keyed);
     for (int e = 0; e < m; e++)
         sx[ent_shape[e] + 1]++;
     for (int s = 0; s < nshape; s++)
         sx[s + 1] += sx[s];
     memcpy(head, sx, sizeof(int) * (size_t)nshape);
     for (int q = 0; q < m; q++)
-        lst[head[ent_shape[ord[q].e]]++] = ord[q].e;
+        lst[head[ent_shape[ord[q].idx]]++] = (int)ord[q].idx;
     for (int s = 0; s < nshape; s++) {
         head[s] = sx[s];
         tail[s] = sx[s + 1] - 1;
