@@ -289,6 +289,13 @@ void topomap_chol_free(struct topomap_chol *c);
 int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, double *gain,
                        char *err, size_t errlen);
 
+/* treematch_sumcom.c: the SumCom refinement of any mapping r2s on a tree
+ * network (ours): TreeMatch's level refinement on every level from the top,
+ * the processes under a vertex being one entity (whole sockets, nodes...
+ * move). No-op on other networks. Stops at pb's deadline. 0, or -1 + errno
+ * (ENOMEM) with err. */
+int topomap_refine_sumcom(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+
 /* topo_levels.c: the machine as a tree of levels (treematch, node
  * placement, the traffic split). */
 /* Switch levels above the nodes of a tree network (fat-tree levels, or the

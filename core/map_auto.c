@@ -176,6 +176,26 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
         }
     }
+    /* Trees with hierarchical nodes: the SumCom refinement of the kept
+     * mapping (treematch_sumcom.c), kept when it lowers SumCom. */
+    if (sumcom && topomap_topology_net_depth(pb->topo) >= 0 &&
+        !(sub.deadline > 0 && topomap_now() > sub.deadline)) {
+        double tr = topomap_now();
+        memcpy(tmp, r2s, sizeof(int) * (size_t)pb->n);
+        if (topomap_refine_sumcom(&sub, tmp, err, errlen) == 0 &&
+            topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen) == 0) {
+            double sc = score(pb, tmp, 1);
+            topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", best, sc,
+                        topomap_now() - tr);
+            if (sc < best) {
+                best = sc;
+                memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
+            }
+        } else if (errno == ENOMEM) {
+            free(tmp);
+            return -1;
+        }
+    }
     topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", c[chosen].name, tried,
                 nc, topomap_now() - t0);
     free(tmp);

@@ -38,9 +38,6 @@
 
 #include "treematch.h"
 
-/* Passes of the group refinement (improve). */
-#define TM_REFINE_PASSES 8
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

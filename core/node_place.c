@@ -7,7 +7,8 @@
  *
  * Per node, independently (the inter-node SumCom does not depend on the
  * cores): TreeMatch on the node's subtree restricted to its slots
- * (map_treematch.c), then the SumCom refinement: a best-improvement local
+ * (map_treematch.c), then the SumCom refinement (mode auto: also from the
+ * algorithm's own order, keeping the better of the two): a local
  * search over exchanges of two ranks of the node and moves to its free
  * slots, with the gain of each from a table CT[i][x] = sum over i's
  * neighbours l on the node of w_il cost(x, slot of l) (O(1) per candidate,
@@ -154,7 +155,7 @@ static int local_slot(const int *sl, int ns, int s)
 /* Scratch of one thread. */
 struct npws {
     int *loc;  /* pb->n, -1 outside the node being placed */
-    int *pos, *cand, *leaf_of;
+    int *pos, *cand, *alt, *leaf_of;
     int64_t *xadj;
     int *adj;
     double *w;
@@ -242,6 +243,19 @@ static int place_node(const struct topomap_problem *pb, int mode, int v, const i
     if (mode != TOPOMAP_NODE_PLACE_TREEMATCH && refine_node(&N, W->cand) < 0)
         goto nomem_cost;
     double after = node_cost(&N, W->cand);
+    /* auto: the refinement from the algorithm's own order too (regular
+     * patterns often come in an order that is already good); the better
+     * of the two. */
+    if (mode == TOPOMAP_NODE_PLACE_AUTO) {
+        memcpy(W->alt, W->pos, sizeof(int) * (size_t)nr);
+        if (refine_node(&N, W->alt) < 0)
+            goto nomem_cost;
+        double alt = node_cost(&N, W->alt);
+        if (alt < after) {
+            after = alt;
+            memcpy(W->cand, W->alt, sizeof(int) * (size_t)nr);
+        }
+    }
     if (after < before) {
         *gain = before - after;
         for (int i = 0; i < nr; i++)
@@ -317,9 +331,10 @@ int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, dou
         W.loc = malloc(sizeof(int) * (size_t)n);
         W.pos = malloc(sizeof(int) * (size_t)(maxr + 1));
         W.cand = malloc(sizeof(int) * (size_t)(maxr + 1));
+        W.alt = malloc(sizeof(int) * (size_t)(maxr + 1));
         W.leaf_of = malloc(sizeof(int) * (size_t)(maxr + 1));
         W.xadj = malloc(sizeof(int64_t) * (size_t)(maxr + 1));
-        int ok = W.loc && W.pos && W.cand && W.leaf_of && W.xadj;
+        int ok = W.loc && W.pos && W.cand && W.alt && W.leaf_of && W.xadj;
         if (ok)
             for (int r = 0; r < n; r++)
                 W.loc[r] = -1;
@@ -332,7 +347,8 @@ int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, dou
                 nomem = 1;
             }
         }
-        free(W.loc), free(W.pos), free(W.cand), free(W.leaf_of), free(W.xadj), free(W.adj),
+        free(W.loc), free(W.pos), free(W.cand), free(W.alt), free(W.leaf_of), free(W.xadj),
+            free(W.adj),
             free(W.w);
     }
     if (nomem)

@@ -88,6 +88,9 @@ int tm_group_refine(const topomap_graph_t *g, const int *ent_shape, int ng, int 
 int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, int *at,
                     const struct topomap_problem *pb, int max_passes);
 
+/* Passes of the group and level refinements. */
+#define TM_REFINE_PASSES 8
+
 /* map_treematch.c. TreeMatch on tree T (built on pb's allocation):
  * entities 0 .. n-1 are the processes, with the affinity graph g (n rows),
  * the leaves beyond them dummies. Fills leaf_of[e] (e < n) with the leaf of
