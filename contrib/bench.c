@@ -322,7 +322,7 @@ static void usage(FILE *f)
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
             "  -s LIST case sets among base, one, large, scaling, grid, tree, all (default\n"
-            "          base,one):\n"
+            "          base,one,tree):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -416,10 +416,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* -s names the sets, else base and one (quick: all); -L and -S add. */
+    /* -s names the sets, else base, one and tree (quick: all); -L and -S add. */
     if (!chosen)
         sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE
-                     : SET_BASE | SET_ONE;
+                     : SET_BASE | SET_ONE | SET_TREE;
     sets |= extra;
     bench_time_limit = limit >= 0 ? limit : quick ? 10 : 60;
     if (alist) {
