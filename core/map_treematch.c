@@ -202,8 +202,9 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n, int impro
             for (int q = 0; q < hi - lo; q++)
                 nat[key[q] % ne] = (int)(mk[mx[t] + q] % ne);
         }
-        /* Below a level of one child each, level d + 1 is level d again. */
-        int copy = d > 0 && T->nv[d] == T->nv[d + 1];
+        /* Below a level of one child each, level d + 1 is level d again;
+         * past the deadline the rest goes unrefined (a valid mapping). */
+        int copy = (d > 0 && T->nv[d] == T->nv[d + 1]) || (!quiet && topomap_expired(pb));
         double t0 = topomap_now();
         if (keep && !copy && tm_level_refine(T, d + 1, &keep[d + 1], nat, pb, TM_REFINE_PASSES) < 0) {
             free(mx), free(mk);
