@@ -63,7 +63,7 @@ for n in $RANKS; do
             print i, (i + 1) % n, 10
         }
     }' > "$DIR/pairs$n.txt"
-    "$TOPOMAP" profile add "pairs$n" "$DIR/pairs$n.txt" --store "$DIR/store" > /dev/null ||
+    "$TOPOMAP" profile add "pairs$n" "$DIR/pairs$n.txt" --site --store "$DIR/store" > /dev/null ||
         die "cannot store the profile for $n ranks"
 done
 

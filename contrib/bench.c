@@ -5,7 +5,7 @@
  * the shared workloads and synthetic profiles (bench_gen.c) x machine
  * topologies. Prints the case table (also saved as PREFIX.txt), a summary
  * (bench_summary.c) and the scaling tables (bench_scale.c), and draws
- * PREFIX.svg (bench_svg.c). Not part of `make check`: run it with `make bench`.
+ * PREFIX.svg (drawn from PREFIX.txt by libtopomap-plot: topomap plot bench). Not part of `make check`: run it with `make bench`.
  *
  * Case sets (-s, -L, -S; -h lists the flags):
  *  base     every shared workload, plus a 3D stencil of 8x8x8 and of 16x16x16
@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "topomap_plot.h"
 
 #ifndef BENCH_WORKLOADS
 #define BENCH_WORKLOADS "../shared/workloads"
@@ -73,7 +74,7 @@ static const char *default_algos[] = {"block",       "greedy",         "rcm",
                                       "ohtma+refine", "drb",           "drb+refine",
                                       "analytic",    "analytic-bft",   "analytic-anchor",
                                       "grid",        "spectral",       "spectral-plain",
-                                      "spectral-ff", "spectral-mr",    "treematch",
+                                      "spectral-ff", "spectral-mr",    "spectral-fit", "treematch",
                                       "auto",        "scotch"};
 
 enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16, SET_TREE = 32 };
@@ -311,10 +312,10 @@ static void usage(FILE *f)
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,greedy,rcm,metis,ohtma,ohtma-fast,ohtma+refine,\n"
             "          drb,drb+refine,analytic,analytic-bft,analytic-anchor,grid,spectral,\n"
-            "          spectral-plain,spectral-ff,spectral-mr,treematch,auto,scotch; analytic*\n"
-            "          run on tori and meshes only, grid on grid profiles only, treematch on\n"
-            "          trees only, the spectral-* scheme study\n"
-            "          on Tianhe-3 and fat-trees only; also cyclic, random...; NAME+refine adds\n"
+            "          spectral-plain,spectral-ff,spectral-mr,spectral-fit,treematch,auto,scotch;\n"
+            "          analytic* run on tori and meshes only, grid on grid profiles only, treematch\n"
+            "          on trees only, the spectral-plain/ff/mr scheme study on Tianhe-3 and\n"
+            "          fat-trees only; also cyclic, random...; NAME+refine adds\n"
             "          the refinement engine)\n"
             "  -T SEC  time limit of every algorithm run (default 60, 10 with -q; 0: none); a\n"
             "          run over it is reported as timeout, and the algorithm is not run on the\n"
@@ -426,7 +427,8 @@ int main(int argc, char **argv)
         for (char *tok = strtok(alist, ","); tok && nalgo < BENCH_MAXALG; tok = strtok(NULL, ","))
             algos[nalgo++] = tok;
     } else {
-        for (size_t k = 0; k < sizeof default_algos / sizeof default_algos[0]; k++)
+        for (size_t k = 0; k < sizeof default_algos / sizeof default_algos[0] && nalgo < BENCH_MAXALG;
+             k++)
             algos[nalgo++] = default_algos[k];
     }
     if (!nalgo) {
@@ -535,11 +537,18 @@ int main(int argc, char **argv)
         memcpy(shared[i], profs[i].name, sizeof shared[i]);
     bench_summary(algos, nalgo, paper_topo, nshared, shared);
     bench_scaling_table(algos, nalgo);
-    snprintf(path, sizeof path, "%s.svg", prefix);
-    bench_write_svg(path, algos, nalgo, paper_topo);
     bench_emit("\n# %.0f s in all; table: %s.txt, plot: %s.svg\n", bench_now() - t_start, prefix,
                prefix);
     fclose(bench_out);
+    /* The plot, drawn from the table just written (topomap plot bench). */
+    char table[4096], err[TOPOMAP_ERRLEN] = "";
+    topomap_plot_bench_opts_t po;
+    topomap_plot_bench_opts_init(&po);
+    po.topology = paper_topo;
+    snprintf(table, sizeof table, "%s.txt", prefix);
+    snprintf(path, sizeof path, "%s.svg", prefix);
+    if (topomap_plot_bench(path, NULL, table, &po, err, sizeof err) < 0)
+        printf("# no plot: %s\n", err);
     free_profs(profs, nprof);
     for (int i = 0; i < ngraphs; i++)
         bench_graph_free(graphs[i].g);

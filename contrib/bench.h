@@ -6,7 +6,6 @@
  *   bench_scale.c    the scaling tables (time against ranks and against nodes)
  *   bench_gen.c      synthetic profiles and METIS partitions of mesh graphs
  *   bench_scotch.c   Scotch's static mapping, the rival
- *   bench_svg.c      the plot
  *   bench_grid.c     the grid set: Bhatele et al.'s aspect-ratio study
  *   bench_tree.c     the tree set: treematch and SumCom on hierarchical machines
  * The benchmark uses libtopomap's public API only (topomap.h), except
@@ -173,8 +172,5 @@ extern int bench_scotch_hier;
  * with a note. */
 int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
                      double *secs, char *note, size_t len);
-
-/* bench_svg.c */
-void bench_write_svg(const char *path, const char **algos, int nalgo, const char *paper_topo);
 
 #endif

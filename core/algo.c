@@ -41,11 +41,13 @@ static const struct topomap_algo algos[] = {
     {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0, 0},
     {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
      topomap_map_spectral_mr, 0, 0},
+    {"spectral-fit", "ours: spectral bisection (CP-NSC similarities) + KL into parts of each switch level's slots, parts ordered by traffic x hops",
+     topomap_map_spectral_fit, 0, 0},
     {"treematch", "TreeMatch (Jeannot et al. 2014) on switches and node levels, with our refinement of each level's groups (up) and placement (down)",
      topomap_map_treematch, 0, 0},
     {"treematch-paper", "TreeMatch as published: groups of each tree level's arity bottom-up, then mapped top-down",
      topomap_map_treematch_paper, 0, 0},
-    {"auto", "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral (<= 1024 ranks), ohtma (small jobs: all), each refined; best hop-bytes (SumCom on hierarchical nodes) within the time limit",
+    {"auto", "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral-fit (<= 1024 ranks), ohtma (small jobs: all), each refined; best hop-bytes (SumCom on hierarchical nodes) within the time limit",
      topomap_map_auto, 1, 0},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

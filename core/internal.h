@@ -77,6 +77,7 @@ int topomap_map_spectral_plain(const struct topomap_problem *pb, int *r2s, char 
                                size_t errlen);
 int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral_fit(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
                                 size_t errlen);
@@ -110,6 +111,14 @@ int topomap_rcm_order(const topomap_graph_t *g, int *order);
  * distinct points), or -1 + errno. */
 int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
                   int *label, char *err, size_t errlen);
+/* spectral_cluster.c, ours (spectral-fit): ranks[0..nr) cut into the k
+ * parts of cap[0..k) slots by recursive spectral bisection: the parts split
+ * in two runs of about half the slots, the ranks sorted by the Fiedler vector
+ * of their subgraph (CP-NSC's similarities, steps 1-4) and cut in proportion
+ * to the slots. label[i] = part of ranks[i]. 0, or -1 + errno (ENOSPC: fewer
+ * slots than ranks, ENOMEM, ETIMEDOUT). */
+int topomap_cpnsc_fit(const struct topomap_problem *pb, const int *ranks, int nr, int k,
+                      const int *cap, int *loc, int *label, char *err, size_t errlen);
 /* Problems of up to this many ranks use the dense eigensolver (LAPACK),
  * larger ones ARPACK; changed only by tests. */
 extern int topomap_cpnsc_dense_max;

@@ -16,7 +16,8 @@
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
  *  6. drb + refine with two other seeds (METIS's bisections differ), up to
  *     16,384 ranks;
- *  7. spectral + refine (Wang et al. 2015), up to AUTO_SPECTRAL_MAX ranks;
+ *  7. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
+ *     to AUTO_SPECTRAL_MAX ranks;
  *  8. ohtma + refine;
  *  and, right after block, when the process topology analyzer finds a grid
  *  (grid_detect.c), grid (which refines its best embedding itself); grid
@@ -27,8 +28,10 @@
  * in a time that grows about like n log n; on large jobs they never won in
  * the benchmark. spectral + refine won (beat every other candidate) on
  * scattered and one-slot-per-node jobs of 16 to 1024 ranks in the benchmark;
- * above 1024 ranks its dense eigensolver gives way to ARPACK and it costs
- * seconds without winning.
+ * spectral-fit + refine, which replaced it, is below it on the geometric
+ * mean of every topology x allocation group measured (fat-tree, Tianhe-3,
+ * 8x8x8 torus; README, "The spectral mapping"). Above 1024 ranks the
+ * eigensolves cost seconds without winning.
  *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
@@ -111,7 +114,7 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
         c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0};
     }
     if (pb->n <= AUTO_SPECTRAL_MAX)
-        c[k++] = (struct cand){"spectral+refine", topomap_map_spectral, 1, 0, 0};
+        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0};
     if (small)
         c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0};
     return k;

@@ -246,15 +246,73 @@ echo keep > "$tmp/keep.map"
 [ "$(cat "$tmp/keep.map")" = keep ]
 check $? "failed map does not truncate the -o file"
 
+# Pictures (topomap plot): with cairo, usage errors exit 2, bad input 1, and
+# each kind writes a file of its format (tests/plot.t checks what the
+# pictures show); without cairo the command says so in one line.
+png_size() { # FILE: "WIDTH HEIGHT" from the PNG's IHDR
+    od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4,
+                                             $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
+}
+magic() { od -An -c -N4 "$1" | tr -d ' \n'; }
+if "$TOPOMAP" plot matrix $P -o "$tmp/probe.png" 2> "$tmp/stderr"; then
+    X="-o $tmp/x.png"
+    expect 2 "missing picture kind" plot $X
+    expect 2 "unknown picture kind 'pie'" plot pie $X
+    expect 2 "missing required option --output" plot matrix $P
+    expect 2 "cannot tell the picture format from the name" plot matrix $P -o "$tmp/x.gif"
+    expect 2 "--format: unknown picture format 'gif'" plot matrix $P $X --format gif
+    expect 2 "--size: '10x10' is not W or WxH" plot matrix $P $X --size 10x10
+    expect 2 "--size: '800x' is not W or WxH" plot matrix $P $X --size 800x
+    expect 2 "--compare does not apply to 'plot matrix'" plot matrix $P $X --compare block
+    expect 2 "--pairs does not apply to 'plot links'" plot links $P $T $X --pairs 3
+    expect 2 "--table, --relative, --algos, --per-profile does not apply" plot matrix $P $X --table t
+    expect 2 "--mapping and --algo cannot be used together" plot mapping $P $T $X --mapping m --algo block
+    expect 2 "--compare and --compare-mapping cannot be used together" plot mapping $P $T $X \
+        --compare block --compare-mapping m
+    expect 2 "--compare: unknown algorithm 'best'" plot mapping $P $T $X --compare best
+    expect 2 "missing required option --topology" plot mapping $P $X
+    expect 2 "--topology needs --mapping or --algo" plot matrix $P $T $X
+    expect 2 "missing required option --table" plot bench $X
+    expect 2 "the allocation does not apply to 'plot bench'" plot bench --table t $X $N
+    expect 1 "cannot write '/nonexistent-dir/x.png'" plot matrix $P -o /nonexistent-dir/x.png
+    expect 1 "$tmp/nope.txt" plot matrix --profile "$tmp/nope.txt" $X
+    expect 1 "ring8.txt:" plot bench --table "$tmp/ring8.txt" $X
+    expect 1 "8 ranks do not fit in 4 slots" plot mapping $P $T $X --nodes 't[000-003]' --tasks-per-node 1
+    [ ! -e "$tmp/x.png" ]
+    check $? "topomap plot leaves no picture behind when it fails"
+    "$TOPOMAP" plot matrix $P --size 640x500 -o "$tmp/m.png" &&
+        [ "$(magic "$tmp/m.png")" = "211PNG" ] && [ "$(png_size "$tmp/m.png")" = "640 500" ]
+    check $? "plot matrix: a 640 x 500 PNG"
+    "$TOPOMAP" plot matrix $P $T --mapping "$tmp/block.map" -o "$tmp/mg.svg" &&
+        grep -q '<svg' "$tmp/mg.svg"
+    check $? "plot matrix grouped by the nodes of a mapping file: an SVG"
+    "$TOPOMAP" plot mapping $P $T $N --tasks-per-node 2 --algo ohtma --compare block \
+        -o "$tmp/map.pdf" && [ "$(magic "$tmp/map.pdf")" = "%PDF" ]
+    check $? "plot mapping --compare: a PDF"
+    "$TOPOMAP" plot mapping $P $T --mapping "$tmp/block.map" --compare-mapping "$tmp/block.map" \
+        --format png -o "$tmp/map.out" && [ "$(magic "$tmp/map.out")" = "211PNG" ]
+    check $? "plot mapping of two mapping files, --format png whatever the name"
+    "$TOPOMAP" plot links $P $T $N --tasks-per-node 2 --whole --size 900 -o "$tmp/l.png" &&
+        [ "$(png_size "$tmp/l.png" | cut -d' ' -f1)" = 900 ]
+    check $? "plot links --whole: a PNG 900 wide"
+    "$TOPOMAP" plot bench --table "$top_srcdir/contrib/bench-reference.txt" --algos ohtma,auto \
+        --relative scotch --per-profile none -o "$tmp/b.svg" && grep -q '<svg' "$tmp/b.svg"
+    check $? "plot bench of the saved run, relative to scotch"
+else
+    expect 1 "built without cairo" plot matrix $P -o "$tmp/x.png"
+    n=$((n + 1))
+    echo "ok $n # SKIP topomap was built without cairo: topomap plot draws nothing"
+fi
+
 # Help: every command has man-page style help on stdout with exit 0, and
 # every long option the help names is in the man page.
-for c in "" map eval compare stats topology algorithms profile help; do
+for c in "" map eval compare stats topology algorithms profile plot help; do
     "$TOPOMAP" help $c > "$tmp/help" 2>&1
     rc=$?
     grep -q '^Usage: topomap' "$tmp/help" && grep -qi 'exit status' "$tmp/help"
     check $(( rc + $? )) "topomap help $c: usage and exit status, exit 0"
 done
-for c in map eval compare stats; do
+for c in map eval compare stats plot; do
     "$TOPOMAP" $c --help > "$tmp/help2" 2>&1 && "$TOPOMAP" help $c | cmp -s - "$tmp/help2"
     check $? "topomap $c --help is topomap help $c"
 done
@@ -264,7 +322,7 @@ check $? "topomap --help lists the commands"
 "$TOPOMAP" --version | grep -q '^topomap [0-9][0-9.]*'
 check $? "topomap --version"
 missing=
-for c in map eval compare stats; do
+for c in map eval compare stats plot; do
     for o in $("$TOPOMAP" help $c | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         esc=$(echo "$o" | sed 's/-/\\-/g')
         grep -qF -- "$esc" "$top_srcdir/cli/topomap.1" || missing="$missing $o"
