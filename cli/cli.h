@@ -39,6 +39,8 @@ int parse_profile_format(const char *s);
 /* --format (@reading 0) or --mapping-format (@reading 1). */
 int parse_mapping_format(const char *s, int reading);
 int parse_affinity(const char *s);
+/* --node-place: auto, off, treematch, refine (enum topomap_node_place). */
+int parse_node_place(const char *s);
 /* "block, cyclic, ..." into BUF. */
 void algo_list(char *buf, size_t len);
 /* Flush stdout; a write error turns RC into EXIT_INPUT with one line. */
@@ -101,7 +103,8 @@ int is_auto(const char *algo);
 /* `auto` without --time-limit gets this many seconds. */
 #define AUTO_DEFAULT_TIME_LIMIT 60.0
 /* Print metrics as eval does (table or one JSON object). */
-void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json);
+void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json,
+                   const topomap_traffic_split_t *split);
 
 /* The subcommands: cli/NAME.c. */
 #define TOPOMAP_CLI_COMMAND(name) \

@@ -165,6 +165,15 @@ int parse_mapping_format(const char *s, int reading)
                 s);
 }
 
+int parse_node_place(const char *s)
+{
+    static const char *const modes[] = {"auto", "off", "treematch", "refine"};
+    for (int m = 0; m < 4; m++) /* enum topomap_node_place order */
+        if (!strcmp(s, modes[m]))
+            return m;
+    usage_error("--node-place: unknown mode '%s' (known: auto, off, treematch, refine)", s);
+}
+
 int parse_affinity(const char *s)
 {
     if (!strcmp(s, "bytes"))
@@ -222,6 +231,7 @@ enum {
     OPT_MAPPING_FORMAT,
     OPT_STORE,
     OPT_SITE,
+    OPT_NODE_PLACE,
     OPT_OUTPUT = 'o',
     OPT_QUIET = 'q',
     OPT_VERBOSE = 'v',
@@ -252,6 +262,7 @@ static const struct option all_options[] = {
     {"mapping-format", required_argument, NULL, OPT_MAPPING_FORMAT},
     {"store", required_argument, NULL, OPT_STORE},
     {"site", required_argument, NULL, OPT_SITE},
+    {"node-place", required_argument, NULL, OPT_NODE_PLACE},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -373,6 +384,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_LOOP: a->o.loop = parse_long_opt("--loop", optarg, 0, 1L << 30); break;
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
+        case OPT_NODE_PLACE: a->o.node_place = parse_node_place(optarg); break;
         case OPT_THREADS: a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, 4096); break;
         case OPT_TIME_LIMIT: a->o.time_limit = parse_seconds("--time-limit", optarg); break;
         case OPT_PROFILE_FORMAT: a->profile_format = parse_profile_format(optarg); break;

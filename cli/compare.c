@@ -13,7 +13,8 @@ const char help_compare[] =
     "                       [--tasks-per-node K | --slots SPEC] [--cores-per-node N]\n"
     "                       [--algos A,B,...] [--seed S] [--affinity bytes|msgs]\n"
     "                       [--threads N] [--time-limit SEC] [--refine] [--loop N]\n"
-    "                       [--profile-format FMT] [--json] [--verbose]\n"
+    "                       [--profile-format FMT] [--node-place MODE] [--json]\n"
+    "                       [--verbose]\n"
     "\n"
     "Run several mapping algorithms on the same allocation and print, for each,\n"
     "its hop-bytes, hop-bytes relative to the block mapping, SumCom, congestion\n"
@@ -39,6 +40,8 @@ const char help_compare[] =
     "  --refine              run the swap-refinement engine after each algorithm\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: n/2)\n"
     "  --profile-format FMT  auto (default), edges, dense or mtx\n"
+    "  --node-place MODE     node-internal placement: auto (default), treematch,\n"
+    "                        refine or off (see 'topomap help map')\n"
     "  --json                print one JSON object (at the end) instead of a table\n"
     "  -v, --verbose         report progress on standard error (which algorithm\n"
     "                        runs, the candidates auto tries)\n"
@@ -101,7 +104,7 @@ int cmd_compare(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots cores-per-node algos seed affinity "
-               "threads time-limit refine loop profile-format json verbose help",
+               "threads time-limit refine loop profile-format node-place json verbose help",
                help_compare, &a);
     no_positional(&a);
     require(a.profile, "--profile");

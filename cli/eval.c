@@ -32,6 +32,10 @@ const char help_eval[] =
     "                      up-down on trees, row-then-column on Tianhe-3\n"
     "  congestion_avg      mean bytes over the channels that carry traffic\n"
     "  (and both divided by the topology's link_bandwidth, in seconds, if given)\n"
+    "  traffic by level    bytes between ranks whose innermost shared level is the\n"
+    "                      core, each node level (numa, socket...), the node, the\n"
+    "                      leaf switch (networks with switches), or none (beyond);\n"
+    "                      JSON: traffic_by_level\n"
     "\n"
     "Options:\n"
     "  --profile FILE        communication profile (required; '-': standard input)\n"
@@ -52,9 +56,22 @@ const char help_eval[] =
     "Example:\n"
     "  topomap eval --profile app.txt --topology torus-8x8x8.yaml --mapping app.map --json\n";
 
+/* The traffic split by level: ", \"traffic_by_level\": {...}" inside the
+ * JSON object, or one line. */
+static void print_split(const topomap_traffic_split_t *s, int json)
+{
+    char b[40];
+    printf(json ? ", \"traffic_by_level\": {" : "%-20s", json ? "" : "traffic by level");
+    for (int k = 0; k < s->n; k++)
+        printf(json ? "%s\"%s\": %s" : "%s%s %s", k ? ", " : (json ? "" : " "), s->name[k],
+               json ? jnum(s->bytes[k], b, sizeof b) : num(s->bytes[k], b, sizeof b));
+    printf(json ? "}" : "\n");
+}
+
 /* @json 0: a table; 1: one JSON object and a newline; 2: the object alone
- * (inside another one). */
-void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json)
+ * (inside another one). @split: the traffic by level, or NULL. */
+void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json,
+                   const topomap_traffic_split_t *split)
 {
     char b[11][40];
     if (json) {
@@ -62,15 +79,17 @@ void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int
                "\"avg_hops_per_byte\": %s, \"max_dilation\": %d, \"sumcom\": %s, "
                "\"maxcom\": %s, \"internode_bytes\": %s, \"internode_fraction\": %s, "
                "\"congestion_max\": %s, \"congestion_avg\": %s, \"congestion_channels\": %ld, "
-               "\"congestion_max_seconds\": %s, \"congestion_avg_seconds\": %s}%s",
+               "\"congestion_max_seconds\": %s, \"congestion_avg_seconds\": %s",
                nranks, jnum(m->total_bytes, b[0], 40), jnum(m->hop_bytes, b[1], 40),
                jnum(m->avg_hops_per_byte, b[2], 40), m->max_dilation, jnum(m->sumcom, b[3], 40),
                jnum(m->maxcom, b[4], 40), jnum(m->internode_bytes, b[5], 40),
                jnum(m->internode_fraction, b[6], 40), jnum(m->congestion_max, b[7], 40),
                jnum(m->congestion_avg, b[8], 40), m->congestion_channels,
                bandwidth > 0 ? jnum(m->congestion_max_seconds, b[9], 40) : "null",
-               bandwidth > 0 ? jnum(m->congestion_avg_seconds, b[10], 40) : "null",
-               json == 2 ? "" : "\n");
+               bandwidth > 0 ? jnum(m->congestion_avg_seconds, b[10], 40) : "null");
+        if (split)
+            print_split(split, 1);
+        printf("}%s", json == 2 ? "" : "\n");
         return;
     }
     printf("%-20s %d\n", "ranks", nranks);
@@ -90,6 +109,8 @@ void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int
                num(m->congestion_max_seconds, b[9], 40), num(bandwidth, b[10], 40));
         printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
     }
+    if (split)
+        print_split(split, 0);
 }
 
 int cmd_eval(int argc, char **argv)
@@ -121,7 +142,10 @@ int cmd_eval(int argc, char **argv)
     topomap_metrics_t m;
     if (topomap_eval(p, t, node, core, &m) < 0)
         input_error("cannot evaluate the mapping: %s", strerror(errno));
-    print_metrics(&m, n, topomap_topology_link_bandwidth(t), a.json);
+    topomap_traffic_split_t split;
+    if (topomap_traffic_split(p, t, node, core, &split) < 0)
+        input_error("cannot split the traffic by level: %s", strerror(errno));
+    print_metrics(&m, n, topomap_topology_link_bandwidth(t), a.json, &split);
     free(node);
     free(core);
     topomap_topology_free(t);

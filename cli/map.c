@@ -14,7 +14,7 @@ const char help_map[] =
     "                   [--algo NAME] [--seed S] [--affinity bytes|msgs] [--threads N]\n"
     "                   [--time-limit SEC] [--refine] [--loop N] [--profile-format FMT]\n"
     "                   [-o FILE] [--format FMT] [--json] [--grid-weak F]\n"
-    "                   [--verbose] [--quiet]\n"
+    "                   [--node-place MODE] [--verbose] [--quiet]\n"
     "\n"
     "Compute a placement of the ranks of a communication profile onto the slots\n"
     "(node, core) of an allocation and write it, one line per rank. A summary\n"
@@ -71,6 +71,11 @@ const char help_map[] =
     "                        mapping as one JSON object on standard output\n"
     "  --grid-weak F         grid and auto: the process grid analyzer ignores edges\n"
     "                        below F times the average edge (default: 0.2)\n"
+    "  --node-place MODE     after the algorithm, place each node's ranks on its cores\n"
+    "                        by the node's hierarchy (sockets, NUMA domains): auto\n"
+    "                        (default: TreeMatch on the node, then the SumCom\n"
+    "                        refinement), treematch, refine, or off; never moves a\n"
+    "                        rank to another node; not for block, cyclic, random\n"
     "  -v, --verbose         report progress on standard error (reading the inputs,\n"
     "                        the candidates auto tries, their hop-bytes and times)\n"
     "  -q, --quiet           no summary line and no allocation line\n"
@@ -102,7 +107,7 @@ int cmd_map(int argc, char **argv)
     parse_args(argc, argv,
                "profile topology nodes tasks-per-node slots cores-per-node algo seed affinity "
                "threads time-limit refine loop profile-format output format json grid-weak "
-               "verbose quiet help",
+               "node-place verbose quiet help",
                help_map, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -194,7 +199,7 @@ int cmd_map(int argc, char **argv)
                topomap_alloc_nnodes(al), topomap_alloc_nslots(al), a.nodes_from, a.slots_from,
                jnum(m.hop_bytes, b[1], 40), jnum(mb.hop_bytes, b[2], 40),
                mb.hop_bytes > 0 ? jnum(m.hop_bytes / mb.hop_bytes, b[3], 40) : "null");
-        print_metrics(&m, n, topomap_topology_link_bandwidth(t), 2);
+        print_metrics(&m, n, topomap_topology_link_bandwidth(t), 2, NULL);
         if (to_file)
             printf(", \"output\": \"%s\"", a.output);
         else

@@ -13,39 +13,43 @@
 
 static const struct topomap_algo algos[] = {
     {"block", "in order: consecutive ranks fill a node, nodes in allocation order (Slurm's default)",
-     topomap_map_block, 0},
-    {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic, 0},
-    {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random, 0},
+     topomap_map_block, 0, 1},
+    {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic, 0, 1},
+    {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random, 0, 1},
     {"ohtma", "OHTMA (Li et al. 2020, Algorithm 1): greedy, then best pair exchanges with backtrack",
-     topomap_map_ohtma, 0},
+     topomap_map_ohtma, 0, 0},
     {"ohtma-fast", "OHTMA, exchanges only within communication/topology neighbourhoods (large jobs)",
-     topomap_map_ohtma_fast, 0},
+     topomap_map_ohtma_fast, 0, 0},
     {"greedy", "Hoefler-Snir greedy: heaviest process first, heaviest neighbours on the closest free slots",
-     topomap_map_greedy, 0},
+     topomap_map_greedy, 0, 0},
     {"rcm", "reverse Cuthill-McKee orders of the communication graph and the machine, mapped in order",
-     topomap_map_rcm, 0},
+     topomap_map_rcm, 0, 0},
     {"metis", "METIS parts of the communication graph, one per node, on the nodes in allocation order",
-     topomap_map_metis, 0},
+     topomap_map_metis, 0, 0},
     {"drb", "dual recursive bisection (Scotch's scheme): halve the nodes in the network and the graph with METIS",
-     topomap_map_drb, 0},
+     topomap_map_drb, 0, 0},
     {"analytic", "analytical placement on tori/meshes (Wu et al. 2016): quadratic positions, spreading, legalization, refined",
-     topomap_map_analytic, 1},
+     topomap_map_analytic, 1, 0},
     {"analytic-bft", "analytic with fixed processes by breadth-first traversal instead of RCM (the paper's Table 4)",
-     topomap_map_analytic_bft, 1},
+     topomap_map_analytic_bft, 1, 0},
     {"analytic-anchor", "analytic with growing anchors at the spread positions (SimPL-style, ours) down to one group per node",
-     topomap_map_analytic_anchor, 1},
+     topomap_map_analytic_anchor, 1, 0},
     {"grid", "Bhatele et al.: a process-grid profile embedded into a torus/mesh box (MXOVLP, AFFN, folding...), refined",
-     topomap_map_grid, 0},
+     topomap_map_grid, 0, 0},
     {"spectral", "Wang et al. 2015: spectral clusters (CP-NSC) mapped switch level by level, Plain/FF/MR by rule, APE",
-     topomap_map_spectral, 0},
-    {"spectral-plain", "spectral with the Plain cluster scheme at every level", topomap_map_spectral_plain, 0},
-    {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0},
+     topomap_map_spectral, 0, 0},
+    {"spectral-plain", "spectral with the Plain cluster scheme at every level", topomap_map_spectral_plain, 0, 0},
+    {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0, 0},
     {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
-     topomap_map_spectral_mr, 0},
+     topomap_map_spectral_mr, 0, 0},
     {"spectral-fit", "ours: spectral bisection (CP-NSC similarities) + KL into parts of each switch level's slots, parts ordered by traffic x hops",
-     topomap_map_spectral_fit, 0},
-    {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral-fit (<= 1024 ranks), ohtma (small jobs: all), each refined; best within the time limit",
-     topomap_map_auto, 1},
+     topomap_map_spectral_fit, 0, 0},
+    {"treematch", "TreeMatch (Jeannot et al. 2014) on switches and node levels, with our refinement of each level's groups (up) and placement (down)",
+     topomap_map_treematch, 0, 0},
+    {"treematch-paper", "TreeMatch as published: groups of each tree level's arity bottom-up, then mapped top-down",
+     topomap_map_treematch_paper, 0, 0},
+    {"auto", "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral-fit (<= 1024 ranks), ohtma (small jobs: all), each refined; best hop-bytes (SumCom on hierarchical nodes) within the time limit",
+     topomap_map_auto, 1, 0},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))
 
@@ -198,6 +202,13 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
         rc = topomap_refine(&pb, rank_to_slot, &rp, NULL, err, errlen);
         if (rc == 0)
             rc = check_result(&pb, "refine", rank_to_slot, err, errlen);
+    }
+    /* The ranks of each node on its cores by the node's hierarchy
+     * (node_place.c); the baselines keep their layout. */
+    if (rc == 0 && !al->baseline) {
+        rc = topomap_node_place(&pb, rank_to_slot, o->node_place, NULL, err, errlen);
+        if (rc == 0)
+            rc = check_result(&pb, "node placement", rank_to_slot, err, errlen);
     }
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);

@@ -344,6 +344,19 @@ int topomap_alloc_slot_core(const topomap_alloc_t *a, int s);
 /* Mapping algorithms                                                         */
 /* ======================================================================== */
 
+/** Node-internal placement after the algorithm (topomap_opts_t.node_place):
+ *  the ranks of each node are placed on its slots by the node's hierarchy
+ *  (sockets, NUMA domains, cores). Never moves a rank to another node, so
+ *  hop-bytes are unchanged; a node's new placement is kept only when it
+ *  lowers its SumCom. Not applied to the baselines block, cyclic, random. */
+enum topomap_node_place {
+    TOPOMAP_NODE_PLACE_AUTO = 0,  /**< TreeMatch on each node's subtree, then the
+                                       SumCom refinement (default) */
+    TOPOMAP_NODE_PLACE_OFF,       /**< cores as the algorithm gave them */
+    TOPOMAP_NODE_PLACE_TREEMATCH, /**< TreeMatch on each node's subtree only */
+    TOPOMAP_NODE_PLACE_REFINE     /**< the SumCom refinement only */
+};
+
 /** Options of topomap_map(). Initialise with topomap_opts_init(). */
 typedef struct topomap_opts {
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
@@ -362,6 +375,7 @@ typedef struct topomap_opts {
     void *log_arg;     /**< passed to log */
     double grid_weak;  /**< weak-edge threshold of the grid analyzer (`grid`,
                             `auto`); 0 = TOPOMAP_GRID_WEAK */
+    int node_place;    /**< enum topomap_node_place (default AUTO) */
 } topomap_opts_t;
 
 void topomap_opts_init(topomap_opts_t *o);
@@ -423,6 +437,35 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
 /** Same for rank -> slot of allocation @p a. */
 int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                        const int *rank_to_slot, topomap_metrics_t *m);
+
+/** Most categories of topomap_traffic_split(). */
+#define TOPOMAP_SPLIT_MAX 24
+/**
+ * Traffic of a placement split by the innermost level of the machine two
+ * ranks share (the study's traffic by level, Bordage & Jeannot 2017,
+ * section 4.4), innermost first: name[0] the core (two ranks on one core,
+ * and self traffic), then each level of the node from the inside out
+ * ("numa", "socket": same object, different cores or objects below), "node"
+ * (same node, different objects of its outermost level), "leaf_switch"
+ * (different nodes under one switch; only on networks with switches: trees,
+ * Tianhe-3's chip halves) and "beyond" (everything else).
+ */
+typedef struct topomap_traffic_split {
+    int n;                                /**< number of categories */
+    char name[TOPOMAP_SPLIT_MAX][24];     /**< their names */
+    double bytes[TOPOMAP_SPLIT_MAX];      /**< directed bytes as recorded; they sum to
+                                               total_bytes */
+} topomap_traffic_split_t;
+
+/**
+ * Split the traffic of @p p placed at rank i -> (@p node[i], @p core[i]) on
+ * @p t by level (see topomap_traffic_split_t). Serial, in rank order:
+ * bit-identical on every run. O(edges x node levels) time.
+ * @return 0, or -1 with errno EINVAL (NULL argument, node or core out of
+ *         range) or ENOMEM.
+ */
+int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                          const int *core, topomap_traffic_split_t *s);
 
 /** The load of one channel: bytes routed from element @p from to @p to. */
 typedef struct topomap_link_load {
