@@ -10,6 +10,8 @@
 
 #include "topomap.h"
 
+struct args;
+
 #define EXIT_INPUT 1
 #define EXIT_USAGE 2
 
@@ -39,19 +41,33 @@ uint64_t parse_seed(const char *s);
 double parse_fraction(const char *opt, const char *s);
 double parse_seconds(const char *opt, const char *s);
 int parse_profile_format(const char *s);
-int parse_mapping_format(const char *s);
+/* --format (@reading 0) or --mapping-format (@reading 1). */
+int parse_mapping_format(const char *s, int reading);
 int parse_affinity(const char *s);
+/* --node-place: auto, off, treematch, refine (enum topomap_node_place). */
+int parse_node_place(const char *s);
 /* "block, cyclic, ..." into BUF. */
 void algo_list(char *buf, size_t len);
 /* Flush stdout; a write error turns RC into EXIT_INPUT with one line. */
 int finish_stdout(int rc);
+/* "topomap: CMD: ..." on stderr: progress only with --verbose; notice always. */
+void progress(const struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct args {
     const char *profile, *topology, *nodes, *tpn, *slots, *algo, *algos, *mapping, *output, *k;
-    int profile_format, format, json;
+    const char *store, *site; /* plan */
+    int profile_format, format, mapping_format, json, verbose, quiet, cores_per_node;
     topomap_opts_t o;
     char **pos; /* positional arguments */
     int npos;
+    /* Filled while loading: where the allocation came from ("--nodes",
+     * "SLURM_JOB_NODELIST", ...), for messages. */
+    const char *nodes_from, *slots_from;
+    /* Filled from the library's progress lines (opts.log): the candidate
+     * `auto` chose, and 1 when its time limit cut the search short. */
+    char chosen[64];
+    int time_limited;
 };
 
 /* Parse argv (argv[0] is the command) accepting the options whose names are
@@ -60,13 +76,40 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help, st
 void no_positional(const struct args *a);
 void require(const char *value, const char *option);
 
-/* Loading inputs; each failure is bad input (exit 1). */
+/* Loading inputs (cli/job.c); each failure is bad input (exit 1). */
 topomap_profile_t *load_profile(const struct args *a);
-topomap_topology_t *load_topology(const char *path);
-/* The allocation from --nodes (default: all nodes) and --tasks-per-node or
- * --slots. Caller frees. */
-topomap_alloc_t *make_alloc(const struct args *a, const topomap_topology_t *t);
+/* The topology NAME: a path, or the name of a shipped description found in
+ * $TOPOMAP_TOPOLOGY_PATH or the installed directory (NAME or NAME.yaml);
+ * --cores-per-node applied. */
+topomap_topology_t *load_topology(const struct args *a, const char *name);
+/* The path NAME stands for (see load_topology), or NULL. Caller frees. */
+char *find_topology(const char *name);
+/* The directories searched for topologies by name, in order (at most @max):
+ * the entries of $TOPOMAP_TOPOLOGY_PATH, then the installed one. */
+int topology_dirs(const char **dirs, int max);
+/* Check the allocation options before anything is loaded (usage errors):
+ * --tasks-per-node with --slots; require_allocation: no --nodes outside a
+ * Slurm job (make_alloc checks it too). */
 void check_slot_options(const struct args *a);
+void require_allocation(const struct args *a);
+/* The allocation: --nodes HOSTLIST or 'all', else the Slurm job's
+ * (SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE, said
+ * in one line); slots from --tasks-per-node / --slots, else the job's, else
+ * every core. At most one rank per core. Caller frees. */
+topomap_alloc_t *make_alloc(struct args *a, const topomap_topology_t *t);
+/* A hint after "N ranks do not fit in M slots" when the topology has one
+ * core per node (a Slurm topology.conf), else "". */
+const char *fit_hint(const topomap_topology_t *t, int e);
+/* Run ALGO, timing it; on failure one line and exit 1. */
+void run_map(struct args *a, const char *algo, const topomap_profile_t *p,
+             const topomap_alloc_t *al, int *r2s, double *seconds);
+/* Is ALGO `auto` (any case, +refine or not)? */
+int is_auto(const char *algo);
+/* `auto` without --time-limit gets this many seconds. */
+#define AUTO_DEFAULT_TIME_LIMIT 60.0
+/* Print metrics as eval does (table or one JSON object). */
+void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json,
+                   const topomap_traffic_split_t *split);
 
 /* The subcommands: cli/NAME.c. */
 #define TOPOMAP_CLI_COMMAND(name) \
@@ -79,6 +122,7 @@ TOPOMAP_CLI_COMMAND(stats)
 TOPOMAP_CLI_COMMAND(topology)
 TOPOMAP_CLI_COMMAND(algorithms)
 TOPOMAP_CLI_COMMAND(profile)
+TOPOMAP_CLI_COMMAND(plan)
 TOPOMAP_CLI_COMMAND(plot)
 #undef TOPOMAP_CLI_COMMAND
 

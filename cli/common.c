@@ -152,15 +152,38 @@ int parse_profile_format(const char *s)
     usage_error("--profile-format: unknown format '%s' (known: auto, edges, dense, mtx)", s);
 }
 
-int parse_mapping_format(const char *s)
+/* Mapping file formats: what map writes (--format), what eval reads
+ * (--mapping-format, @reading: auto and the first three). */
+int parse_mapping_format(const char *s, int reading)
 {
-    if (!strcmp(s, "slots"))
-        return TOPOMAP_MAPPING_SLOTS;
-    if (!strcmp(s, "hostfile"))
-        return TOPOMAP_MAPPING_HOSTFILE;
-    if (!strcmp(s, "rankfile"))
-        return TOPOMAP_MAPPING_RANKFILE;
-    usage_error("--format: unknown format '%s' (known: slots, hostfile, rankfile)", s);
+    static const struct {
+        const char *name;
+        int value;
+    } f[] = {{"slots", TOPOMAP_MAPPING_SLOTS},
+             {"hostfile", TOPOMAP_MAPPING_HOSTFILE},
+             {"rankfile", TOPOMAP_MAPPING_RANKFILE},
+             {"mpich-rank-order", TOPOMAP_MAPPING_MPICH_RANK_ORDER},
+             {"map-cpu", TOPOMAP_MAPPING_MAP_CPU},
+             {"auto", TOPOMAP_MAPPING_AUTO}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!strcmp(s, f[i].name) &&
+            (reading ? f[i].value <= TOPOMAP_MAPPING_RANKFILE : f[i].value >= 0))
+            return f[i].value;
+    if (reading)
+        usage_error("--mapping-format: unknown format '%s' (known: auto, slots, hostfile, rankfile)",
+                    s);
+    usage_error("--format: unknown format '%s' (known: slots, hostfile, rankfile, "
+                "mpich-rank-order, map-cpu)",
+                s);
+}
+
+int parse_node_place(const char *s)
+{
+    static const char *const modes[] = {"auto", "off", "treematch", "refine"};
+    for (int m = 0; m < 4; m++) /* enum topomap_node_place order */
+        if (!strcmp(s, modes[m]))
+            return m;
+    usage_error("--node-place: unknown mode '%s' (known: auto, off, treematch, refine)", s);
 }
 
 int parse_affinity(const char *s)
@@ -216,7 +239,13 @@ enum {
     OPT_JSON,
     OPT_K,
     OPT_GRID_WEAK,
+    OPT_CORES_PER_NODE,
+    OPT_MAPPING_FORMAT,
+    OPT_STORE,
+    OPT_SITE,
+    OPT_NODE_PLACE,
     OPT_OUTPUT = 'o',
+    OPT_QUIET = 'q',
     OPT_VERBOSE = 'v',
     OPT_HELP = 'h',
 };
@@ -241,17 +270,54 @@ static const struct option all_options[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"k", required_argument, NULL, OPT_K},
     {"grid-weak", required_argument, NULL, OPT_GRID_WEAK},
+    {"cores-per-node", required_argument, NULL, OPT_CORES_PER_NODE},
+    {"mapping-format", required_argument, NULL, OPT_MAPPING_FORMAT},
+    {"store", required_argument, NULL, OPT_STORE},
+    {"site", required_argument, NULL, OPT_SITE},
+    {"node-place", required_argument, NULL, OPT_NODE_PLACE},
     {"output", required_argument, NULL, OPT_OUTPUT},
+    {"quiet", no_argument, NULL, OPT_QUIET},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
 };
 #define NOPTIONS ((int)(sizeof all_options / sizeof all_options[0]))
 
-/* Progress lines of the library (opts.log), for --verbose. */
-static void log_stderr(const char *line, void *arg)
+/* Progress lines of the library (opts.log): shown with --verbose; the
+ * lines of `auto` that say what it chose and whether its time limit stopped
+ * it are also kept for the summary of map (core/map_auto.c writes them). */
+static void cli_log(const char *line, void *arg)
 {
-    (void)arg;
-    fprintf(stderr, "topomap: %s\n", line);
+    struct args *a = arg;
+    if (a->verbose)
+        fprintf(stderr, "topomap: %s\n", line);
+    const char *chose = "auto: chose ";
+    if (!strncmp(line, chose, strlen(chose))) {
+        size_t len = strcspn(line + strlen(chose), " ");
+        if (len >= sizeof a->chosen)
+            len = sizeof a->chosen - 1;
+        memcpy(a->chosen, line + strlen(chose), len);
+        a->chosen[len] = 0;
+    }
+    if (!strncmp(line, "auto: ", 6) && strstr(line, "time limit"))
+        a->time_limited = 1;
+}
+
+void progress(const struct args *a, const char *fmt, ...)
+{
+    if (!a->verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    msg(fmt, ap);
+    va_end(ap);
+}
+
+void notice(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    msg(fmt, ap);
+    va_end(ap);
 }
 
 static const char *option_name(int val)
@@ -269,7 +335,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
 {
     struct option opts[NOPTIONS + 1];
     int n = 0;
-    char shorts[8] = ":"; /* leading ':' reports a missing argument as ':' */
+    char shorts[16] = ":"; /* leading ':' reports a missing argument as ':' */
     for (int i = 0; i < NOPTIONS; i++) {
         const char *name = all_options[i].name;
         size_t len = strlen(name);
@@ -291,6 +357,8 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
             strcat(shorts, "h");
         if (all_options[i].val == 'v')
             strcat(shorts, "v");
+        if (all_options[i].val == 'q')
+            strcat(shorts, "q");
     }
     memset(&opts[n], 0, sizeof opts[n]);
 
@@ -298,6 +366,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
     topomap_opts_init(&a->o);
     a->profile_format = TOPOMAP_FMT_AUTO;
     a->format = TOPOMAP_MAPPING_SLOTS;
+    a->mapping_format = TOPOMAP_MAPPING_AUTO;
     opterr = 0;
     optind = 0; /* full reset of GNU getopt */
     int c;
@@ -313,19 +382,27 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_MAPPING: a->mapping = optarg; break;
         case OPT_OUTPUT: a->output = optarg; break;
         case OPT_K: a->k = optarg; break;
+        case OPT_STORE: a->store = optarg; break;
+        case OPT_SITE: a->site = optarg; break;
         case OPT_GRID_WEAK: a->o.grid_weak = parse_fraction("--grid-weak", optarg); break;
         case OPT_JSON: a->json = 1; break;
-        case OPT_VERBOSE: a->o.log = log_stderr; break;
+        case OPT_VERBOSE: a->verbose = 1; break;
+        case OPT_QUIET: a->quiet = 1; break;
+        case OPT_CORES_PER_NODE:
+            a->cores_per_node = (int)parse_long_opt("--cores-per-node", optarg, 1, 1 << 20);
+            break;
+        case OPT_MAPPING_FORMAT: a->mapping_format = parse_mapping_format(optarg, 1); break;
         case OPT_REFINE: a->o.refine = 1; break;
         case OPT_LOOP: a->o.loop = parse_long_opt("--loop", optarg, 0, 1L << 30); break;
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
+        case OPT_NODE_PLACE: a->o.node_place = parse_node_place(optarg); break;
         case OPT_THREADS:
             a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, TOPOMAP_MAX_THREADS);
             break;
         case OPT_TIME_LIMIT: a->o.time_limit = parse_seconds("--time-limit", optarg); break;
         case OPT_PROFILE_FORMAT: a->profile_format = parse_profile_format(optarg); break;
-        case OPT_FORMAT: a->format = parse_mapping_format(optarg); break;
+        case OPT_FORMAT: a->format = parse_mapping_format(optarg, 0); break;
         case OPT_HELP:
             fputs(help, stdout);
             exit(finish_stdout(0));
@@ -343,6 +420,8 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
     }
     a->pos = argv + optind;
     a->npos = argc - optind;
+    a->o.log = cli_log;
+    a->o.log_arg = a;
 }
 
 void no_positional(const struct args *a)
@@ -355,61 +434,4 @@ void require(const char *value, const char *option)
 {
     if (!value)
         usage_error("missing required option %s", option);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Loading inputs; each failure is bad input (exit 1). */
-
-topomap_profile_t *load_profile(const struct args *a)
-{
-    char err[TOPOMAP_ERRLEN] = "";
-    topomap_profile_t *p = topomap_profile_load(a->profile, a->profile_format, err, sizeof err);
-    if (!p)
-        input_error("%s", liberr(err, a->profile, errno));
-    return p;
-}
-
-topomap_topology_t *load_topology(const char *path)
-{
-    char err[TOPOMAP_ERRLEN] = "";
-    topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
-    if (!t)
-        input_error("%s", liberr(err, path, errno));
-    return t;
-}
-
-/* The allocation from --nodes (default: all nodes) and --tasks-per-node or
- * --slots. Caller frees. */
-topomap_alloc_t *make_alloc(const struct args *a, const topomap_topology_t *t)
-{
-    char err[TOPOMAP_ERRLEN] = "";
-    char *all = NULL;
-    const char *nodes = a->nodes;
-    if (!nodes) {
-        int nn = topomap_topology_nnodes(t);
-        const char **names = malloc(sizeof(char *) * (size_t)(nn > 0 ? nn : 1));
-        if (!names)
-            input_error("out of memory");
-        for (int i = 0; i < nn; i++)
-            names[i] = topomap_topology_node_name(t, i);
-        all = topomap_hostlist_compress(names, (size_t)nn);
-        free(names);
-        if (!all)
-            input_error("cannot list the nodes of the topology: %s", strerror(errno));
-        nodes = all;
-    }
-    topomap_alloc_t *al =
-        topomap_alloc_create(t, nodes, a->tpn ? a->tpn : a->slots, err, sizeof err);
-    if (!al)
-        input_error("%s", liberr(err, "allocation", errno));
-    free(all);
-    return al;
-}
-
-void check_slot_options(const struct args *a)
-{
-    if (a->tpn && a->slots)
-        usage_error("--tasks-per-node and --slots cannot be used together");
-    if (a->tpn)
-        parse_long_opt("--tasks-per-node", a->tpn, 1, 1 << 20);
 }

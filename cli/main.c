@@ -25,9 +25,11 @@ static const char help_main[] =
     "  eval              print the quality metrics of a mapping file\n"
     "  compare           run several mapping algorithms and compare their hop-bytes\n"
     "  stats             print the matrix statistics of a communication profile\n"
-    "  topology show T   summarise the topology described by the file T\n"
+    "  topology          describe a topology (show), list the shipped ones (list),\n"
+    "                    the hops between two nodes (hops)\n"
     "  algorithms        list the mapping algorithms\n"
     "  profile           manage the profile store (add, list, show, rm)\n"
+    "  plan -- srun ...  what the Slurm plugin would decide for an srun command line\n"
     "  plot KIND         draw a picture: matrix, mapping, links or bench\n"
     "  help [COMMAND]    print this help, or the help of COMMAND\n"
     "\n"
@@ -48,7 +50,7 @@ static const char help_help[] =
     "Usage: topomap help [COMMAND]\n"
     "\n"
     "Print the overview of topomap, or the help of COMMAND (map, eval, compare,\n"
-    "stats, topology, algorithms, profile, plot, help).\n"
+    "stats, topology, algorithms, profile, plan, plot, help).\n"
     "\n"
     "Exit status: 0 success, 2 unknown command.\n";
 
@@ -68,6 +70,7 @@ static const struct command commands[] = {
     {"topology", cmd_topology, help_topology},
     {"algorithms", cmd_algorithms, help_algorithms},
     {"profile", cmd_profile, help_profile},
+    {"plan", cmd_plan, help_plan},
     {"plot", cmd_plot, help_plot},
     {"help", cmd_help, help_help},
 };

@@ -64,7 +64,8 @@ const char help_plot[] =
     "                        allocation on the left, as the reference of the\n"
     "                        first one (then on the right)\n"
     "  --compare-mapping FILE  the same with the placement of a mapping file\n"
-    "  --nodes HOSTLIST      allocated nodes (default: every node of the topology)\n"
+    "  --nodes HOSTLIST      allocated nodes, or 'all' (default inside a Slurm job: the\n"
+    "                        job's; see 'topomap help map')\n"
     "  --tasks-per-node K    use K slots on every node (default: every core)\n"
     "  --slots SPEC          slots per node, SLURM_JOB_CPUS_PER_NODE syntax\n"
     "  --seed S              seed of randomised algorithms (default: 1)\n"
@@ -309,7 +310,7 @@ int cmd_plot(int argc, char **argv)
     if (!strcmp(pa.kind, "matrix") && a->topology && !placed)
         usage_error("--topology needs --mapping or --algo: the placement groups the ranks");
     topomap_profile_t *p = load_profile(a);
-    topomap_topology_t *t = a->topology ? load_topology(a->topology) : NULL;
+    topomap_topology_t *t = a->topology ? load_topology(a, a->topology) : NULL;
     int n = topomap_profile_nranks(p);
     size_t sz = sizeof(int) * (size_t)(n > 0 ? n : 1);
     int *node[2] = {malloc(sz), malloc(sz)}, *core[2] = {malloc(sz), malloc(sz)};

@@ -11,7 +11,8 @@
 #include "cli.h"
 
 const char help_profile[] =
-    "Usage: topomap profile add NAME FILE [--site] [--profile-format FMT] [--store DIR]\n"
+    "Usage: topomap profile add NAME FILE... [--site] [--profile-format FMT]\n"
+    "                           [--ompi-kinds K] [--store DIR]\n"
     "       topomap profile list [--store DIR]\n"
     "       topomap profile show NAME [--store DIR]\n"
     "       topomap profile rm NAME [--site] [--store DIR]\n"
@@ -23,10 +24,15 @@ const char help_profile[] =
     "jobs only; the site's (DIR) are written by the store's owner only. A job\n"
     "uses its user's profile NAME, else the site's.\n"
     "\n"
-    "  add NAME FILE   read the profile FILE (any format 'map' reads) and store it\n"
-    "                  as your NAME (--site: the site's), replacing a profile of\n"
-    "                  that name. The write is atomic: jobs reading NAME meanwhile\n"
-    "                  see the old or the new profile, never part of one\n"
+    "  add NAME FILE...  read the profile FILE (any format 'map' reads; '-' is\n"
+    "                  standard input) and store it as your NAME (--site: the\n"
+    "                  site's), replacing a profile of that name. Open MPI's\n"
+    "                  monitoring output (mpirun --mca pml_monitoring_enable 2\n"
+    "                  --mca pml_monitoring_enable_output 3 --mca\n"
+    "                  pml_monitoring_filename PREFIX) is read from its per-rank\n"
+    "                  files PREFIX.RANK.prof, given all, or from PREFIX alone.\n"
+    "                  The write is atomic: jobs reading NAME meanwhile see the\n"
+    "                  old or the new profile, never part of one\n"
     "  list            one line per profile you see: name, ranks, size in bytes,\n"
     "                  last change, scope (user: yours, site)\n"
     "  show NAME       the profile NAME your jobs use: where it is stored, its\n"
@@ -44,6 +50,11 @@ const char help_profile[] =
     "  --site                add and rm: the site's profile (the store's owner only)\n"
     "  --profile-format FMT  format of FILE for add: auto (default), edges, dense\n"
     "                        or mtx\n"
+    "  --ompi-kinds K        which traffic of Open MPI's monitoring files to add up,\n"
+    "                        comma-separated: external (default: the application's\n"
+    "                        point-to-point messages), internal (messages made by\n"
+    "                        collectives), osc (one-sided), coll (per-peer\n"
+    "                        collective traffic)\n"
     "  -h, --help            print this help and exit\n"
     "\n"
     "Exit status: 0 success, 1 bad input (unreadable or malformed FILE, no such\n"
@@ -51,21 +62,45 @@ const char help_profile[] =
     "\n"
     "Examples:\n"
     "  topomap profile add lmp lammps-lj32k-128.txt --site --store /var/lib/topomap/profiles\n"
+    "  topomap profile add lmp mon          (Open MPI's mon.0.prof, mon.1.prof, ...)\n"
     "  topomap profile list\n";
 
 /* The profile store. Its options (--store) belong to no other command, so
  * they are parsed here rather than in the shared table. */
+/* --ompi-kinds: "external,internal,osc,coll" into enum topomap_ompi_kind. */
+static unsigned parse_ompi_kinds(const char *s)
+{
+    static const char *const names[] = {"external", "internal", "osc", "coll"};
+    unsigned kinds = 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        int k = 0;
+        while (k < 4 && (strlen(names[k]) != len || strncmp(p, names[k], len)))
+            k++;
+        if (k == 4)
+            usage_error("--ompi-kinds: '%s' is not a comma-separated list of external, "
+                        "internal, osc, coll",
+                        s);
+        kinds |= 1u << k;
+        if (!p[len])
+            return kinds;
+        p += len + 1;
+    }
+}
+
 int cmd_profile(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"store", required_argument, NULL, 's'},
         {"profile-format", required_argument, NULL, 'f'},
         {"site", no_argument, NULL, 'S'},
+        {"ompi-kinds", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *store = NULL;
     int format = TOPOMAP_FMT_AUTO, c, site = 0;
+    unsigned kinds = 0;
     opterr = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -73,6 +108,7 @@ int cmd_profile(int argc, char **argv)
         case 's': store = optarg; break;
         case 'f': format = parse_profile_format(optarg); break;
         case 'S': site = 1; break;
+        case 'k': kinds = parse_ompi_kinds(optarg); break;
         case 'h':
             fputs(help_profile, stdout);
             exit(finish_stdout(0));
@@ -91,7 +127,7 @@ int cmd_profile(int argc, char **argv)
         usage_error("unknown subcommand '%s': expected add, list, show or rm", sub);
     if (npos < want)
         usage_error("%s: missing %s", sub, npos == 1 ? "profile name" : "profile file");
-    if (npos > want)
+    if (npos > want && want != 3)
         usage_error("unexpected argument '%s'", pos[want]);
     if (want > 1 && !topomap_store_name_valid(pos[1]))
         usage_error("invalid profile name '%s' (1 to 200 characters from A-Z a-z 0-9 . _ + -, "
@@ -100,6 +136,12 @@ int cmd_profile(int argc, char **argv)
         usage_error("--profile-format only applies to add");
     if (site && strcmp(sub, "add") && strcmp(sub, "rm"))
         usage_error("--site only applies to add and rm");
+    if (kinds && strcmp(sub, "add"))
+        usage_error("--ompi-kinds only applies to add");
+    if (format != TOPOMAP_FMT_AUTO && npos > 3)
+        usage_error("--profile-format reads one FILE, not %d", npos - 2);
+    if (npos > 3 && !strcmp(pos[2], "-"))
+        usage_error("add: '-' (standard input) is read alone");
     char err[TOPOMAP_ERRLEN] = "", mine[4096];
     const char *dir = topomap_store_dir(store);
     if (!site && topomap_store_user_path(store, getuid(), NULL, mine, sizeof mine, err,
@@ -107,7 +149,13 @@ int cmd_profile(int argc, char **argv)
         dir = mine; /* where your profiles go */
 
     if (!strcmp(sub, "add")) {
-        topomap_profile_t *p = topomap_profile_load(pos[2], format, err, sizeof err);
+        /* An explicit format (or standard input) reads one file; else
+         * whatever recorded it. */
+        const char *const *files = (const char *const *)pos + 2;
+        topomap_profile_t *p =
+            format != TOPOMAP_FMT_AUTO || !strcmp(pos[2], "-")
+                ? topomap_profile_load(pos[2], format, err, sizeof err)
+                : topomap_import(files, (size_t)(npos - 2), kinds, err, sizeof err);
         if (!p)
             input_error("%s", liberr(err, pos[2], errno));
         if ((site ? topomap_store_add(store, pos[1], p, err, sizeof err)

@@ -7,7 +7,7 @@
 # builds the libFuzzer harnesses of tests/fuzz (run by .ci/run).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
-      libhwloc-dev hwloc libmetis-dev libyaml-dev libsuitesparse-dev
+      libhwloc-dev hwloc libmetis-dev libyaml-dev zlib1g-dev libsuitesparse-dev
       liblapacke-dev libarpack2-dev
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Input files. Every reader of the library opens its files here, so that:
- *  - only regular files are read: a FIFO would block the reader forever (the
- *    open itself blocks until a writer appears), /dev/zero never ends, a
- *    terminal waits for a user; they are refused from their stat() before
- *    anything is opened or read, and the opened file is checked again;
+ *  - "-" is standard input, and whatever is read goes through zlib's gzread,
+ *    which passes plain files through unchanged and decompresses gzip data
+ *    (a "PROFILE.txt.gz", or compressed data piped in); the stream is a
+ *    glibc fopencookie() over the gzFile, and corrupt or truncated gzip data
+ *    is a read error with errno EBADMSG;
+ *  - any other path must be a regular file: a FIFO would block the reader
+ *    forever (the open itself blocks until a writer appears), /dev/zero
+ *    never ends, a terminal waits for a user; they are refused from their
+ *    stat() before anything is opened or read, and the opened file is
+ *    checked again;
  *  - whole files read into memory (topologies, hwloc XML) are capped, from
  *    their size before any allocation and again while reading (a file may
  *    grow);
  *  - a NUL byte is an error naming its line: C strings would silently drop
  *    everything after it. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,8 +23,28 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "internal.h"
+
+static ssize_t gz_read(void *cookie, char *buf, size_t size)
+{
+    unsigned chunk = size > (1u << 30) ? 1u << 30 : (unsigned)size;
+    int n = gzread((gzFile)cookie, buf, chunk), e = Z_OK;
+    if (n <= 0)
+        gzerror((gzFile)cookie, &e);
+    /* Z_BUF_ERROR at the end: the input stopped inside a gzip stream. */
+    if (n < 0 || (n == 0 && e == Z_BUF_ERROR)) {
+        errno = e == Z_ERRNO ? (errno ? errno : EIO) : EBADMSG;
+        return -1;
+    }
+    return n;
+}
+
+static int gz_close(void *cookie)
+{
+    return gzclose_r((gzFile)cookie) == Z_OK ? 0 : -1;
+}
 
 static const char *file_kind(mode_t m)
 {
@@ -47,10 +74,12 @@ int topomap_input_check(const char *path, char *err, size_t errlen)
     return S_ISREG(st.st_mode) ? 0 : not_regular(path, st.st_mode, err, errlen);
 }
 
-FILE *topomap_input_open(const char *path, char *err, size_t errlen)
+/* A descriptor of the regular file path, opened without blocking; -1 with
+ * errno and the message. */
+static int open_regular(const char *path, char *err, size_t errlen)
 {
     if (topomap_input_check(path, err, errlen) < 0)
-        return NULL;
+        return -1;
     /* O_NONBLOCK: should the path have become a FIFO since the stat(), the
      * open does not wait for a writer; the fstat() below refuses it. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -59,22 +88,48 @@ FILE *topomap_input_open(const char *path, char *err, size_t errlen)
         int e = errno;
         if (fd >= 0)
             close(fd);
-        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
-        return NULL;
+        return topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        not_regular(path, st.st_mode, err, errlen);
-        return NULL;
+        return not_regular(path, st.st_mode, err, errlen);
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "r");
+    return fd;
+}
+
+FILE *topomap_input_open(const char *path, char *err, size_t errlen)
+{
+    if (!path) {
+        topomap_fail(err, errlen, EINVAL, "no file name given");
+        return NULL;
+    }
+    int stdin_input = !strcmp(path, "-");
+    const char *shown = stdin_input ? "standard input" : path;
+    int fd;
+    if (stdin_input) {
+        if ((fd = dup(STDIN_FILENO)) < 0) {
+            int e = errno;
+            topomap_fail(err, errlen, e, "%s: %s", shown, strerror(e));
+            return NULL;
+        }
+    } else if ((fd = open_regular(path, err, errlen)) < 0) {
+        return NULL;
+    }
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        topomap_fail(err, errlen, ENOMEM, "%s: out of memory", shown);
+        return NULL;
+    }
+    cookie_io_functions_t io = {gz_read, NULL, NULL, gz_close};
+    FILE *f = fopencookie(gz, "r", io);
     if (!f) {
         int e = errno;
-        close(fd);
-        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
+        gzclose_r(gz);
+        topomap_fail(err, errlen, e, "%s: %s", shown, strerror(e));
     }
     return f;
 }
@@ -91,9 +146,16 @@ static long line_at(const char *text, size_t off)
 char *topomap_input_slurp(const char *path, long max, const char *what, size_t *len, char *err,
                           size_t errlen)
 {
-    FILE *f = topomap_input_open(path, err, errlen);
-    if (!f)
+    int fd = open_regular(path, err, errlen);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (!f) {
+        if (fd >= 0) {
+            int e = errno;
+            close(fd);
+            topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
+        }
         return NULL;
+    }
     struct stat st = {0};
     if (fstat(fileno(f), &st) == 0 && st.st_size > max) {
         fclose(f);
@@ -164,6 +226,9 @@ int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen)
             return 0;
         if (e == ENOMEM)
             return topomap_fail(err, errlen, e, "%s:%ld: out of memory", l->path, l->lineno + 1);
+        if (e == EBADMSG) /* from gz_read */
+            return topomap_fail(err, errlen, e, "%s:%ld: corrupt or truncated gzip data", l->path,
+                                l->lineno + 1);
         return topomap_fail(err, errlen, e, "%s:%ld: read error: %s", l->path, l->lineno + 1,
                             strerror(e));
     }

@@ -53,6 +53,7 @@ struct topomap_algo {
     const char *summary;
     topomap_map_fn map;
     int budgeted; /* 1: keeps to the time limit itself, returning its best so far */
+    int baseline; /* 1: block, cyclic, random: no node-internal placement after it */
 };
 
 /* The algorithms, one file each (core/map_NAME.c). */
@@ -78,6 +79,9 @@ int topomap_map_spectral_plain(const struct topomap_problem *pb, int *r2s, char 
 int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_spectral_fit(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
+                                size_t errlen);
 
 /* map_drb.c: test hook called at every split of dual recursive bisection
  * with the topology nodes of the two halves, their slots and the ranks each
@@ -294,8 +298,10 @@ void topomap_chol_free(struct topomap_chol *c);
  * (named pipe), not a regular file" (EISDIR for a directory, else EINVAL;
  * the errno of a failed stat). */
 int topomap_input_check(const char *path, char *err, size_t errlen);
-/* Open a regular file for reading without ever blocking on a FIFO or
- * device; NULL with errno and "PATH: reason". Caller fcloses. */
+/* Open @path for reading: "-" is standard input (duplicated: fclose leaves
+ * it open), anything else a regular file, opened without ever blocking on a
+ * FIFO or device; gzip data is decompressed. NULL with errno and "PATH:
+ * reason" in @err on failure. Caller fcloses. */
 FILE *topomap_input_open(const char *path, char *err, size_t errlen);
 /* A whole regular file of at most max bytes, NUL-terminated, its size in
  * *len; NULL with errno EFBIG ("PATH: ... over the MAX allowed for WHAT"),
@@ -317,6 +323,33 @@ struct topomap_lines {
 int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen);
 void topomap_lines_close(struct topomap_lines *l);
 
+/* node_place.c: the node-internal placement (opts.node_place, enum
+ * topomap_node_place) of r2s, in place; *gain (may be NULL): the SumCom it
+ * removed. Never changes the node of a rank. 0, or -1 + errno (ENOMEM). */
+int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, double *gain,
+                       char *err, size_t errlen);
+
+/* treematch_sumcom.c: the SumCom refinement of any mapping r2s on a tree
+ * network (ours): TreeMatch's level refinement on every level from the top,
+ * the processes under a vertex being one entity (whole sockets, nodes...
+ * move). No-op on other networks. Stops at pb's deadline. 0, or -1 + errno
+ * (ENOMEM) with err. */
+int topomap_refine_sumcom(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+
+/* topo_levels.c: the machine as a tree of levels (treematch, node
+ * placement, the traffic split). */
+/* Switch levels above the nodes of a tree network (fat-tree levels, or the
+ * deepest node's depth in a topology.conf), -1 when the network is no tree. */
+int topomap_topology_net_depth(const topomap_topology_t *t);
+/* keys[0 .. net_depth): the switch above node at each level from the top
+ * (numbered within the level; unbalanced trees padded, see the file). */
+void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys);
+/* The node's levels: their number, the object of level k holding a core
+ * (numbered within the node), the level's name ("socket", "numa", "core"). */
+int topomap_topology_node_nlevels(const topomap_topology_t *t);
+int topomap_topology_node_object(const topomap_topology_t *t, int k, int core);
+const char *topomap_topology_level_name(const topomap_topology_t *t, int k);
+
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -326,6 +359,8 @@ void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
 double topomap_now(void);
+/* OpenMP threads when none were asked for: 1, or OMP_NUM_THREADS's. */
+int topomap_default_threads(void);
 /* 1 once the problem's deadline has passed. */
 int topomap_expired(const struct topomap_problem *pb);
 /* splitmix64's finaliser: every output bit depends on every input bit. */

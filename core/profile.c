@@ -22,6 +22,9 @@
  * the declared entry count (Matrix Market); a number cut short but still a
  * number cannot be told from a real one.
  *
+ * Any of them may be gzip-compressed ("X.mtx.gz" is Matrix Market) or come
+ * from standard input (path "-", no side file); see core/input.c.
+ *
  * Edge lists and dense matrices take '#' comments, whole-line or after the
  * data; whole-line "# key=value" comments are metadata (topomap_profile_meta),
  * "# nranks=N" also sets the rank count. The side file PATH.meta (key=value
@@ -394,7 +397,8 @@ static void edges_free(struct edges *e)
  * reads ahead) and the state that the three parsers share. */
 struct reader {
     struct topomap_lines l; /* l.line: current line, newline stripped */
-    const char *path;
+    const char *path; /* as shown in messages ("standard input" for "-") */
+    int from_stdin;   /* 1: no side file, no extension */
     int pushed;     /* 1: the next read returns the current line again */
     char *err;
     size_t errlen;
@@ -440,7 +444,8 @@ static int rd_raw(struct reader *r)
         r->pushed = 0;
         return 1;
     }
-    /* A NUL byte (a binary or corrupt file) is an error naming its line. */
+    /* A NUL byte (a binary or corrupt file) is an error naming its line;
+     * corrupt gzip data is one too (core/input.c). */
     return topomap_lines_next(&r->l, r->err, r->errlen);
 }
 
@@ -806,9 +811,14 @@ static int has_suffix(const char *path, const char *suf)
  * comment at the top). The lines read stay pushed back for the parser. */
 static int detect(struct reader *r)
 {
-    if (has_suffix(r->path, ".mtx"))
+    if (has_suffix(r->path, ".grf") || has_suffix(r->path, ".src"))
+        return topomap_fail(r->err, r->errlen, EINVAL,
+                            "%s: Scotch graph files are not read as profiles: write the edges "
+                            "as 'src dst bytes' lines (0-based ranks)",
+                            r->path);
+    if (has_suffix(r->path, ".mtx") || has_suffix(r->path, ".mtx.gz"))
         return TOPOMAP_FMT_MTX;
-    if (has_suffix(r->path, ".mat"))
+    if (has_suffix(r->path, ".mat") || has_suffix(r->path, ".mat.gz"))
         return TOPOMAP_FMT_DENSE;
     int rc = rd_raw(r);
     if (rc < 0)
@@ -840,6 +850,8 @@ static int detect(struct reader *r)
 static int read_side_meta(struct reader *r, int *nranks)
 {
     *nranks = 0;
+    if (r->from_stdin)
+        return 0;
     size_t plen = strlen(r->path);
     char *mpath = malloc(plen + 6);
     if (!mpath)
@@ -847,7 +859,15 @@ static int read_side_meta(struct reader *r, int *nranks)
     memcpy(mpath, r->path, plen);
     memcpy(mpath + plen, ".meta", 6);
     struct topomap_lines ml = {.path = mpath};
-    if (!(ml.f = topomap_input_open(mpath, r->err, r->errlen))) {
+    ml.f = topomap_input_open(mpath, r->err, r->errlen);
+    if (!ml.f && errno == ENOENT && has_suffix(r->path, ".gz")) {
+        /* PROFILE.txt.gz: the side file of the uncompressed PROFILE.txt. */
+        memcpy(mpath + plen - 3, ".meta", 6);
+        ml.f = topomap_input_open(mpath, r->err, r->errlen);
+    }
+    if (!ml.f) {
+        if ((errno == ENOENT || errno == ENOTDIR) && r->err && r->errlen)
+            r->err[0] = 0; /* no side file: not an error */
         free(mpath);
         return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
     }
@@ -979,8 +999,9 @@ topomap_profile_t *topomap_profile_load(const char *path, int format, char *err,
     struct reader r;
     memset(&r, 0, sizeof r);
     r.l.f = f;
-    r.l.path = path;
-    r.path = path;
+    r.from_stdin = !strcmp(path, "-");
+    r.path = r.from_stdin ? "standard input" : path;
+    r.l.path = r.path;
     r.err = err;
     r.errlen = errlen;
     r.maxrank = -1;

@@ -31,7 +31,19 @@ extern "C" {
 /** Suggested size of error buffers. */
 #define TOPOMAP_ERRLEN 512
 
-/** Library version string, e.g. "0.1.0". */
+/** Version of this header. configure takes the package version from the
+ *  TOPOMAP_VERSION line, so the two cannot differ. */
+#define TOPOMAP_VERSION "0.1.0"
+#define TOPOMAP_VERSION_MAJOR 0
+#define TOPOMAP_VERSION_MINOR 1
+#define TOPOMAP_VERSION_PATCH 0
+/** One comparable number: (major << 16) | (minor << 8) | patch, e.g.
+ *  #if TOPOMAP_VERSION_NUMBER >= 0x000100 (as hwloc's HWLOC_API_VERSION). */
+#define TOPOMAP_VERSION_NUMBER \
+    ((TOPOMAP_VERSION_MAJOR << 16) | (TOPOMAP_VERSION_MINOR << 8) | TOPOMAP_VERSION_PATCH)
+
+/** Version of the library linked at run time, e.g. "0.1.0" (compare with
+ *  TOPOMAP_VERSION, the header's). */
 const char *topomap_version(void);
 
 /* ======================================================================== */
@@ -148,6 +160,10 @@ enum topomap_affinity {
 
 /**
  * Load a profile from @p path in format @p format (enum topomap_profile_format).
+ * @p path "-" reads standard input (messages then say "standard input"); gzip
+ * data (a "PROFILE.txt.gz", or piped in) is decompressed, the extension before
+ * ".gz" picks the format as without it, and PROFILE.txt.meta is the side file
+ * when PROFILE.txt.gz.meta is absent.
  * Duplicate (src, dst) entries are summed. The rank count comes from, in order:
  * a "# nranks=N" comment or a first data line holding a single integer (edge
  * list), the matrix size (dense, mtx), "nranks=" in the side file PATH.meta,
@@ -401,12 +417,28 @@ int topomap_alloc_slot_core(const topomap_alloc_t *a, int s);
 /* Mapping algorithms                                                         */
 /* ======================================================================== */
 
+/** Node-internal placement after the algorithm (topomap_opts_t.node_place):
+ *  the ranks of each node are placed on its slots by the node's hierarchy
+ *  (sockets, NUMA domains, cores). Never moves a rank to another node, so
+ *  hop-bytes are unchanged; a node's new placement is kept only when it
+ *  lowers its SumCom. Not applied to the baselines block, cyclic, random. */
+enum topomap_node_place {
+    TOPOMAP_NODE_PLACE_AUTO = 0,  /**< TreeMatch on each node's subtree, then the
+                                       SumCom refinement (default) */
+    TOPOMAP_NODE_PLACE_OFF,       /**< cores as the algorithm gave them */
+    TOPOMAP_NODE_PLACE_TREEMATCH, /**< TreeMatch on each node's subtree only */
+    TOPOMAP_NODE_PLACE_REFINE     /**< the SumCom refinement only */
+};
+
 /** Options of topomap_map(). Initialise with topomap_opts_init(). */
 typedef struct topomap_opts {
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
     int affinity;      /**< enum topomap_affinity (default bytes) */
-    int nthreads;      /**< OpenMP threads, 0 = runtime default; at most
-                            TOPOMAP_MAX_THREADS (else topomap_map(): EINVAL) */
+    int nthreads;      /**< OpenMP threads; 0 (default): 1, or OMP_NUM_THREADS
+                            when the environment sets it (the runtime's
+                            default of every CPU busy-waits on shared nodes);
+                            at most TOPOMAP_MAX_THREADS (else topomap_map():
+                            EINVAL) */
     double time_limit; /**< seconds, 0 = none; exceeded: -1, errno ETIMEDOUT,
                             except `auto`, which returns its best so far */
     int refine;        /**< 1: run the swap-refinement engine afterwards */
@@ -418,6 +450,7 @@ typedef struct topomap_opts {
     void *log_arg;     /**< passed to log */
     double grid_weak;  /**< weak-edge threshold of the grid analyzer (`grid`,
                             `auto`); 0 = TOPOMAP_GRID_WEAK */
+    int node_place;    /**< enum topomap_node_place (default AUTO) */
 } topomap_opts_t;
 
 void topomap_opts_init(topomap_opts_t *o);
@@ -437,8 +470,8 @@ const char *topomap_algo_name(int i);
 /** One-line description of the @p i-th algorithm, NULL past the end. */
 const char *topomap_algo_summary(int i);
 /**
- * 1 if @p name is a known algorithm, or a known algorithm followed by
- * "+refine" (e.g. "ohtma+refine": the algorithm, then the swap-refinement
+ * 1 if @p name is a known algorithm (in any case: "OHTMA" is "ohtma"), or a
+ * known algorithm followed by "+refine" (e.g. "ohtma+refine": the algorithm, then the swap-refinement
  * engine, as with opts->refine = 1), else 0. topomap_map() accepts the same names.
  */
 int topomap_algo_valid(const char *name);
@@ -479,6 +512,35 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
 /** Same for rank -> slot of allocation @p a. */
 int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                        const int *rank_to_slot, topomap_metrics_t *m);
+
+/** Most categories of topomap_traffic_split(). */
+#define TOPOMAP_SPLIT_MAX 24
+/**
+ * Traffic of a placement split by the innermost level of the machine two
+ * ranks share (the study's traffic by level, Bordage & Jeannot 2017,
+ * section 4.4), innermost first: name[0] the core (two ranks on one core,
+ * and self traffic), then each level of the node from the inside out
+ * ("numa", "socket": same object, different cores or objects below), "node"
+ * (same node, different objects of its outermost level), "leaf_switch"
+ * (different nodes under one switch; only on networks with switches: trees,
+ * Tianhe-3's chip halves) and "beyond" (everything else).
+ */
+typedef struct topomap_traffic_split {
+    int n;                                /**< number of categories */
+    char name[TOPOMAP_SPLIT_MAX][24];     /**< their names */
+    double bytes[TOPOMAP_SPLIT_MAX];      /**< directed bytes as recorded; they sum to
+                                               total_bytes */
+} topomap_traffic_split_t;
+
+/**
+ * Split the traffic of @p p placed at rank i -> (@p node[i], @p core[i]) on
+ * @p t by level (see topomap_traffic_split_t). Serial, in rank order:
+ * bit-identical on every run. O(edges x node levels) time.
+ * @return 0, or -1 with errno EINVAL (NULL argument, node or core out of
+ *         range) or ENOMEM.
+ */
+int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                          const int *core, topomap_traffic_split_t *s);
 
 /** The load of one channel: bytes routed from element @p from to @p to. */
 typedef struct topomap_link_load {
@@ -598,12 +660,30 @@ topomap_profile_t *topomap_grid_rescale(const topomap_profile_t *p, int nranks, 
 /* ======================================================================== */
 
 enum topomap_mapping_format {
+    TOPOMAP_MAPPING_AUTO = -1, /**< reading only: by the first data line */
     TOPOMAP_MAPPING_SLOTS = 0, /**< "RANK HOSTNAME CORE" per line */
     TOPOMAP_MAPPING_HOSTFILE,  /**< SLURM_HOSTFILE: a hostname per line, rank order */
-    TOPOMAP_MAPPING_RANKFILE   /**< Open MPI rankfile: "rank R=HOST slot=CORE" */
+    TOPOMAP_MAPPING_RANKFILE,  /**< Open MPI rankfile: "rank R=HOST slot=CORE" */
+    /** Cray MPICH's MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3, as
+     *  grid_order writes it): the ranks in the order of the slots, which Cray
+     *  fills node by node in allocation order, comma-separated with "A-B"
+     *  ranges. Writing only. */
+    TOPOMAP_MAPPING_MPICH_RANK_ORDER,
+    /** srun's "map_cpu:C0,C1,..." (--cpu-bind=map_cpu:...): the core of each
+     *  node's k-th task (local ids in rank order, as with SLURM_HOSTFILE and
+     *  --distribution=arbitrary); cores are taken as Slurm's CPU ids, so one
+     *  CPU per core. Writing only. */
+    TOPOMAP_MAPPING_MAP_CPU
 };
 
-/** Write the placement of @p n ranks to @p f in @p format. @return 0 or -1 (errno). */
+/**
+ * Write the placement of @p n ranks to @p f in @p format.
+ * @return 0, or -1 with errno: EINVAL bad argument; EDOM the placement
+ *         cannot be said in @p format: MPICH_RANK_ORDER leaves a free slot
+ *         before the last used one (Cray fills nodes in order), MAP_CPU
+ *         gives two nodes' k-th tasks different cores (srun takes one list);
+ *         or the stream's errno.
+ */
 int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
                           const int *rank_to_slot);
 /**
@@ -614,6 +694,20 @@ int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
  */
 int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks,
                          int *node, int *core, char *err, size_t errlen);
+/**
+ * Read a mapping in @p format: TOPOMAP_MAPPING_SLOTS (as above), HOSTFILE
+ * (one hostname per line in rank order, what SLURM_HOSTFILE and `topomap map
+ * --format hostfile` hold: the k-th rank named on a node gets its core k, as
+ * Slurm binds the k-th task of a node to its k-th CPU), RANKFILE (Open MPI's
+ * "rank R=HOST slot=CORE", CORE a plain core number), or AUTO: a first data
+ * line "rank R=..." is a rankfile, one field a hostfile, else slots.
+ * @p path "-" is standard input. Errors as topomap_mapping_read(), and EINVAL
+ * for a hostfile with more or fewer lines than @p nranks or a node with more
+ * ranks than cores, or a rankfile slot that is not a core number
+ * ("slot=0:1" socket:core forms).
+ */
+int topomap_mapping_read_format(const char *path, int format, const topomap_topology_t *t,
+                                int nranks, int *node, int *core, char *err, size_t errlen);
 
 /* ======================================================================== */
 /* Profile store                                                              */

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "config.h"
 
@@ -78,6 +81,22 @@ int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     }
     errno = e;
     return -1;
+}
+
+/* Threads for a parallel region when the caller did not say: 1, or what
+ * OMP_NUM_THREADS asks for (see topomap_opts.nthreads). */
+int topomap_default_threads(void)
+{
+#ifdef _OPENMP
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (env && *env) {
+        /* Bounded as the option is: OMP_NUM_THREADS=4096 must not make the
+         * runtime abort the caller when it cannot start them. */
+        int n = omp_get_max_threads();
+        return n > TOPOMAP_MAX_THREADS ? TOPOMAP_MAX_THREADS : n;
+    }
+#endif
+    return 1;
 }
 
 double topomap_now(void)

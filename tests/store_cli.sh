@@ -94,6 +94,33 @@ expect 1 "cannot create the profile store" profile add y "$PAIR8" --site --store
 printf 'a\033]0;x\007b' > "$tmp/esc"
 expect 1 "$tmp/a?]0;x?b: cannot read the profile store" profile list --store "$tmp/a$(printf '\033')]0;x$(printf '\007')b"
 
+# Open MPI's monitoring output (issue 13: 'profile add' never called the
+# importer): the per-rank files, by prefix or listed, E lines by default.
+OMPI=$top_srcdir/tests/data/ompi
+expect 0 "stored 'mon' (3 ranks)" profile add mon "$OMPI/mon" --store "$S"
+printf '# nranks=3\n0 1 1200 3\n1 0 1000 2\n1 2 8 1\n2 0 16 2\n' | cmp -s - "$MINE/mon.profile"
+check $? "prefix mon: the application's point-to-point bytes and messages (E lines) per pair"
+expect 0 "stored 'mon2' (3 ranks)" profile add mon2 "$OMPI/mon.2.prof" "$OMPI/mon.0.prof" \
+    "$OMPI/mon.1.prof" --store "$S"
+cmp -s "$MINE/mon.profile" "$MINE/mon2.profile"
+check $? "the three .prof files listed in any order = the prefix"
+expect 0 "stored 'monall' (3 ranks)" profile add monall "$OMPI/mon" --ompi-kinds external,internal,coll \
+    --store "$S"
+grep -qx '0 1 1240 4' "$MINE/monall.profile" && grep -qx '0 2 40 1' "$MINE/monall.profile"
+check $? "--ompi-kinds external,internal,coll adds the collectives' traffic"
+expect 1 "no file for rank 1 of 3" profile add part "$OMPI/mon.0.prof" --store "$S"
+expect 2 "--ompi-kinds: 'osc,bogus' is not a comma-separated list" profile add x "$OMPI/mon" \
+    --ompi-kinds osc,bogus
+expect 2 "--ompi-kinds only applies to add" profile list --ompi-kinds osc
+expect 2 "--profile-format reads one FILE, not 2" profile add x "$PAIR8" "$PAIR8" --profile-format edges
+# Standard input and gzip.
+expect 0 "stored 'fromstdin' (8 ranks)" profile add fromstdin - --store "$S" < "$PAIR8"
+gzip -c "$PAIR8" > "$tmp/pair8.txt.gz"
+expect 0 "stored 'gz' (8 ranks)" profile add gz "$tmp/pair8.txt.gz" --store "$S"
+expect 0 "stored 'plain' (8 ranks)" profile add plain "$PAIR8" --store "$S"
+cmp -s "$MINE/gz.profile" "$MINE/fromstdin.profile" && cmp -s "$MINE/gz.profile" "$MINE/plain.profile"
+check $? "the same profile from a file, standard input and gzip"
+
 # Bad usage: exit 2.
 expect 2 "missing subcommand" profile
 expect 2 "unknown subcommand 'ls'" profile ls
