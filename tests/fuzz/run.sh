@@ -81,7 +81,9 @@ corpus() { # HARNESS: fill $out/corpus/HARNESS
             *) prefixed 000 "$f" "$c/$k" ;;
             esac
             k=$((k + 1))
-        done ;;
+        done
+        # gzip data too: every reader decompresses it (core/input.c).
+        { printf '\000'; gzip -c "$d/profiles/small.txt"; } > "$c/gz" ;;
     fuzz_yaml)
         cp "$src"/topologies/*.yaml "$d"/topologies/*.yaml "$d"/topologies/bad/*.yaml \
             "$d"/slurm/*.yaml "$c"/ ;;
