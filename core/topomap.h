@@ -690,7 +690,10 @@ int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
  * Read a mapping in the slots format (as written above; '#' comments) for a
  * profile of @p nranks ranks on @p t: fills node[r] and core[r].
  * Errors (errno EINVAL, "FILE:LINE: problem"): unknown hostname, core out of
- * range, rank out of range, missing or duplicate rank, malformed line.
+ * range, rank out of range, missing or duplicate rank, malformed line, NUL
+ * byte, two ranks on one core while that node has a core without a rank
+ * (Slurm shares a CPU only when every CPU is busy), a path that is not a
+ * regular file.
  */
 int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks,
                          int *node, int *core, char *err, size_t errlen);
