@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Install what topomap needs to build, test and demo on Debian 12 (run as root,
 # or it uses sudo). The single list of the project's Debian dependencies.
+#
+#   contrib/install-deps.sh             what the build, make check and CI need
+#   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
+#                                       emulated cluster and its applications)
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev libsuitesparse-dev
@@ -9,6 +13,15 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
       libscotch-dev"
+# make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
+# and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
+# (both built against Debian's Open MPI).
+BENEFIT_PKGS="iproute2 util-linux lammps gromacs"
+case ${1:-} in
+"") ;;
+--benefit) PKGS="$PKGS $BENEFIT_PKGS" ;;
+*) echo "install-deps: unknown option '$1' (--benefit adds what make benefit needs)" >&2; exit 2 ;;
+esac
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=

@@ -45,13 +45,14 @@ APPS=halo,lammps,gromacs
 ALGOS=cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,auto
 ROUNDS=5 NODES=4 PPN=4 RATE=25mbit KIND=star UPRATE= OUT=benefit-results
 BUILD=${TOPOMAP_BUILD:-$src} PFX=tmbf NET=10.213.9 TLIMIT=120
-while getopts a:A:r:n:k:R:t:u:o:b:p:s:T:h o; do
+while getopts :a:A:r:n:k:R:t:u:o:b:p:s:T:h o; do
     case $o in
     a) APPS=$OPTARG ;; A) ALGOS=$OPTARG ;; r) ROUNDS=$OPTARG ;; n) NODES=$OPTARG ;;
     k) PPN=$OPTARG ;; R) RATE=$OPTARG ;; t) KIND=$OPTARG ;; u) UPRATE=$OPTARG ;;
     o) OUT=$OPTARG ;; b) BUILD=$OPTARG ;; p) PFX=$OPTARG ;; s) NET=$OPTARG ;; T) TLIMIT=$OPTARG ;;
     h) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    *) echo "benefit: bad option (try -h)" >&2; exit 2 ;;
+    :) echo "benefit: option -$OPTARG needs a value (try -h)" >&2; exit 2 ;;
+    *) echo "benefit: unknown option -$OPTARG (try -h)" >&2; exit 2 ;;
     esac
 done
 is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; [ ${#1} -le 6 ]; }
@@ -105,7 +106,8 @@ mpi() { # HOSTFILE WORKDIR [mpirun arguments and program]
         --mca mpi_yield_when_idle 1 --oversubscribe --bind-to none --wdir "$m_wd" "$@"
 }
 
-# APP's run: prints its loop time in seconds, or nan. ARGS: APP HOSTFILE
+# APP's run: prints its loop time in seconds (nan if it failed) and the
+# wall-clock time of the whole mpirun. ARGS: APP HOSTFILE
 # [mpirun options, e.g. the profiler's -x].
 HALO_ITERS=30 HALO_BYTES=32768 LMP_STEPS=30 GMX_STEPS=100
 run_app() {
@@ -114,6 +116,7 @@ run_app() {
     r_wd=$OUT/$r_app/run
     mkdir -p "$r_wd"
     r_t=
+    r_0=$(date +%s.%N)
     case $r_app in
     halo)
         r_t=$(mpi "$r_hf" "$r_wd" "$@" "$HALO" $PX $PY $HALO_ITERS $HALO_BYTES 2> "$r_wd/err" |
@@ -126,13 +129,13 @@ run_app() {
     gromacs)
         rm -f "$r_wd/md.log"
         mpi "$r_hf" "$r_wd" "$@" -x OMP_NUM_THREADS=1 gmx_mpi mdrun -s "$OUT/gromacs/water.tpr" \
-            -dd $PX $PY 1 -npme 0 -ntomp 1 -pin off -nb cpu -nsteps $GMX_STEPS -g md.log \
+            -dd $PX $PY 1 -npme 0 -ntomp 1 -pin off -dlb no -nb cpu -nsteps $GMX_STEPS -g md.log \
             -noconfout -cpo state.cpt -e ener.edr > "$r_wd/err" 2>&1
         r_t=$(awk '$1 == "Time:" {print $3}' "$r_wd/md.log" 2> /dev/null) ;;
     esac
     # A killed or failed run leaves processes in the namespaces: end them.
     [ -n "$r_t" ] || "$NETEMU" kill $NE > /dev/null 2>&1
-    echo "${r_t:-nan}"
+    echo "${r_t:-nan} $(echo "$r_0 $(date +%s.%N)" | awk '{printf "%.2f", $2 - $1}')"
 }
 
 # Whether APP can run here; prepares its input. Prints the reason if not.
@@ -243,7 +246,7 @@ for app in $(echo "$APPS" | tr ',' ' '); do
             eval "p=\${$idx}"
             t=$(run_app "$app" "$d/$p.hosts")
             echo "time $app $p $r $t" >> "$RES"
-            say "$app round $r/$ROUNDS $p: $t s"
+            say "$app round $r/$ROUNDS $p: loop ${t% *} s (mpirun ${t#* } s)"
             k=$((k + 1))
         done
         r=$((r + 1))

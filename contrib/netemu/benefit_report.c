@@ -10,7 +10,8 @@
  *   same APP PLACEMENT OTHER              same node groups as OTHER: not run
  *   skip APP PLACEMENT REASON...          no such placement (REASON)
  *   aa APP PLACEMENT                      PLACEMENT is the A/A control of block
- *   time APP PLACEMENT ROUND SECONDS      one run's loop time (nan: failed)
+ *   time APP PLACEMENT ROUND SECONDS [WALL]   one run's loop time (nan: failed)
+ *                                         and the wall time of its whole launch
  * Per application: loop time median/min/max per placement, paired ratio to
  * block per round with its range, the metrics, the correlation of each
  * metric with the median time (Bordage & Jeannot 2017's hypothesis A) and a
@@ -37,7 +38,8 @@ struct placement {
     char skip[160];   /* not run: the reason */
     int has_metric, aa;
     double m[NMETRIC];
-    double t[MAXROUND]; /* by round; NAN: not run or failed */
+    double t[MAXROUND];    /* by round; NAN: not run or failed */
+    double wall[MAXROUND]; /* launch to exit, by round; 0: not given */
 };
 
 struct app {
@@ -138,9 +140,12 @@ static void parse(FILE *f, const char *file)
         } else if (!strcmp(kind, "time")) {
             int round;
             char sec[64];
+            double wall = 0;
             /* strtod, not %lf: "nan" marks a failed run */
-            if (sscanf(rest, "%d %63s", &round, sec) != 2 || round < 1 || round > MAXROUND)
-                fail(file, ln, "time needs ROUND (1..64) SECONDS");
+            int got = sscanf(rest, "%d %63s %lf", &round, sec, &wall);
+            if (got < 2 || round < 1 || round > MAXROUND || wall < 0)
+                fail(file, ln, "time needs ROUND (1..64) SECONDS [WALL]");
+            p->wall[round - 1] = wall;
             char *end;
             errno = 0;
             double s = strtod(sec, &end);
@@ -198,7 +203,7 @@ static void correlations(const char *what, double (*x)[NMETRIC], const double *y
 struct summary {
     double block, autot, lo, hi, ratio, noise;
     enum bs_verdict v;
-    int rounds;
+    int rounds, keeps; /* keeps: auto found block's node groups */
 };
 
 static void report_app(struct app *a, struct summary *s)
@@ -265,6 +270,7 @@ static void report_app(struct app *a, struct summary *s)
             s->hi = bs_max(rat, nr);
             s->v = au == b ? BS_SAME : bs_verdict(rat, nr, noise);
             s->rounds = nr;
+            s->keeps = au == b;
         }
     }
     double x[MAXPL][NMETRIC], y[MAXPL];
@@ -277,6 +283,18 @@ static void report_app(struct app *a, struct summary *s)
         y[n++] = bs_median(t, times(&a->pl[i], a->nround, t));
     }
     correlations("correlation of each metric with the median loop time", x, y, n);
+    /* The issue's budget: a comparison (two placements x the rounds) in 2
+     * minutes, counted from launch to exit of every run. */
+    double wall_all = 0, wall_cmp = 0;
+    for (int i = 0; i < a->npl; i++)
+        for (int r = 0; r < a->nround; r++) {
+            wall_all += a->pl[i].wall[r];
+            if (&a->pl[i] == b || (au && au != b && &a->pl[i] == au))
+                wall_cmp += a->pl[i].wall[r];
+        }
+    if (wall_all > 0)
+        printf("wall time: %.0f s for all runs; auto and block, %d rounds each: %.0f s\n", wall_all,
+               a->nround, wall_cmp);
     if (naa)
         printf("A/A control (block on renamed nodes): ratio %.3f-%.3f over %d rounds, noise "
                "+-%.1f%%\n",
@@ -344,7 +362,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < napp; i++) {
         struct summary *s = &sum[i];
         printf("| %s | %.3f | %.3f | %.3f [%.3f-%.3f] | +-%.1f%% | %s |\n", apps[i].name, s->block,
-               s->autot, s->ratio, s->lo, s->hi, 100 * s->noise, bs_verdict_text(s->v));
+               s->autot, s->ratio, s->lo, s->hi, 100 * s->noise,
+               s->keeps ? "auto keeps block's layout" : bs_verdict_text(s->v));
     }
     return 0;
 }

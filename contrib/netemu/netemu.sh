@@ -55,13 +55,14 @@ up|down|status|kill|topology|exec) ;;
 esac
 
 NODES=4 RATE=25mbit KIND=star ARITY=2 UPRATE= CORES=4 PFX=tmne NET=10.213.7 DIR= DRY=0
-while getopts n:r:t:a:u:c:p:s:d:Nh o; do
+while getopts :n:r:t:a:u:c:p:s:d:Nh o; do
     case $o in
     n) NODES=$OPTARG ;; r) RATE=$OPTARG ;; t) KIND=$OPTARG ;; a) ARITY=$OPTARG ;;
     u) UPRATE=$OPTARG ;; c) CORES=$OPTARG ;; p) PFX=$OPTARG ;; s) NET=$OPTARG ;;
     d) DIR=$OPTARG ;; N) DRY=1 ;;
     h) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    *) usage "bad option (try -h)" ;;
+    :) usage "option -$OPTARG needs a value (try -h)" ;;
+    *) usage "unknown option -$OPTARG (try -h)" ;;
     esac
 done
 shift $((OPTIND - 1))
