@@ -144,8 +144,10 @@ if [ -x "$REPORT" ]; then
     grep -q '^cyclic  *4.400 .*1.417 \[1.333-1.500\].*(1 of 3 runs failed)' "$tmp/rep"
     check $? "cyclic: the failed round drops out of its ratios and is reported"
     # A/A: 3.03/3.0, 3.069/3.1, 3.2/3.2 -> 1.01, 0.99, 1.0
-    grep -q 'ratio 0.990-1.010 over 3 rounds, noise +-1.0%' "$tmp/rep"
+    grep -q "A/A control (block on renamed nodes): ratio 0.990-1.010 over 3 rounds, noise +-1.0%" "$tmp/rep"
     check $? "A/A control: ratios 0.99-1.01, noise 1.0%"
+    grep -q "A/A control (the same layout again): ratio 0.990-1.010 over 2 rounds" "$tmp/rep"
+    check $? "an A/A control without a description is the same layout again"
     grep -q '^verdict: halo: auto = metis x0.500 of block (rounds 0.500-0.500), A/A noise +-1.0%: faster' "$tmp/rep"
     check $? "verdict follows auto to the placement it equals"
     grep -q '^verdict: water: auto keeps block' "$tmp/rep"

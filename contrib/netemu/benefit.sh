@@ -26,6 +26,14 @@
 #     -b DIR     build directory (cli/topomap, contrib/...) [TOPOMAP_BUILD, else the source tree]
 #     -p PFX     netemu name prefix [tmbf]      -s NET  netemu /24 [10.213.9]
 #     -T SEC     time limit of one run [120]
+#     -S         also through Slurm: a local cluster whose slurmd run in the
+#                emulated nodes (slurm-local-cluster.sh --netns), the
+#                recorded profile stored, and each application launched
+#                with srun --mpi=pmix, --topomap=off (block, twice: the second
+#                is the A/A control) and --topomap=auto, alternating. Ports:
+#                TOPOMAP_TEST_CTLD_PORT [16967], TOPOMAP_TEST_NODE_PORT
+#                [17601] and up. Reported as APP-slurm. A launch that has not
+#                ended after min(-T, 60) s is cancelled and counts as failed.
 #
 # Applications (a missing one is skipped with a line): halo (contrib/netemu/
 # halo.c, built by make benefit), lammps (Debian lammps: lmp, input
@@ -44,12 +52,13 @@ say() { echo "benefit: $*" >&2; }
 APPS=halo,lammps,gromacs
 ALGOS=cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,auto
 ROUNDS=5 NODES=4 PPN=4 RATE=25mbit KIND=star UPRATE= OUT=benefit-results
-BUILD=${TOPOMAP_BUILD:-$src} PFX=tmbf NET=10.213.9 TLIMIT=120
-while getopts :a:A:r:n:k:R:t:u:o:b:p:s:T:h o; do
+BUILD=${TOPOMAP_BUILD:-$src} PFX=tmbf NET=10.213.9 TLIMIT=120 SLURM=0 PROF=
+while getopts :a:A:r:n:k:R:t:u:o:b:p:s:T:Sh o; do
     case $o in
     a) APPS=$OPTARG ;; A) ALGOS=$OPTARG ;; r) ROUNDS=$OPTARG ;; n) NODES=$OPTARG ;;
     k) PPN=$OPTARG ;; R) RATE=$OPTARG ;; t) KIND=$OPTARG ;; u) UPRATE=$OPTARG ;;
     o) OUT=$OPTARG ;; b) BUILD=$OPTARG ;; p) PFX=$OPTARG ;; s) NET=$OPTARG ;; T) TLIMIT=$OPTARG ;;
+    S) SLURM=1 ;;
     h) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     :) echo "benefit: option -$OPTARG needs a value (try -h)" >&2; exit 2 ;;
     *) echo "benefit: unknown option -$OPTARG (try -h)" >&2; exit 2 ;;
@@ -61,6 +70,9 @@ for v in "$ROUNDS" "$NODES" "$PPN" "$TLIMIT"; do
 done
 [ "$ROUNDS" -le 64 ] || { echo "benefit: -r is at most 64" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, tc)"
+# Under Slurm a launch that hangs (see README) is cut sooner.
+STLIMIT=$TLIMIT
+[ "$STLIMIT" -le 60 ] || STLIMIT=60
 
 TOPOMAP=$BUILD/cli/topomap
 REPORT=$BUILD/contrib/benefit-report
@@ -85,56 +97,89 @@ OUT=$(cd "$OUT" && pwd)
 RES=$OUT/results.txt
 NE="-p $PFX -s $NET -n $NODES -r $RATE -t $KIND -c $PPN -d $OUT/cluster"
 [ -n "$UPRATE" ] && NE="$NE -u $UPRATE"
+CL="$here/../slurm-local-cluster.sh"
+CLOPT="--dir $OUT/slurm --nodes $NODES --cpus $PPN --netns $OUT/cluster
+    --ctld-port ${TOPOMAP_TEST_CTLD_PORT:-16967} --node-port ${TOPOMAP_TEST_NODE_PORT:-17601}"
 # Leave nothing behind, whatever happens.
-cleanup() { "$NETEMU" down $NE > /dev/null 2>&1; }
+cleanup() {
+    [ $SLURM -eq 1 ] && sh "$CL" stop $CLOPT > /dev/null 2>&1
+    sh "$NETEMU" down $NE > /dev/null 2>&1
+}
 trap 'cleanup; exit 130' INT TERM HUP
 trap 'cleanup' EXIT
-"$NETEMU" up $NE >&2 || die "the emulated cluster did not come up"
+sh "$NETEMU" up $NE >&2 || die "the emulated cluster did not come up"
 TOPO=$OUT/cluster/topology.yaml
 HOSTS=$OUT/cluster/hosts
+if [ $SLURM -eq 1 ]; then
+    # PMIX_MCA_gds=hash: the PMIx servers of all slurmstepds of a step share
+    # this host's /dev/shm; with the default shared-memory store Open MPI
+    # ranks hung or crashed at start-up now and then.
+    export PMIX_MCA_gds=hash SLURM_CONF="$OUT/slurm/etc/slurm.conf"
+    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include="$NET.0/24" \
+        OMPI_MCA_mpi_yield_when_idle=1
+    sh "$CL" start $CLOPT --plugin "$BUILD/spank/.libs/topomap.so" --plugin-args \
+        "topology=$TOPO profiles=$OUT/slurm/profiles bind=none" >&2 ||
+        die "the Slurm cluster did not start on the emulated nodes"
+fi
 
-# mpirun on the emulated cluster: ranks in hostfile order (one address per
-# rank), started through the netemu agent, TCP between nodes only over the
-# bridge's subnet, shared memory inside a node, no busy polling (2 cores).
-mpi() { # HOSTFILE WORKDIR [mpirun arguments and program]
-    m_hf=$1 m_wd=$2
+# Launch PROG ARGS... in WORKDIR on the emulated cluster. HOW is either a
+# hostfile, for mpirun: ranks in hostfile order (one address per rank),
+# started through the netemu agent, TCP between nodes only over the bridge's
+# subnet, shared memory inside a node, no busy polling (2 cores); or
+# srun:ALGO, for srun --topomap=ALGO on the Slurm cluster of -S. PROF, when
+# set, is where the profiler writes the profile (mpirun only).
+launch() { # HOW WORKDIR PROG ARGS...
+    l_how=$1 l_wd=$2
     shift 2
-    timeout "$TLIMIT" mpirun.openmpi --allow-run-as-root -np $RANKS --hostfile "$m_hf" \
+    case $l_how in
+    srun:*)
+        (cd "$l_wd" && OMP_NUM_THREADS=1 timeout -k 5 "$STLIMIT" salloc -Q -N $NODES --exclusive \
+            srun -n $RANKS --mpi=pmix --topomap="${l_how#srun:}" --topomap-profile="$r_app" \
+            --topomap-verbose "$@")
+        l_rc=$?
+        [ $l_rc -eq 0 ] || scancel --quiet --full $(squeue -h -o %i 2> /dev/null) 2> /dev/null
+        return $l_rc ;;
+    esac
+    timeout "$TLIMIT" mpirun.openmpi --allow-run-as-root -np $RANKS --hostfile "$l_how" \
         --mca rmaps seq --mca plm_rsh_agent "$OUT/cluster/rsh" --mca plm_rsh_no_tree_spawn 1 \
         --mca pml ob1 --mca btl self,vader,tcp \
         --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24" \
-        --mca mpi_yield_when_idle 1 --oversubscribe --bind-to none --wdir "$m_wd" "$@"
+        --mca mpi_yield_when_idle 1 --oversubscribe --bind-to none --wdir "$l_wd" \
+        ${PROF:+-x LD_PRELOAD="$PROFILER" -x TOPOMAP_PROFILE_OUT="$PROF"} -x OMP_NUM_THREADS=1 "$@"
 }
 
 # APP's run: prints its loop time in seconds (nan if it failed) and the
-# wall-clock time of the whole mpirun. ARGS: APP HOSTFILE
-# [mpirun options, e.g. the profiler's -x].
+# wall-clock time of the whole launch. ARGS: APP HOW (as launch's).
 HALO_ITERS=30 HALO_BYTES=32768 LMP_STEPS=30 GMX_STEPS=100
 run_app() {
-    r_app=$1 r_hf=$2
-    shift 2
+    r_app=$1 r_how=$2
     r_wd=$OUT/$r_app/run
     mkdir -p "$r_wd"
     r_t=
     r_0=$(date +%s.%N)
     case $r_app in
     halo)
-        r_t=$(mpi "$r_hf" "$r_wd" "$@" "$HALO" $PX $PY $HALO_ITERS $HALO_BYTES 2> "$r_wd/err" |
+        r_t=$(launch "$r_how" "$r_wd" "$HALO" $PX $PY $HALO_ITERS $HALO_BYTES 2> "$r_wd/err" |
             sed -n 's/^halo: loop_time_s=\([0-9.]*\).*/\1/p') ;;
     lammps)
         rm -f "$r_wd/log.lammps"
-        mpi "$r_hf" "$r_wd" "$@" lmp -in "$here/in.lj-walls" -var steps $LMP_STEPS \
+        launch "$r_how" "$r_wd" lmp -in "$here/in.lj-walls" -var steps $LMP_STEPS \
             -var px $PX -var py $PY -log "$r_wd/log.lammps" -screen none > "$r_wd/err" 2>&1
         r_t=$(sed -n 's/^Loop time of \([0-9.e+-]*\) on.*/\1/p' "$r_wd/log.lammps" 2> /dev/null) ;;
     gromacs)
         rm -f "$r_wd/md.log"
-        mpi "$r_hf" "$r_wd" "$@" -x OMP_NUM_THREADS=1 gmx_mpi mdrun -s "$OUT/gromacs/water.tpr" \
+        launch "$r_how" "$r_wd" gmx_mpi mdrun -s "$OUT/gromacs/water.tpr" \
             -dd $PX $PY 1 -npme 0 -ntomp 1 -pin off -dlb no -nb cpu -nsteps $GMX_STEPS -g md.log \
             -noconfout -cpo state.cpt -e ener.edr > "$r_wd/err" 2>&1
         r_t=$(awk '$1 == "Time:" {print $3}' "$r_wd/md.log" 2> /dev/null) ;;
     esac
-    # A killed or failed run leaves processes in the namespaces: end them.
-    [ -n "$r_t" ] || "$NETEMU" kill $NE > /dev/null 2>&1
+    # The plugin's line about its placement, for the record; a failed run's
+    # messages are kept.
+    [ "$r_how" = srun:auto ] && grep -h 'topomap: ' "$r_wd/err" | head -1 > "$r_wd/topomap-auto.line"
+    [ -n "$r_t" ] || cp "$r_wd/err" "$r_wd/failed.$(date +%s).err" 2> /dev/null
+    # A killed or failed mpirun leaves processes in the namespaces: end them
+    # (not under Slurm: slurmd lives there; launch cancelled the job).
+    case $r_how in srun:*) ;; *) [ -n "$r_t" ] || sh "$NETEMU" kill $NE > /dev/null 2>&1 ;; esac
     echo "${r_t:-nan} $(echo "$r_0 $(date +%s.%N)" | awk '{printf "%.2f", $2 - $1}')"
 }
 
@@ -176,6 +221,31 @@ groups_of() {
         '{n = $2; if (star) {if (!(n in id)) id[n] = ++k; n = id[n]} printf "%s.", n} END {print ""}'
 }
 
+# Alternating rounds: round r starts at the (r-1)-th placement of the list
+# (mod its length). ARGS: NAME (in the results) APP PLACEMENT...
+rounds() {
+    ro_name=$1 ro_app=$2
+    shift 2
+    ro_n=$#
+    ro_r=1
+    while [ $ro_r -le "$ROUNDS" ]; do
+        ro_k=0
+        while [ $ro_k -lt $ro_n ]; do
+            ro_i=$(((ro_k + ro_r - 1) % ro_n + 1))
+            eval "ro_p=\${$ro_i}"
+            case $ro_name in
+            *-slurm) ro_how=srun:$([ "$ro_p" = auto ] && echo auto || echo off) ;;
+            *) ro_how=$OUT/$ro_app/$ro_p.hosts ;;
+            esac
+            ro_t=$(run_app "$ro_app" "$ro_how")
+            echo "time $ro_name $ro_p $ro_r $ro_t" >> "$RES"
+            say "$ro_name round $ro_r/$ROUNDS $ro_p: loop ${ro_t% *} s (launch ${ro_t#* } s)"
+            ro_k=$((ro_k + 1))
+        done
+        ro_r=$((ro_r + 1))
+    done
+}
+
 {
     echo "# benefit.sh: $RANKS ranks on $NODES nodes ($PPN per node), $KIND, links $RATE$(
         [ "$KIND" = tree ] && echo ", uplinks ${UPRATE:-$RATE}"), $ROUNDS rounds"
@@ -196,7 +266,7 @@ for app in $(echo "$APPS" | tr ',' ' '); do
 
     say "$app: recording the profile (block layout)"
     rm -f "$d/profile.txt"
-    t=$(run_app "$app" "$d/block.hosts" -x LD_PRELOAD="$PROFILER" -x TOPOMAP_PROFILE_OUT="$d/profile.txt")
+    t=$(PROF=$d/profile.txt run_app "$app" "$d/block.hosts")
     [ -s "$d/profile.txt" ] || { say "$app: no profile recorded (see $d/run/err)"; echo "skip $app block no profile recorded" >> "$RES"; continue; }
 
     # block as topomap computes it, and its A/A control: the same layout on
@@ -233,24 +303,24 @@ for app in $(echo "$APPS" | tr ',' ' '); do
             to_hostfile "$d/$p.slots" "$d/$p.hosts"
         fi
     done
-    echo "aa $app block-renamed" >> "$RES"
+    echo "aa $app block-renamed block on renamed nodes" >> "$RES"
 
-    set -- $run_list
-    np=$#
-    r=1
-    while [ $r -le "$ROUNDS" ]; do
-        # Round r starts at the (r-1)-th placement of the list (mod np).
-        k=0
-        while [ $k -lt $np ]; do
-            idx=$(((k + r - 1) % np + 1))
-            eval "p=\${$idx}"
-            t=$(run_app "$app" "$d/$p.hosts")
-            echo "time $app $p $r $t" >> "$RES"
-            say "$app round $r/$ROUNDS $p: loop ${t% *} s (mpirun ${t#* } s)"
-            k=$((k + 1))
-        done
-        r=$((r + 1))
-    done
+    rounds "$app" "$app" $run_list
+
+    if [ $SLURM -eq 1 ]; then
+        # The same application through srun and the plugin.
+        sa=$app-slurm
+        echo "app $sa $(describe "$app"); srun --mpi=pmix on the Slurm cluster of the emulated nodes" >> "$RES"
+        "$TOPOMAP" profile add "$app" "$d/profile.txt" --store "$OUT/slurm/profiles" > /dev/null ||
+            die "$app: cannot store the profile"
+        for p in block auto; do
+            grep "^metric $app $p " "$RES" | sed "s/^metric $app /metric $sa /"
+        done >> "$RES"
+        grep "^metric $sa block " "$RES" | sed 's/ block / block-again /' >> "$RES"
+        echo "aa $sa block-again block launched again" >> "$RES"
+        rounds "$sa" "$app" block block-again auto
+        [ -s "$d/run/topomap-auto.line" ] && echo "# $sa: $(cat "$d/run/topomap-auto.line")" >> "$RES"
+    fi
     say "$app: $(($(date +%s) - t_app)) s"
 done
 echo "# total $(($(date +%s) - t_start)) s; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end" >> "$RES"

@@ -9,7 +9,8 @@
  *   metric APP PLACEMENT HB SUMCOM INTERNODE MAXLINK   topomap eval's figures
  *   same APP PLACEMENT OTHER              same node groups as OTHER: not run
  *   skip APP PLACEMENT REASON...          no such placement (REASON)
- *   aa APP PLACEMENT                      PLACEMENT is the A/A control of block
+ *   aa APP PLACEMENT [TEXT...]            PLACEMENT is the A/A control of block
+ *                                         (TEXT: what it is, "block on renamed nodes")
  *   time APP PLACEMENT ROUND SECONDS [WALL]   one run's loop time (nan: failed)
  *                                         and the wall time of its whole launch
  * Per application: loop time median/min/max per placement, paired ratio to
@@ -36,6 +37,7 @@ struct placement {
     char name[64];
     char same[64];    /* not run: same node groups as this one */
     char skip[160];   /* not run: the reason */
+    char aatext[160]; /* what the A/A control is */
     int has_metric, aa;
     double m[NMETRIC];
     double t[MAXROUND];    /* by round; NAN: not run or failed */
@@ -137,6 +139,7 @@ static void parse(FILE *f, const char *file)
             snprintf(p->skip, sizeof p->skip, "%s", k == 4 ? rest : "no reason given");
         } else if (!strcmp(kind, "aa")) {
             p->aa = 1;
+            snprintf(p->aatext, sizeof p->aatext, "%s", k == 4 ? rest : "the same layout again");
         } else if (!strcmp(kind, "time")) {
             int round;
             char sec[64];
@@ -296,8 +299,7 @@ static void report_app(struct app *a, struct summary *s)
         printf("wall time: %.0f s for all runs; auto and block, %d rounds each: %.0f s\n", wall_all,
                a->nround, wall_cmp);
     if (naa)
-        printf("A/A control (block on renamed nodes): ratio %.3f-%.3f over %d rounds, noise "
-               "+-%.1f%%\n",
+        printf("A/A control (%s): ratio %.3f-%.3f over %d rounds, noise +-%.1f%%\n", aa->aatext,
                bs_min(aar, naa), bs_max(aar, naa), naa, 100 * noise);
     printf("verdict: %s: ", a->name);
     if (au == b && b)
