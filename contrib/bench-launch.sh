@@ -10,13 +10,14 @@
 #               hostfile written, ranks bound (the full path)
 # and prints the median wall time of each and its ratio to "none".
 #
-#   contrib/bench-launch.sh [-b BUILDDIR] [-r REPS] [-n "16 1024"] [-a "cyclic greedy"]
+#   contrib/bench-launch.sh [-b BUILDDIR] [-r REPS] [-n "16 1024"] [-a "cyclic ohtma auto"]
 #
 #   -b BUILDDIR  where spank/.libs/topomap.so and cli/topomap were built
 #                [TOPOMAP_BUILD, else the source tree]
-#   -r REPS      launches per measurement, median reported [5]
+#   -r REPS      launches per measurement, median reported [7]
 #   -n LIST      rank counts [16 1024]
-#   -a LIST      algorithms for the full path [cyclic greedy]
+#   -a LIST      algorithms for the full path [cyclic ohtma auto] (the
+#                README's table)
 #
 # The profile for N ranks pairs rank i with rank i + N/2 (and a ring), so
 # every algorithm here moves ranks away from Slurm's block layout. Needs root
@@ -25,9 +26,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
 BUILD=${TOPOMAP_BUILD:-$src}
-REPS=5
+REPS=7
 RANKS="16 1024"
-ALGOS="cyclic greedy"
+ALGOS="cyclic ohtma auto"
 while getopts b:r:n:a:h c; do
     case $c in
     b) BUILD=$OPTARG ;;
@@ -63,7 +64,7 @@ for n in $RANKS; do
             print i, (i + 1) % n, 10
         }
     }' > "$DIR/pairs$n.txt"
-    "$TOPOMAP" profile add "pairs$n" "$DIR/pairs$n.txt" --store "$DIR/store" > /dev/null ||
+    "$TOPOMAP" profile add "pairs$n" "$DIR/pairs$n.txt" --site --store "$DIR/store" > /dev/null ||
         die "cannot store the profile for $n ranks"
 done
 

@@ -5,7 +5,7 @@
  * the shared workloads and synthetic profiles (bench_gen.c) x machine
  * topologies. Prints the case table (also saved as PREFIX.txt), a summary
  * (bench_summary.c) and the scaling tables (bench_scale.c), and draws
- * PREFIX.svg (bench_svg.c). Not part of `make check`: run it with `make bench`.
+ * PREFIX.svg (drawn from PREFIX.txt by libtopomap-plot: topomap plot bench). Not part of `make check`: run it with `make bench`.
  *
  * Case sets (-s, -L, -S; -h lists the flags):
  *  base     every shared workload, plus a 3D stencil of 8x8x8 and of 16x16x16
@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "topomap_plot.h"
 
 #ifndef BENCH_WORKLOADS
 #define BENCH_WORKLOADS "../shared/workloads"
@@ -73,10 +74,10 @@ static const char *default_algos[] = {"block",       "greedy",         "rcm",
                                       "ohtma+refine", "drb",           "drb+refine",
                                       "analytic",    "analytic-bft",   "analytic-anchor",
                                       "grid",        "spectral",       "spectral-plain",
-                                      "spectral-ff", "spectral-mr",    "auto",
-                                      "scotch"};
+                                      "spectral-ff", "spectral-mr",    "spectral-fit", "treematch",
+                                      "auto",        "scotch"};
 
-enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16 };
+enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16, SET_TREE = 32 };
 
 static const char *gdir = BENCH_GRAPHS;
 
@@ -311,16 +312,18 @@ static void usage(FILE *f)
             "  -o PFX  write the table to PFX.txt and the plot to PFX.svg (default bench-results)\n"
             "  -a LIST algorithms (default: block,greedy,rcm,metis,ohtma,ohtma-fast,ohtma+refine,\n"
             "          drb,drb+refine,analytic,analytic-bft,analytic-anchor,grid,spectral,\n"
-            "          spectral-plain,spectral-ff,spectral-mr,auto,scotch; analytic* run on tori\n"
-            "          and meshes only, grid on grid profiles only, the spectral-* scheme study\n"
-            "          on Tianhe-3 and fat-trees only; also cyclic, random...; NAME+refine adds\n"
+            "          spectral-plain,spectral-ff,spectral-mr,spectral-fit,treematch,auto,scotch;\n"
+            "          analytic* run on tori and meshes only, grid on grid profiles only, treematch\n"
+            "          on trees only, the spectral-plain/ff/mr scheme study on Tianhe-3 and\n"
+            "          fat-trees only; also cyclic, random...; NAME+refine adds\n"
             "          the refinement engine)\n"
             "  -T SEC  time limit of every algorithm run (default 60, 10 with -q; 0: none); a\n"
             "          run over it is reported as timeout, and the algorithm is not run on the\n"
             "          larger profiles of the same family in the large set and the sweeps\n"
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
-            "  -s LIST case sets among base, one, large, scaling, grid, all (default base,one):\n"
+            "  -s LIST case sets among base, one, large, scaling, grid, tree, all (default\n"
+            "          base,one,tree):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -328,6 +331,9 @@ static void usage(FILE *f)
             "          scaling  time against ranks (4096..65536) and nodes (64..4096)\n"
             "          grid     process grids: Bhatele et al.'s aspect-ratio study (Fig. 6),\n"
             "                   2D/3D grids on the tori, heuristic times at 65,536 cells\n"
+            "          tree     treematch and SumCom on fat-trees and topology.conf trees with\n"
+            "                   2x2x6 and 2x4x8 nodes, Scotch on the whole hierarchy; times at\n"
+            "                   4096 and 65,536 ranks\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
             "  -S      add the scaling set\n"
             "  -q      quick: a reduced version of each set chosen (alone: every set), a few\n"
@@ -349,11 +355,13 @@ static int parse_sets(char *list)
             sets |= SET_SCALING;
         else if (!strcmp(tok, "grid"))
             sets |= SET_GRID;
+        else if (!strcmp(tok, "tree"))
+            sets |= SET_TREE;
         else if (!strcmp(tok, "all"))
-            sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID;
+            sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE;
         else {
-            fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, all)\n",
-                    tok);
+            fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, "
+                            "tree, all)\n", tok);
             return -1;
         }
     }
@@ -409,16 +417,18 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* -s names the sets, else base and one (quick: all); -L and -S add. */
+    /* -s names the sets, else base, one and tree (quick: all); -L and -S add. */
     if (!chosen)
-        sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID : SET_BASE | SET_ONE;
+        sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE
+                     : SET_BASE | SET_ONE | SET_TREE;
     sets |= extra;
     bench_time_limit = limit >= 0 ? limit : quick ? 10 : 60;
     if (alist) {
         for (char *tok = strtok(alist, ","); tok && nalgo < BENCH_MAXALG; tok = strtok(NULL, ","))
             algos[nalgo++] = tok;
     } else {
-        for (size_t k = 0; k < sizeof default_algos / sizeof default_algos[0]; k++)
+        for (size_t k = 0; k < sizeof default_algos / sizeof default_algos[0] && nalgo < BENCH_MAXALG;
+             k++)
             algos[nalgo++] = default_algos[k];
     }
     if (!nalgo) {
@@ -461,10 +471,11 @@ int main(int argc, char **argv)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
-               sets & SET_GRID ? " grid" : "", quick ? " (quick)" : "", bench_time_limit, bench_threads);
+               sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
+               quick ? " (quick)" : "", bench_time_limit, bench_threads);
     bench_table_head();
 
     /* Profiles: the shared workloads, then synthetic ones (the random graph
@@ -518,17 +529,26 @@ int main(int argc, char **argv)
         bench_scaling_run(tdir, algos, nalgo, quick);
     if (sets & SET_GRID)
         bench_grid_run(tdir, quick);
+    if (sets & SET_TREE)
+        bench_tree_run(tdir, wdir, quick);
 
     char shared[64][48];
     for (int i = 0; i < nshared; i++)
         memcpy(shared[i], profs[i].name, sizeof shared[i]);
     bench_summary(algos, nalgo, paper_topo, nshared, shared);
     bench_scaling_table(algos, nalgo);
-    snprintf(path, sizeof path, "%s.svg", prefix);
-    bench_write_svg(path, algos, nalgo, paper_topo);
     bench_emit("\n# %.0f s in all; table: %s.txt, plot: %s.svg\n", bench_now() - t_start, prefix,
                prefix);
     fclose(bench_out);
+    /* The plot, drawn from the table just written (topomap plot bench). */
+    char table[4096], err[TOPOMAP_ERRLEN] = "";
+    topomap_plot_bench_opts_t po;
+    topomap_plot_bench_opts_init(&po);
+    po.topology = paper_topo;
+    snprintf(table, sizeof table, "%s.txt", prefix);
+    snprintf(path, sizeof path, "%s.svg", prefix);
+    if (topomap_plot_bench(path, NULL, table, &po, err, sizeof err) < 0)
+        printf("# no plot: %s\n", err);
     free_profs(profs, nprof);
     for (int i = 0; i < ngraphs; i++)
         bench_graph_free(graphs[i].g);

@@ -6,8 +6,8 @@
  *   bench_scale.c    the scaling tables (time against ranks and against nodes)
  *   bench_gen.c      synthetic profiles and METIS partitions of mesh graphs
  *   bench_scotch.c   Scotch's static mapping, the rival
- *   bench_svg.c      the plot
  *   bench_grid.c     the grid set: Bhatele et al.'s aspect-ratio study
+ *   bench_tree.c     the tree set: treematch and SumCom on hierarchical machines
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
 #ifndef TOPOMAP_BENCH_H
@@ -19,7 +19,7 @@
 
 #include "topomap.h"
 
-#define BENCH_MAXALG 16
+#define BENCH_MAXALG 32
 /* Seeds of the shuffled stencils and the random geometric graphs. */
 #define BENCH_PERM_SEED 20240607
 #define BENCH_RGG_SEED 4242
@@ -38,11 +38,14 @@ struct bench_result {
     double srel;    /* hb / Scotch's hb */
     double cong;    /* congestion: bytes on the busiest channel (congestion_max) */
     double crel;    /* cong / Scotch's cong */
+    double sumcom;  /* SumCom over the whole hierarchy (topomap_metrics_t.sumcom) */
+    double sumrel;  /* sumcom / Scotch's sumcom */
     double secs;    /* wall-clock seconds of the mapping */
     double stime;   /* secs / Scotch's secs */
     int timeout;    /* 1: hit the time limit */
     int skipped;    /* 1: not run (timed out on a smaller case of its set) */
-    int scaling;    /* 1: run for the scaling tables only, not in the summary */
+    int scaling;    /* 1: not in the summary: run for the scaling tables, or
+                       a set with its own table (tree) */
     char note[80];
 };
 
@@ -67,7 +70,8 @@ struct bench_plan {
      * profiles of its family (the name without its last "-" part: rgg,
      * perm-stencil, metis-mdual...); 0: every algorithm runs on every case. */
     int skip_larger;
-    int scaling; /* tag results as scaling-only */
+    int scaling; /* tag results as scaling-only (left out of the summary) */
+    int sumcom;  /* 1: lines show SumCom (and /scotch) before hop-bytes */
     /* The smallest rank count at which each algorithm timed out, per family. */
     struct {
         char family[40];
@@ -98,8 +102,9 @@ void *bench_xrealloc(void *ptr, size_t size);
  * topomap_alloc_free. */
 topomap_alloc_t *bench_make_alloc(const topomap_topology_t *t, int n, int scattered,
                                   int one_per_node);
-/* Print the column heads of the case table. */
+/* Print the column heads of the case table (plan.sumcom: of its SumCom lines). */
 void bench_table_head(void);
+void bench_table_head_sumcom(void);
 /* Run every algorithm of plan on p mapped onto a: one result and one
  * progress line each. */
 void bench_run_case(const char *pname, const topomap_profile_t *p, const char *tname,
@@ -130,6 +135,9 @@ void bench_scaling_table(const char **algos, int nalgo);
 /* bench_grid.c: the grid set (its own table after the case table). */
 void bench_grid_run(const char *tdir, int quick);
 
+/* bench_tree.c: the tree set (its own table and summary). */
+void bench_tree_run(const char *tdir, const char *wdir, int quick);
+
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */
 /* x*y*z 3D stencil, face bytes to each of the 6 face neighbours (no wrap);
@@ -156,13 +164,13 @@ void bench_graph_free(struct bench_graph *g);
  * edge in both directions), as the shared metis-*-kK workloads. */
 topomap_profile_t *bench_graph_parts(const struct bench_graph *g, int k);
 
+/* bench_scotch.c: 1: on trees, Scotch's target is the whole hierarchy with
+ * SumCom costs (the tree set); 0: the network's hops, cores flat. */
+extern int bench_scotch_hier;
 /* bench_scotch.c: map p onto a with Scotch, one rank per slot (no time
  * limit: the caller runs it in a child process). 0 with r2s and *secs, or -1
  * with a note. */
 int bench_scotch_map(const topomap_profile_t *p, const topomap_alloc_t *a, int *r2s,
                      double *secs, char *note, size_t len);
-
-/* bench_svg.c */
-void bench_write_svg(const char *path, const char **algos, int nalgo, const char *paper_topo);
 
 #endif

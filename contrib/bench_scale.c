@@ -98,6 +98,9 @@ static void run_size(struct sweep *S, const char *tdir, const int *dims, int per
 void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quick)
 {
     static struct bench_plan plan;
+    /* Marks the lines below as scaling runs (topomap plot bench leaves
+     * them out of its bars, as the summary does). */
+    bench_emit("# scaling runs: time against ranks and against nodes, not in the summary\n");
 
     /* Against ranks: 16x16x16 nodes, 1 to 16 slots each. */
     static const int rdims[5][3] = {{16, 16, 16}, {32, 16, 16}, {32, 32, 16}, {32, 32, 32},

@@ -30,6 +30,7 @@
 #include <scotch.h>
 
 #include "bench.h"
+#include "internal.h" /* the node's levels (scotch_hier) */
 
 /* Check terminal distances of arch against factor x hops on sampled pairs. */
 static int scotch_check(SCOTCH_Arch *arch, const topomap_topology_t *t, const int *nodes, int k,
@@ -73,8 +74,22 @@ static void deco_split(int lo, int hi, long dom, long *num)
     deco_split(mid, hi, 2 * dom + 1, num);
 }
 
-static int scotch_deco(SCOTCH_Arch *arch, const topomap_topology_t *t, const int *nodes, int k,
-                       char *why, size_t len)
+/* The distance between terminals i and j of a deco architecture. */
+typedef long (*deco_dist_fn)(const void *ctx, int i, int j);
+
+struct hops_ctx {
+    const topomap_topology_t *t;
+    const int *nodes;
+};
+
+static long deco_hops(const void *ctx, int i, int j)
+{
+    const struct hops_ctx *c = ctx;
+    return topomap_topology_hops(c->t, c->nodes[i], c->nodes[j]);
+}
+
+static int scotch_deco(SCOTCH_Arch *arch, int k, deco_dist_fn dist, const void *ctx, char *why,
+                       size_t len)
 {
     long *num = malloc(sizeof(long) * (size_t)k), max = 0;
     deco_split(0, k, 1, num);
@@ -89,7 +104,7 @@ static int scotch_deco(SCOTCH_Arch *arch, const topomap_topology_t *t, const int
         fprintf(f, "%d 1 %ld\n", i, num[i]);
     for (int i = 1; i < k; i++) {
         for (int j = 0; j < i; j++)
-            fprintf(f, "%d ", topomap_topology_hops(t, nodes[i], nodes[j]));
+            fprintf(f, "%ld ", dist(ctx, i, j));
         fputc('\n', f);
     }
     fclose(f);
@@ -105,6 +120,126 @@ static int scotch_deco(SCOTCH_Arch *arch, const topomap_topology_t *t, const int
         return -1;
     }
     return 0;
+}
+
+int bench_scotch_hier;
+
+/* The SumCom cost between slots i and j of a deco architecture, scaled. */
+struct slot_ctx {
+    const topomap_alloc_t *a;
+    double scale;
+};
+
+static long deco_slots(const void *ctx, int i, int j)
+{
+    const struct slot_ctx *c = ctx;
+    const topomap_topology_t *t = topomap_alloc_topology(c->a);
+    double v = topomap_topology_cost(t, topomap_alloc_slot_node(c->a, i),
+                                     topomap_alloc_slot_core(c->a, i),
+                                     topomap_alloc_slot_node(c->a, j),
+                                     topomap_alloc_slot_core(c->a, j));
+    return lround(v * c->scale);
+}
+
+/* bench_scotch_hier: the whole hierarchy as Scotch's target, one terminal
+ * per slot, distances = SumCom costs (hops x hop_cost between nodes, the
+ * node's level costs inside). A regular tree is a tleaf (network levels,
+ * then the node's levels; Scotch's tleaf distance between two leaves is the
+ * sum of the link costs from their lowest common level down, so link l =
+ * cost(l) - cost(l + 1)) restricted to the slots with SCOTCH_archSub; any
+ * other tree (an unbalanced topology.conf) a "deco 0" architecture holding
+ * the slots' cost table. Costs are scaled so that the smallest positive
+ * step is 1 (exact for the shipped power-of-two costs). */
+static int scotch_hier(const topomap_alloc_t *a, SCOTCH_Arch *full, SCOTCH_Arch *arch,
+                       int *used_full, int *maxdist, char *why, size_t len)
+{
+    const topomap_topology_t *t = topomap_alloc_topology(a);
+    int nn = topomap_topology_nnodes(t), cores = topomap_topology_cores(t);
+    int ns = topomap_alloc_nslots(a), nl = topomap_topology_node_nlevels(t);
+    SCOTCH_Num size[32], sub_n;
+    double cost[32];
+    int lev = 0, regular = 1, co[16], c0[16];
+    /* Network levels of a regular tree (as scotch_arch below). */
+    int nd = topomap_topology_coords(t, 0, co, 16), netl = nd - 1;
+    long below[17];
+    below[netl] = 1;
+    topomap_topology_coords(t, 0, c0, 16);
+    for (int l = netl - 1; l >= 1 && regular; l--) {
+        long cnt = 0;
+        for (int v = 0; v < nn; v++) {
+            if (topomap_topology_coords(t, v, co, 16) != nd)
+                regular = 0;
+            else if (co[l] == c0[l])
+                cnt++;
+        }
+        below[l] = cnt;
+    }
+    below[0] = nn;
+    for (int l = 0; l < netl && regular; l++) {
+        if (below[l + 1] < 1 || below[l] % below[l + 1] || below[l] / below[l + 1] < 2) {
+            regular = 0;
+            break;
+        }
+        size[lev] = (SCOTCH_Num)(below[l] / below[l + 1]);
+        cost[lev++] = topomap_topology_hops(t, 0, (int)below[l + 1]) * topomap_topology_hop_cost(t);
+    }
+    /* Every pair's hops must be the tleaf's (sampled above 512 nodes): a
+     * topology.conf tree may be balanced in depth but not in arity. */
+    for (int v = 0; v < nn && regular; v++)
+        for (int w = v + 1; w < nn && regular; w += nn > 512 ? 1 + (int)(bench_rng() % 97) : 1) {
+            int l = 0;
+            while (l < netl && v / below[l + 1] == w / below[l + 1])
+                l++;
+            regular = l < netl && topomap_topology_hops(t, v, w) ==
+                                      topomap_topology_hops(t, 0, (int)below[l + 1]);
+        }
+    /* Node levels (arity 1 levels left out: no pair differs there). */
+    int objs_prev = 1;
+    for (int k = 0; k < nl; k++) {
+        int objs = topomap_topology_node_object(t, k, cores - 1) + 1, ar = objs / objs_prev;
+        if (ar > 1) {
+            size[lev] = ar;
+            cost[lev++] = topomap_topology_cost(t, 0, 0, 0, cores / objs);
+        }
+        objs_prev = objs;
+    }
+    double step = INFINITY;
+    for (int l = 0; l < lev; l++) {
+        double d = cost[l] - (l + 1 < lev ? cost[l + 1] : 0);
+        if (d < 0) {
+            snprintf(why, len, "costs grow inward: no Scotch tleaf");
+            return -1;
+        }
+        if (d > 0 && d < step)
+            step = d;
+    }
+    double scale = step < INFINITY ? 1 / step : 1;
+    *maxdist = (int)lround(cost[0] * scale);
+    if (!regular) {
+        struct slot_ctx sc = {a, scale};
+        return scotch_deco(arch, ns, deco_slots, &sc, why, len);
+    }
+    SCOTCH_Num link[32];
+    for (int l = 0; l < lev; l++)
+        link[l] = (SCOTCH_Num)lround((cost[l] - (l + 1 < lev ? cost[l + 1] : 0)) * scale);
+    SCOTCH_Num *sub = malloc(sizeof(SCOTCH_Num) * (size_t)ns);
+    for (int s2 = 0; s2 < ns; s2++)
+        sub[s2] = (SCOTCH_Num)topomap_alloc_slot_node(a, s2) * cores + topomap_alloc_slot_core(a, s2);
+    sub_n = ns;
+    int rc = -1;
+    SCOTCH_archInit(full);
+    if (SCOTCH_archTleaf(full, lev, size, link)) {
+        snprintf(why, len, "SCOTCH_archTleaf failed");
+    } else {
+        *used_full = 1;
+        SCOTCH_archInit(arch);
+        if (SCOTCH_archSub(arch, full, sub_n, sub))
+            snprintf(why, len, "SCOTCH_archSub failed");
+        else
+            rc = 0;
+    }
+    free(sub);
+    return rc;
 }
 
 /* The node-level target architecture of allocation a (terminal i = the i-th
@@ -124,7 +259,10 @@ static int scotch_arch(const topomap_alloc_t *a, SCOTCH_Arch *full, SCOTCH_Arch 
     for (int i = 0; i < k; i++)
         sub[i] = nodes[i] = topomap_alloc_node(a, i);
     int co[16];
-    if (!strcmp(kind, "torus") || !strcmp(kind, "mesh")) {
+    if (bench_scotch_hier && !strcmp(kind, "fat-tree")) {
+        *slot_level = 1;
+        rc = scotch_hier(a, full, arch, used_full, maxdist, why, len);
+    } else if (!strcmp(kind, "torus") || !strcmp(kind, "mesh")) {
         int nd = topomap_topology_coords(t, 0, co, 16);
         SCOTCH_Num dims[16] = {0};
         for (int v = 0; v < nn; v++) {
@@ -204,7 +342,8 @@ static int scotch_arch(const topomap_alloc_t *a, SCOTCH_Arch *full, SCOTCH_Arch 
         }
         rc = 0; /* tleaf distances are per level, not per pair: not checked */
     } else if (!strcmp(kind, "tianhe3")) {
-        rc = scotch_deco(arch, t, nodes, k, why, len);
+        struct hops_ctx hc = {t, nodes};
+        rc = scotch_deco(arch, k, deco_hops, &hc, why, len);
     } else {
         snprintf(why, len, "no Scotch architecture for kind %s", kind);
     }

@@ -2,17 +2,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Install what topomap needs to build, test and demo on Debian 12 (run as root,
 # or it uses sudo). The single list of the project's Debian dependencies.
+# cairo draws the pictures of `topomap plot` (optional at build time); the
+# DejaVu fonts, fontconfig's fc-match and xmllint serve their tests.
 #
 #   contrib/install-deps.sh             what the build, make check and CI need
 #   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
 #                                       emulated cluster and its applications)
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
-      libhwloc-dev hwloc libmetis-dev libyaml-dev libsuitesparse-dev
+      libhwloc-dev hwloc libmetis-dev libyaml-dev zlib1g-dev libsuitesparse-dev
       liblapacke-dev libarpack2-dev
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
-      libscotch-dev"
+      libscotch-dev
+      libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils"
 # make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
 # and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
 # (both built against Debian's Open MPI).

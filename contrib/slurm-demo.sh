@@ -6,7 +6,9 @@
 # topologies/local-4node.yaml (a 2x2 mesh of 4-core nodes), stores the profile
 # of a 4x4 halo exchange (16 ranks, each talking to its grid neighbours), runs
 # the same step with Slurm's layout and with --topomap=ALGO, prints where each
-# rank landed and the hop-bytes before and after, and stops the cluster.
+# rank landed and the hop-bytes before and after, draws both placements side
+# by side into /tmp/topomap-demo/placement.png (topomap plot mapping; when
+# topomap was built with cairo), and stops the cluster.
 #
 #   contrib/slurm-demo.sh [-b BUILDDIR] [-a ALGO] [-k]
 #     -b BUILDDIR  where the plugin and cli/topomap were built [TOPOMAP_BUILD,
@@ -55,7 +57,7 @@ awk 'BEGIN {
         if (x > 0) print r, r - 1, 1000000; if (x < 3) print r, r + 1, 1000000
         if (y > 0) print r, r - 4, 1000000; if (y < 3) print r, r + 4, 1000000
     } }' > "$DIR/halo.txt"
-"$TOPOMAP" profile add halo "$DIR/halo.txt" --store "$DIR/profiles" || die "cannot store the profile"
+"$TOPOMAP" profile add halo "$DIR/halo.txt" --site --store "$DIR/profiles" || die "cannot store the profile"
 
 # JOB: each task prints its rank, its node and the CPUs it may run on (a stand-in
 # for the halo application whose profile was stored above).
@@ -77,4 +79,18 @@ grid "$DIR/topomap.out"
 echo
 echo "rank node cpus (with --topomap=$ALGO)"
 sort -n "$DIR/topomap.out" | awk '{printf "%4s %4s %4s\n", $1, $2, $3}'
+# The two placements as mapping files (rank, node, first allowed CPU as the
+# core), drawn side by side: Slurm's on the left, topomap's on the right.
+to_map() { # OUT FILE: 'RANK NODE CORE' lines from the JOB's output
+    sort -n "$1" | awk 'NF >= 3 { split($3, c, "[-,]"); print $1, $2, c[1] % 4 }' > "$2"
+}
+to_map "$DIR/slurm.out" "$DIR/slurm-layout.map"
+to_map "$DIR/topomap.out" "$DIR/topomap-$ALGO.map"
+echo
+if "$TOPOMAP" plot mapping --profile "$DIR/halo.txt" --topology "$src/topologies/local-4node.yaml" \
+    --compare-mapping "$DIR/slurm-layout.map" --mapping "$DIR/topomap-$ALGO.map" \
+    --title "4x4 halo on the 2x2 mesh of the local cluster: Slurm's layout (left), --topomap=$ALGO (right)" \
+    -o "$DIR/placement.png"; then
+    echo "picture of both placements: $DIR/placement.png"
+fi
 [ "$(nproc)" -ge 4 ] || echo "(this host has $(nproc) cores, fewer than the 4 each demo node claims, so the demo runs with bind=none and every rank may use all of them; tests/slurm.sh checks core binding on 2-core nodes)"

@@ -27,6 +27,9 @@
 #                        host really has cores ("only 2 bits in avail_map")]
 #   --plugin SO          SPANK plugin to load (topomap.so) [TOPOMAP_SLURM_PLUGIN]
 #   --plugin-args ARGS   its plugstack.conf arguments [TOPOMAP_SLURM_PLUGIN_ARGS]
+#   --plugin-kind K      optional (what README.md recommends) or required: the
+#                        plugstack.conf keyword of the plugin line
+#                        [TOPOMAP_SLURM_PLUGIN_KIND, optional]
 #   --netns DIR          run each slurmd in a node of the emulated cluster whose
 #                        state is in DIR (contrib/netemu/netemu.sh up -d DIR): in
 #                        its network namespace, with its address and hostname;
@@ -60,6 +63,7 @@ NODE_PORT=${TOPOMAP_SLURM_NODE_PORT:-17001}
 TASK_PLUGIN=${TOPOMAP_SLURM_TASK_PLUGIN:-}
 PLUGIN=${TOPOMAP_SLURM_PLUGIN:-}
 PLUGIN_ARGS=${TOPOMAP_SLURM_PLUGIN_ARGS:-}
+PLUGIN_KIND=${TOPOMAP_SLURM_PLUGIN_KIND:-optional}
 NETNS=${TOPOMAP_SLURM_NETNS:-}
 
 need_arg() { [ $# -ge 2 ] || die "option $1 needs a value"; }
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
     --task-plugin) need_arg "$@"; TASK_PLUGIN=$2; shift 2 ;;
     --plugin) need_arg "$@"; PLUGIN=$2; shift 2 ;;
     --plugin-args) need_arg "$@"; PLUGIN_ARGS=$2; shift 2 ;;
+    --plugin-kind) need_arg "$@"; PLUGIN_KIND=$2; shift 2 ;;
     --netns) need_arg "$@"; NETNS=$2; shift 2 ;;
     -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (try --help)" ;;
@@ -91,6 +96,7 @@ if [ -z "$TASK_PLUGIN" ]; then
     [ "$(nproc 2>/dev/null || echo 1)" -ge "$CPUS" ] && TASK_PLUGIN=task/affinity
 fi
 case $TASK_PLUGIN in task/affinity|task/none) ;; *) die "--task-plugin must be task/affinity or task/none" ;; esac
+case $PLUGIN_KIND in optional|required) ;; *) die "--plugin-kind must be optional or required" ;; esac
 case $DIR in /*) ;; *) DIR=$(pwd)/$DIR ;; esac
 if [ -n "$PLUGIN" ]; then
     case $PLUGIN in /*) ;; *) PLUGIN=$(pwd)/$PLUGIN ;; esac
@@ -126,7 +132,7 @@ export SLURM_CONF="$CONF"
 write_plugstack() {
     if [ -n "$PLUGIN" ]; then
         [ -f "$PLUGIN" ] || die "plugin '$PLUGIN' does not exist (build it first: make -C spank)"
-        printf '# written by slurm-local-cluster.sh\nrequired %s %s\n' "$PLUGIN" "$PLUGIN_ARGS" \
+        printf '# written by slurm-local-cluster.sh\n%s %s %s\n' "$PLUGIN_KIND" "$PLUGIN" "$PLUGIN_ARGS" \
             >"$PLUGSTACK.tmp" && mv -f "$PLUGSTACK.tmp" "$PLUGSTACK"
     else
         printf '# written by slurm-local-cluster.sh: no plugin\n' >"$PLUGSTACK.tmp" &&

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -12,37 +13,43 @@
 
 static const struct topomap_algo algos[] = {
     {"block", "in order: consecutive ranks fill a node, nodes in allocation order (Slurm's default)",
-     topomap_map_block, 0},
-    {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic, 0},
-    {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random, 0},
+     topomap_map_block, 0, 1},
+    {"cyclic", "round-robin: rank r on the (r mod nodes)-th node", topomap_map_cyclic, 0, 1},
+    {"random", "uniformly random permutation of the slots (seeded)", topomap_map_random, 0, 1},
     {"ohtma", "OHTMA (Li et al. 2020, Algorithm 1): greedy, then best pair exchanges with backtrack",
-     topomap_map_ohtma, 0},
+     topomap_map_ohtma, 0, 0},
     {"ohtma-fast", "OHTMA, exchanges only within communication/topology neighbourhoods (large jobs)",
-     topomap_map_ohtma_fast, 0},
+     topomap_map_ohtma_fast, 0, 0},
     {"greedy", "Hoefler-Snir greedy: heaviest process first, heaviest neighbours on the closest free slots",
-     topomap_map_greedy, 0},
+     topomap_map_greedy, 0, 0},
     {"rcm", "reverse Cuthill-McKee orders of the communication graph and the machine, mapped in order",
-     topomap_map_rcm, 0},
+     topomap_map_rcm, 0, 0},
     {"metis", "METIS parts of the communication graph, one per node, on the nodes in allocation order",
-     topomap_map_metis, 0},
+     topomap_map_metis, 0, 0},
     {"drb", "dual recursive bisection (Scotch's scheme): halve the nodes in the network and the graph with METIS",
-     topomap_map_drb, 0},
+     topomap_map_drb, 0, 0},
     {"analytic", "analytical placement on tori/meshes (Wu et al. 2016): quadratic positions, spreading, legalization, refined",
-     topomap_map_analytic, 1},
+     topomap_map_analytic, 1, 0},
     {"analytic-bft", "analytic with fixed processes by breadth-first traversal instead of RCM (the paper's Table 4)",
-     topomap_map_analytic_bft, 1},
+     topomap_map_analytic_bft, 1, 0},
     {"analytic-anchor", "analytic with growing anchors at the spread positions (SimPL-style, ours) down to one group per node",
-     topomap_map_analytic_anchor, 1},
+     topomap_map_analytic_anchor, 1, 0},
     {"grid", "Bhatele et al.: a process-grid profile embedded into a torus/mesh box (MXOVLP, AFFN, folding...), refined",
-     topomap_map_grid, 0},
+     topomap_map_grid, 0, 0},
     {"spectral", "Wang et al. 2015: spectral clusters (CP-NSC) mapped switch level by level, Plain/FF/MR by rule, APE",
-     topomap_map_spectral, 0},
-    {"spectral-plain", "spectral with the Plain cluster scheme at every level", topomap_map_spectral_plain, 0},
-    {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0},
+     topomap_map_spectral, 0, 0},
+    {"spectral-plain", "spectral with the Plain cluster scheme at every level", topomap_map_spectral_plain, 0, 0},
+    {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0, 0},
     {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
-     topomap_map_spectral_mr, 0},
-    {"auto", "block, then grid (grid profiles), drb, analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral (<= 1024 ranks), ohtma (small jobs: all), each refined; best within the time limit",
-     topomap_map_auto, 1},
+     topomap_map_spectral_mr, 0, 0},
+    {"spectral-fit", "ours: spectral bisection (CP-NSC similarities) + KL into parts of each switch level's slots, parts ordered by traffic x hops",
+     topomap_map_spectral_fit, 0, 0},
+    {"treematch", "TreeMatch (Jeannot et al. 2014) on switches and node levels, with our refinement of each level's groups (up) and placement (down)",
+     topomap_map_treematch, 0, 0},
+    {"treematch-paper", "TreeMatch as published: groups of each tree level's arity bottom-up, then mapped top-down",
+     topomap_map_treematch_paper, 0, 0},
+    {"auto", "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral-fit (<= 1024 ranks), ohtma (small jobs: all), each refined; best hop-bytes (SumCom on hierarchical nodes) within the time limit",
+     topomap_map_auto, 1, 0},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))
 
@@ -66,15 +73,16 @@ void topomap_opts_init(topomap_opts_t *o)
 
 #define REFINE_SUFFIX "+refine"
 
-/* The algorithm called @name, or "@name+refine" (then *refine = 1). */
+/* The algorithm called @name, or "@name+refine" (then *refine = 1). Names
+ * are case-insensitive ("OHTMA+Refine"), as users type them in srun options. */
 static const struct topomap_algo *find_algo(const char *name, int *refine)
 {
     size_t len = strlen(name), slen = strlen(REFINE_SUFFIX);
-    *refine = len > slen && !strcmp(name + len - slen, REFINE_SUFFIX);
+    *refine = len > slen && !strcasecmp(name + len - slen, REFINE_SUFFIX);
     if (*refine)
         len -= slen;
     for (int i = 0; i < NALGOS; i++)
-        if (strlen(algos[i].name) == len && !strncmp(algos[i].name, name, len))
+        if (strlen(algos[i].name) == len && !strncasecmp(algos[i].name, name, len))
             return &algos[i];
     return NULL;
 }
@@ -168,9 +176,13 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
         pb.deadline = start + o->time_limit;
 
 #ifdef _OPENMP
+    /* nthreads 0: one thread unless OMP_NUM_THREADS asks for more. The
+     * runtime's own default (every CPU) makes idle threads spin while they
+     * wait (OMP_WAIT_POLICY unset), which on a shared login node or one
+     * running other jobs costs far more than it gains: a 16k-rank ohtma-fast
+     * took 19-42 s on 2 busy cores against 5-9 s with one thread. */
     int saved_threads = omp_get_max_threads();
-    if (o->nthreads > 0)
-        omp_set_num_threads(o->nthreads);
+    omp_set_num_threads(o->nthreads > 0 ? o->nthreads : topomap_default_threads());
 #endif
     int rc = al->map(&pb, rank_to_slot, err, errlen);
     int e = errno;
@@ -190,6 +202,13 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
         rc = topomap_refine(&pb, rank_to_slot, &rp, NULL, err, errlen);
         if (rc == 0)
             rc = check_result(&pb, "refine", rank_to_slot, err, errlen);
+    }
+    /* The ranks of each node on its cores by the node's hierarchy
+     * (node_place.c); the baselines keep their layout. */
+    if (rc == 0 && !al->baseline) {
+        rc = topomap_node_place(&pb, rank_to_slot, o->node_place, NULL, err, errlen);
+        if (rc == 0)
+            rc = check_result(&pb, "node placement", rank_to_slot, err, errlen);
     }
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);

@@ -52,6 +52,7 @@ struct topomap_algo {
     const char *summary;
     topomap_map_fn map;
     int budgeted; /* 1: keeps to the time limit itself, returning its best so far */
+    int baseline; /* 1: block, cyclic, random: no node-internal placement after it */
 };
 
 /* The algorithms, one file each (core/map_NAME.c). */
@@ -76,6 +77,10 @@ int topomap_map_spectral_plain(const struct topomap_problem *pb, int *r2s, char 
                                size_t errlen);
 int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_spectral_fit(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
+                                size_t errlen);
 
 /* map_drb.c: test hook called at every split of dual recursive bisection
  * with the topology nodes of the two halves, their slots and the ranks each
@@ -106,6 +111,14 @@ int topomap_rcm_order(const topomap_graph_t *g, int *order);
  * distinct points), or -1 + errno. */
 int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
                   int *label, char *err, size_t errlen);
+/* spectral_cluster.c, ours (spectral-fit): ranks[0..nr) cut into the k
+ * parts of cap[0..k) slots by recursive spectral bisection: the parts split
+ * in two runs of about half the slots, the ranks sorted by the Fiedler vector
+ * of their subgraph (CP-NSC's similarities, steps 1-4) and cut in proportion
+ * to the slots. label[i] = part of ranks[i]. 0, or -1 + errno (ENOSPC: fewer
+ * slots than ranks, ENOMEM, ETIMEDOUT). */
+int topomap_cpnsc_fit(const struct topomap_problem *pb, const int *ranks, int nr, int k,
+                      const int *cap, int *loc, int *label, char *err, size_t errlen);
 /* Problems of up to this many ranks use the dense eigensolver (LAPACK),
  * larger ones ARPACK; changed only by tests. */
 extern int topomap_cpnsc_dense_max;
@@ -279,6 +292,33 @@ int topomap_chol_factor(struct topomap_chol *c, const double *diag);
 int topomap_chol_solve(struct topomap_chol *c, const double *b, double *x, int nrhs);
 void topomap_chol_free(struct topomap_chol *c);
 
+/* node_place.c: the node-internal placement (opts.node_place, enum
+ * topomap_node_place) of r2s, in place; *gain (may be NULL): the SumCom it
+ * removed. Never changes the node of a rank. 0, or -1 + errno (ENOMEM). */
+int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, double *gain,
+                       char *err, size_t errlen);
+
+/* treematch_sumcom.c: the SumCom refinement of any mapping r2s on a tree
+ * network (ours): TreeMatch's level refinement on every level from the top,
+ * the processes under a vertex being one entity (whole sockets, nodes...
+ * move). No-op on other networks. Stops at pb's deadline. 0, or -1 + errno
+ * (ENOMEM) with err. */
+int topomap_refine_sumcom(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+
+/* topo_levels.c: the machine as a tree of levels (treematch, node
+ * placement, the traffic split). */
+/* Switch levels above the nodes of a tree network (fat-tree levels, or the
+ * deepest node's depth in a topology.conf), -1 when the network is no tree. */
+int topomap_topology_net_depth(const topomap_topology_t *t);
+/* keys[0 .. net_depth): the switch above node at each level from the top
+ * (numbered within the level; unbalanced trees padded, see the file). */
+void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys);
+/* The node's levels: their number, the object of level k holding a core
+ * (numbered within the node), the level's name ("socket", "numa", "core"). */
+int topomap_topology_node_nlevels(const topomap_topology_t *t);
+int topomap_topology_node_object(const topomap_topology_t *t, int k, int core);
+const char *topomap_topology_level_name(const topomap_topology_t *t, int k);
+
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -287,7 +327,13 @@ int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
+/* Open @path for reading: "-" is standard input (duplicated: fclose leaves
+ * it open), gzip data is decompressed (core/input.c). NULL with errno and
+ * "PATH: reason" in @err on failure. Caller fcloses. */
+FILE *topomap_input_open(const char *path, char *err, size_t errlen);
 double topomap_now(void);
+/* OpenMP threads when none were asked for: 1, or OMP_NUM_THREADS's. */
+int topomap_default_threads(void);
 /* 1 once the problem's deadline has passed. */
 int topomap_expired(const struct topomap_problem *pb);
 /* splitmix64: small, seedable, same stream on every platform. */

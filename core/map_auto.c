@@ -16,7 +16,8 @@
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
  *  6. drb + refine with two other seeds (METIS's bisections differ), up to
  *     16,384 ranks;
- *  7. spectral + refine (Wang et al. 2015), up to AUTO_SPECTRAL_MAX ranks;
+ *  7. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
+ *     to AUTO_SPECTRAL_MAX ranks;
  *  8. ohtma + refine;
  *  and, right after block, when the process topology analyzer finds a grid
  *  (grid_detect.c), grid (which refines its best embedding itself); grid
@@ -27,8 +28,10 @@
  * in a time that grows about like n log n; on large jobs they never won in
  * the benchmark. spectral + refine won (beat every other candidate) on
  * scattered and one-slot-per-node jobs of 16 to 1024 ranks in the benchmark;
- * above 1024 ranks its dense eigensolver gives way to ARPACK and it costs
- * seconds without winning.
+ * spectral-fit + refine, which replaced it, is below it on the geometric
+ * mean of every topology x allocation group measured (fat-tree, Tianhe-3,
+ * 8x8x8 torus; README, "The spectral mapping"). Above 1024 ranks the
+ * eigensolves cost seconds without winning.
  *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
@@ -61,13 +64,20 @@ struct cand {
     int optional; /* 1: a failure (the algorithm declines) skips it */
 };
 
-/* Hop-bytes of r2s: over the symmetric graph every pair counts twice. */
-static double hop_bytes(const struct topomap_problem *pb, const int *r2s)
+/* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
+ * hop_cost between nodes, the node's level costs inside a node); over the
+ * symmetric graph every pair counts twice. */
+static double score(const struct topomap_problem *pb, const int *r2s, int sumcom)
 {
     double sum = 0;
     for (int i = 0; i < pb->n; i++)
-        for (int64_t e = pb->g.xadj[i]; e < pb->g.xadj[i + 1]; e++)
-            sum += pb->g.w[e] * topomap_slot_hops(pb, r2s[i], r2s[pb->g.adj[e]]);
+        for (int64_t e = pb->g.xadj[i]; e < pb->g.xadj[i + 1]; e++) {
+            int a = r2s[i], b = r2s[pb->g.adj[e]];
+            sum += pb->g.w[e] * (sumcom ? topomap_topology_cost(pb->topo, pb->slot_node[a],
+                                                                pb->slot_core[a], pb->slot_node[b],
+                                                                pb->slot_core[b])
+                                        : topomap_slot_hops(pb, a, b));
+        }
     return sum / 2;
 }
 
@@ -82,6 +92,11 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
     if (topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, NULL) > 0)
         c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1};
     c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0};
+    /* Tree networks: TreeMatch over switches and node levels (issue 10). */
+    if (topomap_topology_net_depth(pb->topo) >= 0) {
+        c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1};
+        c[k++] = (struct cand){"treematch+refine", topomap_map_treematch, 1, 0, 1};
+    }
     int dims[8], wrap[8];
     /* Up to AUTO_SEEDS_MAX ranks: beyond, it costs 5-15 s and lost to drb. */
     if (pb->n <= AUTO_SEEDS_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
@@ -99,7 +114,7 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
         c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0};
     }
     if (pb->n <= AUTO_SPECTRAL_MAX)
-        c[k++] = (struct cand){"spectral+refine", topomap_map_spectral, 1, 0, 0};
+        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0};
     if (small)
         c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0};
     return k;
@@ -107,7 +122,7 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
 
 int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
-    struct cand c[12];
+    struct cand c[16];
     int nc = candidates(pb, c);
     int *tmp = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
     if (!tmp)
@@ -120,10 +135,17 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         sub.deadline = t0 + (pb->deadline - t0) * AUTO_BUDGET_SHARE;
     double best = -1;
     int chosen = -1, tried = 0;
+    /* Hierarchical nodes: every candidate gets the node-internal placement
+     * and candidates are compared by SumCom, which sees the node levels;
+     * otherwise by hop-bytes. */
+    int sumcom = topomap_topology_node_nlevels(pb->topo) > 1 &&
+                 pb->opts->node_place != TOPOMAP_NODE_PLACE_OFF;
     for (int k = 0; k < nc; k++) {
         /* Out of time: keep what we have (block has always been tried). */
-        if (best >= 0 && sub.deadline > 0 && topomap_now() > sub.deadline)
+        if (best >= 0 && sub.deadline > 0 && topomap_now() > sub.deadline) {
+            topomap_log(pb, "auto: time limit reached before %s", c[k].name);
             break;
+        }
         double tc = topomap_now();
         so.seed = pb->opts->seed + c[k].seed_offset;
         int rc = c[k].fn(&sub, tmp, err, errlen);
@@ -132,6 +154,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
                                                TOPOMAP_REFINE_AUTO};
             rc = topomap_refine(&sub, tmp, &rp, NULL, err, errlen);
         }
+        if (rc == 0 && sumcom)
+            rc = topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen);
         if (rc < 0) {
             if (errno == ETIMEDOUT && best >= 0) {
                 topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c[k].name,
@@ -148,13 +172,33 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             return -1;
         }
         tried++;
-        double hb = hop_bytes(pb, tmp);
-        topomap_log(pb, "auto: %-20s hop-bytes %.6g in %.3f s", c[k].name, hb,
-                    topomap_now() - tc);
+        double hb = score(pb, tmp, sumcom);
+        topomap_log(pb, "auto: %-20s %s %.6g in %.3f s", c[k].name,
+                    sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc);
         if (best < 0 || hb < best) {
             best = hb;
             chosen = k;
             memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
+        }
+    }
+    /* Trees with hierarchical nodes: the SumCom refinement of the kept
+     * mapping (treematch_sumcom.c), kept when it lowers SumCom. */
+    if (sumcom && topomap_topology_net_depth(pb->topo) >= 0 &&
+        !(sub.deadline > 0 && topomap_now() > sub.deadline)) {
+        double tr = topomap_now();
+        memcpy(tmp, r2s, sizeof(int) * (size_t)pb->n);
+        if (topomap_refine_sumcom(&sub, tmp, err, errlen) == 0 &&
+            topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen) == 0) {
+            double sc = score(pb, tmp, 1);
+            topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", best, sc,
+                        topomap_now() - tr);
+            if (sc < best) {
+                best = sc;
+                memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
+            }
+        } else if (errno == ENOMEM) {
+            free(tmp);
+            return -1;
         }
     }
     topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", c[chosen].name, tried,

@@ -50,10 +50,15 @@
 
 #define SPEC_MAXD 20
 #define IRREGULAR_CV 1.0
+/* spectral-fit: parts are ordered over at most this many children, in at
+ * most this many passes of pair swaps. */
+#define FIT_ORDER_MAX 256
+#define FIT_ORDER_PASSES 8
 
 struct spec {
     const struct topomap_problem *pb;
     int scheme;          /* forced TOPOMAP_CLUSTER_*, or 0: the rule */
+    int fit;             /* spectral-fit: capacitated parts, ordered (ours) */
     int m;               /* allocated nodes */
     int *first, *cap;    /* per node: first slot, slots */
     int *tn;             /* per node: topology node */
@@ -225,6 +230,164 @@ static double volume_cv(struct spec *S, const int *ranks, int nr, long *nedges)
     return var > 0 ? sqrt(var) / mean : 0;
 }
 
+/* spectral-fit (ours): the cost sum_{p<q} T[p][q] D[at[p]][at[q]] of parts
+ * p on children at[p], and the change when parts p and q trade children. */
+static double swap_delta(const double *T, const double *D, const int *at, int np, int nb, int p,
+                         int q)
+{
+    double d = 0;
+    for (int r = 0; r < np; r++) {
+        if (r == p || r == q)
+            continue;
+        d += T[(size_t)p * np + r] *
+             (D[(size_t)at[q] * nb + at[r]] - D[(size_t)at[p] * nb + at[r]]);
+        d += T[(size_t)q * np + r] *
+             (D[(size_t)at[p] * nb + at[r]] - D[(size_t)at[q] * nb + at[r]]);
+    }
+    return d;
+}
+
+/* spectral-fit (ours, not in the paper): one level. Instead of k-means
+ * clusters placed by Plain/First-Fit/Most-Reservation (which cut clusters
+ * over children and fill children with clusters that do not talk to each
+ * other), the ranks are cut into b parts of at most the slots of the first b
+ * children (topomap_cpnsc_fit), then the parts are moved between children of
+ * enough slots by pair swaps that lower the traffic between parts times the
+ * hops between the children (first nodes), while that helps (children
+ * at one switch are all alike: nothing moves). bin_of[i] = child of R[i]. */
+static int fit_level(struct spec *S, const int *R, int nr, int nb, int b, const int *bstart,
+                     const int *bcap, long nedges, int log, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = S->pb;
+    int *part = S->label;
+    if (nedges == 0) {
+        for (int i = 0, c = 0, f = 0; i < nr; i++) {
+            while (f >= bcap[c]) {
+                c++;
+                f = 0;
+            }
+            part[i] = c;
+            f++;
+        }
+    } else if (topomap_cpnsc_fit(pb, R, nr, b, bcap, S->loc, part, err, errlen) < 0) {
+        return -1;
+    }
+    if (log)
+        topomap_log(pb, "spectral-fit: %d ranks cut into %d parts over %d children", nr, b, nb);
+    for (int i = 0; i < nr; i++)
+        S->bin_of[i] = part[i];
+    if (nb > FIT_ORDER_MAX || b < 2)
+        return 0;
+    /* Parts: the b parts, then nb - b empty ones on the unused children. */
+    int np = nb;
+    double *T = calloc((size_t)np * (size_t)np, sizeof(double));
+    double *D = malloc(sizeof(double) * (size_t)nb * (size_t)nb);
+    int *at = malloc(sizeof(int) * (size_t)np), *size = calloc((size_t)np, sizeof(int));
+    if (!T || !D || !at || !size) {
+        free(T);
+        free(D);
+        free(at);
+        free(size);
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    const topomap_graph_t *g = &pb->g;
+    for (int i = 0; i < nr; i++)
+        S->loc[R[i]] = i;
+    for (int i = 0; i < nr; i++) {
+        size[part[i]]++;
+        for (int64_t e = g->xadj[R[i]]; e < g->xadj[R[i] + 1]; e++) {
+            int j = S->loc[g->adj[e]];
+            if (j >= 0 && part[j] != part[i])
+                T[(size_t)part[i] * np + part[j]] += g->w[e];
+        }
+    }
+    for (int i = 0; i < nr; i++)
+        S->loc[R[i]] = -1;
+    for (int c = 0; c < nb; c++) {
+        at[c] = c;
+        for (int d = 0; d < nb; d++)
+            D[(size_t)c * nb + d] = topomap_topology_hops(pb->topo, S->tn[S->nodes[bstart[c]]],
+                                                         S->tn[S->nodes[bstart[d]]]);
+    }
+    int same = 1; /* every two children equally far apart */
+    for (int c = 0; c < nb && same; c++)
+        for (int d = 0; d < nb && same; d++)
+            same = c == d || D[(size_t)c * nb + d] == D[1];
+    for (int pass = 0; pass < FIT_ORDER_PASSES && !same; pass++) {
+        int moved = 0;
+        for (int p = 0; p < np; p++)
+            for (int q = p + 1; q < np; q++) {
+                if (size[p] > bcap[at[q]] || size[q] > bcap[at[p]])
+                    continue;
+                if (swap_delta(T, D, at, np, nb, p, q) < -1e-9) {
+                    int t = at[p];
+                    at[p] = at[q];
+                    at[q] = t;
+                    moved = 1;
+                }
+            }
+        if (!moved)
+            break;
+    }
+    for (int i = 0; i < nr; i++)
+        S->bin_of[i] = at[part[i]];
+    free(T);
+    free(D);
+    free(at);
+    free(size);
+    return 0;
+}
+
+/* One level as the paper does it: CP-NSC clusters (k by the rule at the top
+ * of the file), mapped onto the nb children by the scheme; bin_of[i] = child
+ * of R[i], APE pieces recorded. 0, or -1 + errno. */
+static int cluster_level(struct spec *S, const int *R, int nr, int nb, int b, const int *bcap,
+                         double cv, long nedges, int lv, int rlo, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = S->pb;
+    int k = cv > IRREGULAR_CV ? 2 * b : b;
+    if (k > nr)
+        k = nr;
+    int nclus;
+    if (nedges == 0) {
+        for (int i = 0; i < nr; i++)
+            S->label[i] = (int)((long)i * k / nr);
+        nclus = k;
+    } else {
+        nclus = topomap_cpnsc(pb, R, nr, k, S->loc, S->label, err, errlen);
+        if (nclus < 0)
+            return -1;
+    }
+    if (k < 1 || nclus < 1)
+        return topomap_fail(err, errlen, EDOM, "spectral: no cluster on %d ranks", nr);
+    /* Clusters as member lists (local indices, ascending = rank order). */
+    memset(S->cx, 0, sizeof(int) * ((size_t)nclus + 1));
+    for (int i = 0; i < nr; i++)
+        S->cx[S->label[i] + 1]++;
+    for (int c = 0; c < nclus; c++)
+        S->cx[c + 1] += S->cx[c];
+    memcpy(S->tmp, S->cx, sizeof(int) * (size_t)nclus);
+    for (int i = 0; i < nr; i++)
+        S->cmem[S->tmp[S->label[i]]++] = i;
+    int scheme = S->scheme ? S->scheme : topomap_cluster_scheme(nclus, S->cx);
+    S->used[scheme]++;
+    if (lv == 0 || rlo == 0)
+        topomap_log(pb, "spectral: level %d: %d ranks on %d groups, %d clusters (k = %d), %s", lv,
+                    nr, nb, nclus, k, topomap_cluster_scheme_name(scheme));
+    if (topomap_cluster_map(scheme, nclus, S->cx, S->cmem, nb, bcap, S->bin_of) < 0) {
+        return topomap_fail(err, errlen, errno, "spectral: %d ranks do not fit in the slots", nr);
+    }
+    /* APE clusters: one per (cluster, child); finer levels overwrite. */
+    for (int c = 0; c < nclus; c++)
+        for (int t = S->cx[c]; t < S->cx[c + 1]; t++) {
+            int i = S->cmem[t];
+            if (t == S->cx[c] || S->bin_of[i] != S->bin_of[S->cmem[t - 1]])
+                S->npiece++;
+            S->piece[R[i]] = S->npiece - 1;
+        }
+    return 0;
+}
+
 /* Map the ranks ranks[rlo..rhi) onto the nodes nodes[lo..hi), whose groups
  * agree on the levels above lv. */
 static int assign(struct spec *S, int lo, int hi, int rlo, int rhi, int lv, char *err,
@@ -280,47 +443,12 @@ static int assign(struct spec *S, int lo, int hi, int rlo, int rhi, int lv, char
         acc += bcap[b++];
     long nedges;
     double cv = volume_cv(S, R, nr, &nedges);
-    int k = cv > IRREGULAR_CV ? 2 * b : b;
-    if (k > nr)
-        k = nr;
-    int nclus;
-    if (nedges == 0) {
-        for (int i = 0; i < nr; i++)
-            S->label[i] = (int)((long)i * k / nr);
-        nclus = k;
-    } else {
-        nclus = topomap_cpnsc(pb, R, nr, k, S->loc, S->label, err, errlen);
-        if (nclus < 0) {
-            rc = -1;
-            goto out;
-        }
-    }
-    /* Clusters as member lists (local indices, ascending = rank order). */
-    memset(S->cx, 0, sizeof(int) * ((size_t)nclus + 1));
-    for (int i = 0; i < nr; i++)
-        S->cx[S->label[i] + 1]++;
-    for (int c = 0; c < nclus; c++)
-        S->cx[c + 1] += S->cx[c];
-    memcpy(S->tmp, S->cx, sizeof(int) * (size_t)nclus);
-    for (int i = 0; i < nr; i++)
-        S->cmem[S->tmp[S->label[i]]++] = i;
-    int scheme = S->scheme ? S->scheme : topomap_cluster_scheme(nclus, S->cx);
-    S->used[scheme]++;
-    if (lv == 0 || rlo == 0)
-        topomap_log(pb, "spectral: level %d: %d ranks on %d groups, %d clusters (k = %d), %s", lv,
-                    nr, nb, nclus, k, topomap_cluster_scheme_name(scheme));
-    if (topomap_cluster_map(scheme, nclus, S->cx, S->cmem, nb, bcap, S->bin_of) < 0) {
-        rc = topomap_fail(err, errlen, errno, "spectral: %d ranks do not fit in the slots", nr);
+    if (S->fit)
+        rc = fit_level(S, R, nr, nb, b, bstart, bcap, nedges, lv == 0 || rlo == 0, err, errlen);
+    else
+        rc = cluster_level(S, R, nr, nb, b, bcap, cv, nedges, lv, rlo, err, errlen);
+    if (rc < 0)
         goto out;
-    }
-    /* APE clusters: one per (cluster, child); finer levels overwrite. */
-    for (int c = 0; c < nclus; c++)
-        for (int t = S->cx[c]; t < S->cx[c + 1]; t++) {
-            int i = S->cmem[t];
-            if (t == S->cx[c] || S->bin_of[i] != S->bin_of[S->cmem[t - 1]])
-                S->npiece++;
-            S->piece[R[i]] = S->npiece - 1;
-        }
     /* Stable partition of the ranks by child, then each child. */
     memset(off, 0, sizeof(int) * ((size_t)nb + 1));
     for (int i = 0; i < nr; i++)
@@ -347,7 +475,7 @@ out:
     return rc;
 }
 
-static int spectral(const struct topomap_problem *pb, int scheme, int *r2s, char *err,
+static int spectral(const struct topomap_problem *pb, int scheme, int fit, int *r2s, char *err,
                     size_t errlen)
 {
     struct spec S;
@@ -355,13 +483,13 @@ static int spectral(const struct topomap_problem *pb, int scheme, int *r2s, char
         spec_free(&S);
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     }
+    S.fit = fit;
     int rc = assign(&S, 0, S.m, 0, pb->n, 0, err, errlen);
-    if (rc == 0)
+    if (rc == 0 && !fit) {
         topomap_log(pb, "spectral: single-level mappings: %ld plain, %ld first-fit, %ld "
                         "most-reservation",
                     S.used[TOPOMAP_CLUSTER_PLAIN], S.used[TOPOMAP_CLUSTER_FF],
                     S.used[TOPOMAP_CLUSTER_MR]);
-    if (rc == 0) {
         for (int r = 0; r < pb->n; r++)
             if (S.piece[r] < 0)
                 S.piece[r] = S.npiece++; /* never clustered (a one-node job): alone */
@@ -373,21 +501,26 @@ static int spectral(const struct topomap_problem *pb, int scheme, int *r2s, char
 
 int topomap_map_spectral(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
-    return spectral(pb, 0, r2s, err, errlen);
+    return spectral(pb, 0, 0, r2s, err, errlen);
 }
 
 int topomap_map_spectral_plain(const struct topomap_problem *pb, int *r2s, char *err,
                                size_t errlen)
 {
-    return spectral(pb, TOPOMAP_CLUSTER_PLAIN, r2s, err, errlen);
+    return spectral(pb, TOPOMAP_CLUSTER_PLAIN, 0, r2s, err, errlen);
 }
 
 int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
-    return spectral(pb, TOPOMAP_CLUSTER_FF, r2s, err, errlen);
+    return spectral(pb, TOPOMAP_CLUSTER_FF, 0, r2s, err, errlen);
 }
 
 int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
-    return spectral(pb, TOPOMAP_CLUSTER_MR, r2s, err, errlen);
+    return spectral(pb, TOPOMAP_CLUSTER_MR, 0, r2s, err, errlen);
+}
+
+int topomap_map_spectral_fit(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
+{
+    return spectral(pb, 0, 1, r2s, err, errlen);
 }

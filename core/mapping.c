@@ -4,7 +4,11 @@
  *  hostfile one hostname per line in rank order: Slurm's SLURM_HOSTFILE for
  *           srun --distribution=arbitrary (Slurm ignores the core there);
  *  rankfile Open MPI's rankfile, "rank R=HOST slot=CORE" (mpirun --rankfile);
- *           CORE is the 0-based logical core index inside the node. */
+ *           CORE is the 0-based logical core index inside the node;
+ *  MPICH_RANK_ORDER  Cray MPICH's rank order file (written only);
+ *  map_cpu  srun --cpu-bind=map_cpu:LIST (written only).
+ * All three readable formats come back through one reader (read_stream),
+ * from a file, standard input ("-") or gzip data (core/input.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -12,11 +16,97 @@
 
 #include "internal.h"
 
+/* rank_of[s]: the rank on slot s, -1 when free. Caller frees. */
+static int *slot_ranks(int nslots, int n, const int *rank_to_slot)
+{
+    int *rank_of = malloc(sizeof(int) * (size_t)(nslots > 0 ? nslots : 1));
+    if (!rank_of)
+        return NULL;
+    for (int s = 0; s < nslots; s++)
+        rank_of[s] = -1;
+    for (int r = 0; r < n; r++)
+        rank_of[rank_to_slot[r]] = r;
+    return rank_of;
+}
+
+/* MPICH_RANK_ORDER: the ranks of slots 0, 1, ... one node per line, runs of
+ * consecutive ranks as "A-B". Cray puts the file's first ranks on the first
+ * node, so a free slot before the last rank cannot be said. */
+static int write_rank_order(FILE *f, const topomap_alloc_t *a, int n, const int *rank_to_slot)
+{
+    int nslots = topomap_alloc_nslots(a);
+    int *rank_of = slot_ranks(nslots, n, rank_to_slot);
+    if (!rank_of)
+        return -1;
+    for (int s = 0; s < n; s++)
+        if (rank_of[s] < 0) {
+            free(rank_of);
+            errno = EDOM;
+            return -1;
+        }
+    fprintf(f, "# MPICH_RANK_ORDER (MPICH_RANK_REORDER_METHOD=3) written by topomap: %d ranks "
+               "in the order of the slots, one node per line\n",
+            n);
+    for (int s = 0; s < n;) {
+        int node = topomap_alloc_slot_node(a, s), first = 1;
+        while (s < n && topomap_alloc_slot_node(a, s) == node) {
+            int lo = rank_of[s];
+            while (s + 1 < n && topomap_alloc_slot_node(a, s + 1) == node &&
+                   rank_of[s + 1] == rank_of[s] + 1)
+                s++;
+            if (rank_of[s] == lo)
+                fprintf(f, "%s%d", first ? "" : ",", lo);
+            else
+                fprintf(f, "%s%d-%d", first ? "" : ",", lo, rank_of[s]);
+            first = 0;
+            s++;
+        }
+        fputc('\n', f);
+    }
+    free(rank_of);
+    return 0;
+}
+
+/* map_cpu: list[k] = the core of the k-th task (rank order) of every node. */
+static int write_map_cpu(FILE *f, const topomap_alloc_t *a, int n, const int *rank_to_slot)
+{
+    const topomap_topology_t *t = topomap_alloc_topology(a);
+    int nnodes = topomap_topology_nnodes(t), cores = topomap_topology_cores(t);
+    int *count = calloc((size_t)nnodes, sizeof(int));
+    int *list = malloc(sizeof(int) * (size_t)(cores > 0 ? cores : 1));
+    int len = 0, rc = 0;
+    if (!count || !list) {
+        free(count);
+        free(list);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int r = 0; r < n && rc == 0; r++) {
+        int nd = topomap_alloc_slot_node(a, rank_to_slot[r]);
+        int c = topomap_alloc_slot_core(a, rank_to_slot[r]), k = count[nd]++;
+        if (k == len && len < cores)
+            list[len++] = c;
+        else if (k >= len || list[k] != c) {
+            errno = EDOM;
+            rc = -1;
+        }
+    }
+    if (rc == 0) {
+        fputs("map_cpu:", f);
+        for (int k = 0; k < len; k++)
+            fprintf(f, "%s%d", k ? "," : "", list[k]);
+        fputc('\n', f);
+    }
+    free(count);
+    free(list);
+    return rc;
+}
+
 int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
                           const int *rank_to_slot)
 {
     if (!f || !a || n < 0 || (n > 0 && !rank_to_slot) || format < TOPOMAP_MAPPING_SLOTS ||
-        format > TOPOMAP_MAPPING_RANKFILE) {
+        format > TOPOMAP_MAPPING_MAP_CPU) {
         errno = EINVAL;
         return -1;
     }
@@ -27,7 +117,13 @@ int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
             errno = EINVAL;
             return -1;
         }
-    for (int r = 0; r < n; r++) {
+    if (format == TOPOMAP_MAPPING_MPICH_RANK_ORDER || format == TOPOMAP_MAPPING_MAP_CPU) {
+        int rc = format == TOPOMAP_MAPPING_MAP_CPU ? write_map_cpu(f, a, n, rank_to_slot)
+                                                   : write_rank_order(f, a, n, rank_to_slot);
+        if (rc < 0)
+            return -1;
+    }
+    for (int r = 0; r < n && format <= TOPOMAP_MAPPING_RANKFILE; r++) {
         int s = rank_to_slot[r];
         const char *host = topomap_topology_node_name(t, topomap_alloc_slot_node(a, s));
         int core = topomap_alloc_slot_core(a, s);
@@ -78,21 +174,76 @@ static int split(char *s, char **field, int max)
     }
 }
 
-int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks, int *node,
-                         int *core, char *err, size_t errlen)
+/* One mapping line of @format into its fields: slots "RANK HOST CORE",
+ * rankfile "rank R=HOST slot=CORE" (returned as R, HOST, CORE), hostfile
+ * "HOST". Returns 1, or -1 with the message set. */
+static int parse_line(char *buf, int format, const char *path, long lineno, char **fld,
+                      char *err, size_t errlen)
 {
-    if (!path || !t || nranks < 0 || (nranks > 0 && (!node || !core)))
-        return topomap_fail(err, errlen, EINVAL, "topomap_mapping_read: bad argument");
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        int e = errno;
-        return topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
+    int nf;
+    switch (format) {
+    case TOPOMAP_MAPPING_HOSTFILE:
+        nf = split(buf, fld, 1);
+        if (nf != 1)
+            return topomap_fail(err, errlen, EINVAL,
+                                "%s:%ld: malformed line: expected one hostname (a hostfile), got "
+                                "more than one field",
+                                path, lineno);
+        return 1;
+    case TOPOMAP_MAPPING_RANKFILE: {
+        char *w[3], *eq;
+        nf = split(buf, w, 3);
+        if (nf != 3 || strcmp(w[0], "rank") || !(eq = strchr(w[1], '=')) ||
+            strncmp(w[2], "slot=", 5))
+            return topomap_fail(err, errlen, EINVAL,
+                                "%s:%ld: malformed line: expected 'rank R=HOST slot=CORE'", path,
+                                lineno);
+        *eq = 0;
+        fld[0] = w[1];
+        fld[1] = eq + 1;
+        fld[2] = w[2] + 5;
+        if (strpbrk(fld[2], ":-,"))
+            return topomap_fail(err, errlen, EINVAL,
+                                "%s:%ld: slot '%s' is not a core number (socket:core and "
+                                "ranges are not read)",
+                                path, lineno, fld[2]);
+        return 1;
     }
+    default:
+        nf = split(buf, fld, 3);
+        if (nf != 3)
+            return topomap_fail(
+                err, errlen, EINVAL,
+                "%s:%ld: malformed line: expected 'RANK HOSTNAME CORE', got %s%d field%s", path,
+                lineno, nf > 3 ? "more than " : "", nf > 3 ? 3 : nf, nf == 1 ? "" : "s");
+        return 1;
+    }
+}
+
+/* The format of a first data line (TOPOMAP_MAPPING_AUTO). */
+static int detect_format(const char *line)
+{
+    char copy[64], *fld[4];
+    snprintf(copy, sizeof copy, "%s", line);
+    int nf = split(copy, fld, 3);
+    if (nf >= 1 && !strcmp(fld[0], "rank"))
+        return TOPOMAP_MAPPING_RANKFILE;
+    return nf == 1 ? TOPOMAP_MAPPING_HOSTFILE : TOPOMAP_MAPPING_SLOTS;
+}
+
+static const char *const format_line[] = {"'RANK HOSTNAME CORE'", "hostname",
+                                          "'rank R=HOST slot=CORE'"};
+
+static int read_stream(FILE *f, const char *path, int format, const topomap_topology_t *t,
+                       int nranks, int *node, int *core, char *err, size_t errlen)
+{
     /* line_of[r]: the line that placed rank r (0: none yet), for duplicates. */
     long *line_of = calloc(nranks > 0 ? (size_t)nranks : 1, sizeof *line_of);
+    /* A hostfile gives the k-th rank of a node its core k. */
+    int *next_core = NULL;
     char *buf = NULL;
     size_t cap = 0;
-    long lineno = 0;
+    long lineno = 0, hostfile_rank = 0;
     int rc = -1;
     if (!line_of) {
         topomap_fail(err, errlen, ENOMEM, "out of memory");
@@ -108,43 +259,69 @@ int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nran
             goto out;
         }
         char *fld[3];
-        int nf = split(buf, fld, 3);
-        if (nf == 0)
+        char *scan = buf;
+        while (*scan && isspace((unsigned char)*scan))
+            scan++;
+        if (!*scan || *scan == '#')
             continue;
-        if (nf != 3) {
-            topomap_fail(err, errlen, EINVAL,
-                         "%s:%ld: malformed line: expected 'RANK HOSTNAME CORE', got %s%d field%s",
-                         path, lineno, nf > 3 ? "more than " : "", nf > 3 ? 3 : nf,
-                         nf == 1 ? "" : "s");
+        if (format == TOPOMAP_MAPPING_AUTO)
+            format = detect_format(scan);
+        if (parse_line(buf, format, path, lineno, fld, err, errlen) < 0)
             goto out;
-        }
         long r, c;
-        if (topomap_parse_long(fld[0], &r) < 0) {
-            topomap_fail(err, errlen, EINVAL, "%s:%ld: malformed line: rank '%s' is not an integer",
-                         path, lineno, fld[0]);
-            goto out;
+        const char *host;
+        if (format == TOPOMAP_MAPPING_HOSTFILE) {
+            if (!next_core && !(next_core = calloc((size_t)topomap_topology_nnodes(t), sizeof(int)))) {
+                topomap_fail(err, errlen, ENOMEM, "out of memory");
+                goto out;
+            }
+            r = hostfile_rank++;
+            host = fld[0];
+            if (r >= nranks) {
+                topomap_fail(err, errlen, EINVAL,
+                             "%s:%ld: more hostnames than the profile's %d ranks", path, lineno,
+                             nranks);
+                goto out;
+            }
+        } else {
+            host = fld[1];
+            if (topomap_parse_long(fld[0], &r) < 0) {
+                topomap_fail(err, errlen, EINVAL,
+                             "%s:%ld: malformed line: rank '%s' is not an integer", path, lineno,
+                             fld[0]);
+                goto out;
+            }
+            if (topomap_parse_long(fld[2], &c) < 0) {
+                topomap_fail(err, errlen, EINVAL,
+                             "%s:%ld: malformed line: core '%s' is not an integer", path, lineno,
+                             fld[2]);
+                goto out;
+            }
+            if (r < 0 || r >= nranks) {
+                topomap_fail(err, errlen, EINVAL,
+                             "%s:%ld: rank %ld out of range (the profile has %d ranks: 0 to %d)",
+                             path, lineno, r, nranks, nranks - 1);
+                goto out;
+            }
         }
-        if (topomap_parse_long(fld[2], &c) < 0) {
-            topomap_fail(err, errlen, EINVAL, "%s:%ld: malformed line: core '%s' is not an integer",
-                         path, lineno, fld[2]);
-            goto out;
-        }
-        if (r < 0 || r >= nranks) {
-            topomap_fail(err, errlen, EINVAL,
-                         "%s:%ld: rank %ld out of range (the profile has %d ranks: 0 to %d)", path,
-                         lineno, r, nranks, nranks - 1);
-            goto out;
-        }
-        int nd = topomap_topology_node_lookup(t, fld[1]);
+        int nd = topomap_topology_node_lookup(t, host);
         if (nd < 0) {
             topomap_fail(err, errlen, EINVAL, "%s:%ld: unknown host '%s' (not in the topology)",
-                         path, lineno, fld[1]);
+                         path, lineno, host);
             goto out;
         }
-        if (c < 0 || c >= cores) {
+        if (format == TOPOMAP_MAPPING_HOSTFILE) {
+            c = next_core[nd]++;
+            if (c >= cores) {
+                topomap_fail(err, errlen, EINVAL,
+                             "%s:%ld: more ranks on '%s' than its %d cores", path, lineno, host,
+                             cores);
+                goto out;
+            }
+        } else if (c < 0 || c >= cores) {
             topomap_fail(err, errlen, EINVAL,
                          "%s:%ld: core %ld out of range on '%s' (%d cores: 0 to %d)", path, lineno,
-                         c, fld[1], cores, cores - 1);
+                         c, host, cores, cores - 1);
             goto out;
         }
         if (line_of[r]) {
@@ -169,12 +346,13 @@ int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nran
             if (first_missing < 0)
                 first_missing = r;
         }
+    const char *what = format_line[format == TOPOMAP_MAPPING_AUTO ? 0 : format];
     if (missing == nranks && nranks > 0) {
         /* Report empty files at line 1, the line that should have held rank 0. */
         topomap_fail(err, errlen, EINVAL,
-                     "%s:%ld: no mapping lines: expected one 'RANK HOSTNAME CORE' line for each "
-                     "of the profile's %d ranks",
-                     path, lineno ? lineno : 1, nranks);
+                     "%s:%ld: no mapping lines: expected one %s line for each of the profile's "
+                     "%d ranks",
+                     path, lineno ? lineno : 1, what, nranks);
         goto out;
     }
     if (missing) {
@@ -188,6 +366,30 @@ int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nran
 out:
     free(buf);
     free(line_of);
-    fclose(f);
+    free(next_core);
     return rc;
+}
+
+int topomap_mapping_read_format(const char *path, int format, const topomap_topology_t *t,
+                                int nranks, int *node, int *core, char *err, size_t errlen)
+{
+    if (!path || !t || nranks < 0 || (nranks > 0 && (!node || !core)) ||
+        format < TOPOMAP_MAPPING_AUTO || format > TOPOMAP_MAPPING_RANKFILE)
+        return topomap_fail(err, errlen, EINVAL, "topomap_mapping_read: bad argument");
+    FILE *f = topomap_input_open(path, err, errlen);
+    if (!f)
+        return -1;
+    int rc = read_stream(f, strcmp(path, "-") ? path : "standard input", format, t, nranks, node,
+                         core, err, errlen);
+    int e = errno;
+    fclose(f);
+    errno = e;
+    return rc;
+}
+
+int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks, int *node,
+                         int *core, char *err, size_t errlen)
+{
+    return topomap_mapping_read_format(path, TOPOMAP_MAPPING_SLOTS, t, nranks, node, core, err,
+                                       errlen);
 }

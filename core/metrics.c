@@ -60,7 +60,8 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
         return -1;
     }
     int64_t nnz = g.xadj[n];
-#pragma omp parallel for schedule(dynamic, 64) if (nnz >= METRICS_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic, 64) if (nnz >= METRICS_PARALLEL_MIN) \
+    num_threads(topomap_default_threads())
     for (int i = 0; i < n; i++) {
         struct row_acc a = {0, 0, 0, 0, 0};
         for (int64_t e = g.xadj[i]; e < g.xadj[i + 1]; e++) {

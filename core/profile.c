@@ -22,6 +22,9 @@
  * the declared entry count (Matrix Market); a number cut short but still a
  * number cannot be told from a real one.
  *
+ * Any of them may be gzip-compressed ("X.mtx.gz" is Matrix Market) or come
+ * from standard input (path "-", no side file); see core/input.c.
+ *
  * Edge lists and dense matrices take '#' comments, whole-line or after the
  * data; whole-line "# key=value" comments are metadata (topomap_profile_meta),
  * "# nranks=N" also sets the rank count. The side file PATH.meta (key=value
@@ -394,7 +397,8 @@ static void edges_free(struct edges *e)
  * reads ahead) and the state that the three parsers share. */
 struct reader {
     FILE *f;
-    const char *path;
+    const char *path; /* as shown in messages ("standard input" for "-") */
+    int from_stdin;   /* 1: no side file, no extension */
     char *line;     /* current line, NUL-terminated, newline stripped */
     size_t cap;
     size_t len;
@@ -455,6 +459,9 @@ static int rd_raw(struct reader *r)
     if (len < 0) {
         if (ferror(r->f)) {
             int e = errno ? errno : EIO;
+            if (e == EBADMSG) /* from core/input.c */
+                return topomap_fail(r->err, r->errlen, e, "%s:%ld: corrupt or truncated gzip data",
+                                    r->path, r->lineno + 1);
             return topomap_fail(r->err, r->errlen, e, "%s: %s", r->path, strerror(e));
         }
         return 0;
@@ -823,9 +830,14 @@ static int has_suffix(const char *path, const char *suf)
  * comment at the top). The lines read stay pushed back for the parser. */
 static int detect(struct reader *r)
 {
-    if (has_suffix(r->path, ".mtx"))
+    if (has_suffix(r->path, ".grf") || has_suffix(r->path, ".src"))
+        return topomap_fail(r->err, r->errlen, EINVAL,
+                            "%s: Scotch graph files are not read as profiles: write the edges "
+                            "as 'src dst bytes' lines (0-based ranks)",
+                            r->path);
+    if (has_suffix(r->path, ".mtx") || has_suffix(r->path, ".mtx.gz"))
         return TOPOMAP_FMT_MTX;
-    if (has_suffix(r->path, ".mat"))
+    if (has_suffix(r->path, ".mat") || has_suffix(r->path, ".mat.gz"))
         return TOPOMAP_FMT_DENSE;
     int rc = rd_raw(r);
     if (rc < 0)
@@ -857,6 +869,8 @@ static int detect(struct reader *r)
 static int read_side_meta(struct reader *r, int *nranks)
 {
     *nranks = 0;
+    if (r->from_stdin)
+        return 0;
     size_t plen = strlen(r->path);
     char *mpath = malloc(plen + 6);
     if (!mpath)
@@ -864,6 +878,11 @@ static int read_side_meta(struct reader *r, int *nranks)
     memcpy(mpath, r->path, plen);
     memcpy(mpath + plen, ".meta", 6);
     FILE *f = fopen(mpath, "r");
+    if (!f && has_suffix(r->path, ".gz")) {
+        /* PROFILE.txt.gz: the side file of the uncompressed PROFILE.txt. */
+        memcpy(mpath + plen - 3, ".meta", 6);
+        f = fopen(mpath, "r");
+    }
     if (!f) {
         free(mpath);
         return 0;
@@ -984,16 +1003,14 @@ topomap_profile_t *topomap_profile_load(const char *path, int format, char *err,
         topomap_fail(err, errlen, EINVAL, "no profile path given");
         return NULL;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        int e = errno;
-        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
+    FILE *f = topomap_input_open(path, err, errlen);
+    if (!f)
         return NULL;
-    }
     struct reader r;
     memset(&r, 0, sizeof r);
     r.f = f;
-    r.path = path;
+    r.from_stdin = !strcmp(path, "-");
+    r.path = r.from_stdin ? "standard input" : path;
     r.err = err;
     r.errlen = errlen;
     r.maxrank = -1;

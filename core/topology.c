@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -444,6 +445,41 @@ char *topo_slurp(const char *path, size_t *len, char *err, size_t errlen)
     return buf;
 }
 
+/* Machine descriptions of other tools that look like ours but are not read:
+ * a sentence saying so and what to give instead, or NULL. */
+static const char *topo_unsupported(const char *path, const char *text)
+{
+    size_t lp = strlen(path);
+    if (lp > 4 && !strcasecmp(path + lp - 4, ".tgt"))
+        return "Scotch target architectures (.tgt) are not read: describe the machine in a "
+               "topomap YAML file (topologies/README.md)";
+    /* The first line that is not blank, a comment or a YAML document start. */
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (*p == '#' || !strncmp(p, "---", 3)) {
+            p += strcspn(p, "\n");
+            continue;
+        }
+        break;
+    }
+    if (!strncasecmp(p, "BlockName=", 10) || !strncasecmp(p, "BlockSizes=", 11))
+        return "a Slurm topology/block file (BlockName= lines) is not read: only "
+               "topology/tree's SwitchName= lines are; describe the blocks as leaf switches "
+               "(one SwitchName= line per block and one above them) or in a topomap YAML file";
+    if (*p == '-') {
+        p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!strncmp(p, "topology:", 9))
+            return "Slurm's topology.yaml (a list of named topologies) is not read: give the "
+                   "tree as a topology.conf (SwitchName= lines) or a topomap YAML file "
+                   "(topologies/README.md)";
+    }
+    return NULL;
+}
+
 topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t errlen)
 {
     size_t len;
@@ -454,6 +490,12 @@ topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t er
     char *text = topo_slurp(path, &len, err, errlen);
     if (!text)
         return NULL;
+    const char *unsupported = topo_unsupported(path, text);
+    if (unsupported) {
+        topomap_fail(err, errlen, EINVAL, "%s: %s", path, unsupported);
+        free(text);
+        return NULL;
+    }
     topomap_topology_t *t;
     if (topo_is_slurmconf(text))
         t = topo_slurmconf_parse(path, text, err, errlen);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h> /* uid_t, gid_t: the profile store */
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,7 +31,19 @@ extern "C" {
 /** Suggested size of error buffers. */
 #define TOPOMAP_ERRLEN 512
 
-/** Library version string, e.g. "0.1.0". */
+/** Version of this header. configure takes the package version from the
+ *  TOPOMAP_VERSION line, so the two cannot differ. */
+#define TOPOMAP_VERSION "0.1.0"
+#define TOPOMAP_VERSION_MAJOR 0
+#define TOPOMAP_VERSION_MINOR 1
+#define TOPOMAP_VERSION_PATCH 0
+/** One comparable number: (major << 16) | (minor << 8) | patch, e.g.
+ *  #if TOPOMAP_VERSION_NUMBER >= 0x000100 (as hwloc's HWLOC_API_VERSION). */
+#define TOPOMAP_VERSION_NUMBER \
+    ((TOPOMAP_VERSION_MAJOR << 16) | (TOPOMAP_VERSION_MINOR << 8) | TOPOMAP_VERSION_PATCH)
+
+/** Version of the library linked at run time, e.g. "0.1.0" (compare with
+ *  TOPOMAP_VERSION, the header's). */
 const char *topomap_version(void);
 
 /* ======================================================================== */
@@ -82,6 +95,10 @@ enum topomap_affinity {
 
 /**
  * Load a profile from @p path in format @p format (enum topomap_profile_format).
+ * @p path "-" reads standard input (messages then say "standard input"); gzip
+ * data (a "PROFILE.txt.gz", or piped in) is decompressed, the extension before
+ * ".gz" picks the format as without it, and PROFILE.txt.meta is the side file
+ * when PROFILE.txt.gz.meta is absent.
  * Duplicate (src, dst) entries are summed. The rank count comes from, in order:
  * a "# nranks=N" comment or a first data line holding a single integer (edge
  * list), the matrix size (dense, mtx), "nranks=" in the side file PATH.meta,
@@ -327,11 +344,26 @@ int topomap_alloc_slot_core(const topomap_alloc_t *a, int s);
 /* Mapping algorithms                                                         */
 /* ======================================================================== */
 
+/** Node-internal placement after the algorithm (topomap_opts_t.node_place):
+ *  the ranks of each node are placed on its slots by the node's hierarchy
+ *  (sockets, NUMA domains, cores). Never moves a rank to another node, so
+ *  hop-bytes are unchanged; a node's new placement is kept only when it
+ *  lowers its SumCom. Not applied to the baselines block, cyclic, random. */
+enum topomap_node_place {
+    TOPOMAP_NODE_PLACE_AUTO = 0,  /**< TreeMatch on each node's subtree, then the
+                                       SumCom refinement (default) */
+    TOPOMAP_NODE_PLACE_OFF,       /**< cores as the algorithm gave them */
+    TOPOMAP_NODE_PLACE_TREEMATCH, /**< TreeMatch on each node's subtree only */
+    TOPOMAP_NODE_PLACE_REFINE     /**< the SumCom refinement only */
+};
+
 /** Options of topomap_map(). Initialise with topomap_opts_init(). */
 typedef struct topomap_opts {
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
     int affinity;      /**< enum topomap_affinity (default bytes) */
-    int nthreads;      /**< OpenMP threads, 0 = runtime default */
+    int nthreads;      /**< OpenMP threads; 0 (default): 1, or OMP_NUM_THREADS
+                            when the environment sets it (the runtime's
+                            default of every CPU busy-waits on shared nodes) */
     double time_limit; /**< seconds, 0 = none; exceeded: -1, errno ETIMEDOUT,
                             except `auto`, which returns its best so far */
     int refine;        /**< 1: run the swap-refinement engine afterwards */
@@ -343,6 +375,7 @@ typedef struct topomap_opts {
     void *log_arg;     /**< passed to log */
     double grid_weak;  /**< weak-edge threshold of the grid analyzer (`grid`,
                             `auto`); 0 = TOPOMAP_GRID_WEAK */
+    int node_place;    /**< enum topomap_node_place (default AUTO) */
 } topomap_opts_t;
 
 void topomap_opts_init(topomap_opts_t *o);
@@ -362,8 +395,8 @@ const char *topomap_algo_name(int i);
 /** One-line description of the @p i-th algorithm, NULL past the end. */
 const char *topomap_algo_summary(int i);
 /**
- * 1 if @p name is a known algorithm, or a known algorithm followed by
- * "+refine" (e.g. "ohtma+refine": the algorithm, then the swap-refinement
+ * 1 if @p name is a known algorithm (in any case: "OHTMA" is "ohtma"), or a
+ * known algorithm followed by "+refine" (e.g. "ohtma+refine": the algorithm, then the swap-refinement
  * engine, as with opts->refine = 1), else 0. topomap_map() accepts the same names.
  */
 int topomap_algo_valid(const char *name);
@@ -404,6 +437,35 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
 /** Same for rank -> slot of allocation @p a. */
 int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                        const int *rank_to_slot, topomap_metrics_t *m);
+
+/** Most categories of topomap_traffic_split(). */
+#define TOPOMAP_SPLIT_MAX 24
+/**
+ * Traffic of a placement split by the innermost level of the machine two
+ * ranks share (the study's traffic by level, Bordage & Jeannot 2017,
+ * section 4.4), innermost first: name[0] the core (two ranks on one core,
+ * and self traffic), then each level of the node from the inside out
+ * ("numa", "socket": same object, different cores or objects below), "node"
+ * (same node, different objects of its outermost level), "leaf_switch"
+ * (different nodes under one switch; only on networks with switches: trees,
+ * Tianhe-3's chip halves) and "beyond" (everything else).
+ */
+typedef struct topomap_traffic_split {
+    int n;                                /**< number of categories */
+    char name[TOPOMAP_SPLIT_MAX][24];     /**< their names */
+    double bytes[TOPOMAP_SPLIT_MAX];      /**< directed bytes as recorded; they sum to
+                                               total_bytes */
+} topomap_traffic_split_t;
+
+/**
+ * Split the traffic of @p p placed at rank i -> (@p node[i], @p core[i]) on
+ * @p t by level (see topomap_traffic_split_t). Serial, in rank order:
+ * bit-identical on every run. O(edges x node levels) time.
+ * @return 0, or -1 with errno EINVAL (NULL argument, node or core out of
+ *         range) or ENOMEM.
+ */
+int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                          const int *core, topomap_traffic_split_t *s);
 
 /** The load of one channel: bytes routed from element @p from to @p to. */
 typedef struct topomap_link_load {
@@ -523,12 +585,30 @@ topomap_profile_t *topomap_grid_rescale(const topomap_profile_t *p, int nranks, 
 /* ======================================================================== */
 
 enum topomap_mapping_format {
+    TOPOMAP_MAPPING_AUTO = -1, /**< reading only: by the first data line */
     TOPOMAP_MAPPING_SLOTS = 0, /**< "RANK HOSTNAME CORE" per line */
     TOPOMAP_MAPPING_HOSTFILE,  /**< SLURM_HOSTFILE: a hostname per line, rank order */
-    TOPOMAP_MAPPING_RANKFILE   /**< Open MPI rankfile: "rank R=HOST slot=CORE" */
+    TOPOMAP_MAPPING_RANKFILE,  /**< Open MPI rankfile: "rank R=HOST slot=CORE" */
+    /** Cray MPICH's MPICH_RANK_ORDER file (MPICH_RANK_REORDER_METHOD=3, as
+     *  grid_order writes it): the ranks in the order of the slots, which Cray
+     *  fills node by node in allocation order, comma-separated with "A-B"
+     *  ranges. Writing only. */
+    TOPOMAP_MAPPING_MPICH_RANK_ORDER,
+    /** srun's "map_cpu:C0,C1,..." (--cpu-bind=map_cpu:...): the core of each
+     *  node's k-th task (local ids in rank order, as with SLURM_HOSTFILE and
+     *  --distribution=arbitrary); cores are taken as Slurm's CPU ids, so one
+     *  CPU per core. Writing only. */
+    TOPOMAP_MAPPING_MAP_CPU
 };
 
-/** Write the placement of @p n ranks to @p f in @p format. @return 0 or -1 (errno). */
+/**
+ * Write the placement of @p n ranks to @p f in @p format.
+ * @return 0, or -1 with errno: EINVAL bad argument; EDOM the placement
+ *         cannot be said in @p format: MPICH_RANK_ORDER leaves a free slot
+ *         before the last used one (Cray fills nodes in order), MAP_CPU
+ *         gives two nodes' k-th tasks different cores (srun takes one list);
+ *         or the stream's errno.
+ */
 int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
                           const int *rank_to_slot);
 /**
@@ -539,22 +619,52 @@ int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
  */
 int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks,
                          int *node, int *core, char *err, size_t errlen);
+/**
+ * Read a mapping in @p format: TOPOMAP_MAPPING_SLOTS (as above), HOSTFILE
+ * (one hostname per line in rank order, what SLURM_HOSTFILE and `topomap map
+ * --format hostfile` hold: the k-th rank named on a node gets its core k, as
+ * Slurm binds the k-th task of a node to its k-th CPU), RANKFILE (Open MPI's
+ * "rank R=HOST slot=CORE", CORE a plain core number), or AUTO: a first data
+ * line "rank R=..." is a rankfile, one field a hostfile, else slots.
+ * @p path "-" is standard input. Errors as topomap_mapping_read(), and EINVAL
+ * for a hostfile with more or fewer lines than @p nranks or a node with more
+ * ranks than cores, or a rankfile slot that is not a core number
+ * ("slot=0:1" socket:core forms).
+ */
+int topomap_mapping_read_format(const char *path, int format, const topomap_topology_t *t,
+                                int nranks, int *node, int *core, char *err, size_t errlen);
 
 /* ======================================================================== */
 /* Profile store                                                              */
 /* ======================================================================== */
 
 /*
- * A directory of communication profiles keyed by name (usually the
- * application's executable name): profile NAME is the file DIR/NAME.profile
- * in the edge-list format of topomap_profile_write(), whose "# nranks=N" first
- * line records the rank count it was recorded with.
+ * Communication profiles keyed by name (usually the application's executable
+ * name), in a store directory DIR (the plugin's profiles=, or
+ * $TOPOMAP_STORE, or TOPOMAP_STORE_DEFAULT), in two scopes:
+ *  - site profiles, DIR/NAME.profile, written by the store's owner (the
+ *    owner of DIR: the admins) only;
+ *  - user profiles, DIR/users/UID/NAME.profile, recorded by and used for user
+ *    UID only: DIR/users/UID belongs to UID (mode 0700), and DIR/users is the
+ *    store owner's sticky directory (mode 1777) in which each user makes his
+ *    own (or the plugin does, as root, for a recording).
+ * Lookup order for user UID (topomap_store_find): his own profile, then the
+ * site's. A profile is only used when nobody but its owner can change it:
+ * the directory writable by its owner only (DIR/users: sticky), the file a
+ * regular file (links are not followed) owned by the directory's owner (or
+ * root) and writable by its owner only, DIR/users/UID owned by UID. So no
+ * user can change what another user's jobs read (a directory planted under
+ * another user's uid is refused, not used: errno EPERM).
  *
- * Writes are atomic: a profile is written to a temporary file in DIR, flushed
- * to disk and renamed over DIR/NAME.profile, so readers see either the old or
- * the new complete profile, never a partial one, and when several jobs store
- * the same name at once the last rename wins. Names are 1 to 200 characters
- * from [A-Za-z0-9._+-], not starting with '.' or '-'.
+ * A profile is the file NAME.profile in the edge-list format of
+ * topomap_profile_write(), whose "# nranks=N" first line records the rank
+ * count it was recorded with.
+ *
+ * Writes are atomic: a profile is written to a temporary file in its
+ * directory, flushed to disk and renamed over NAME.profile, so readers see
+ * either the old or the new complete profile, never a partial one, and when
+ * several jobs store the same name at once the last rename wins. Names are 1
+ * to 200 characters from [A-Za-z0-9._+-], not starting with '.' or '-'.
  *
  * Rank counts: a stored profile is used as it is for a job with the same
  * number of ranks. For another count, a profile that is a process grid in
@@ -562,11 +672,17 @@ int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nran
  * application at the job's count (topomap_grid_rescale(): metadata
  * "rescaled_from" and "grid" say so); any other profile is refused (errno
  * ERANGE, the message says both counts); callers report it and keep the
- * default layout.
+ * default layout. The count in the file's header is checked first: a file
+ * too large to be a grid of its declared count is refused without reading
+ * it.
  */
 
 /** The store used when neither a directory nor $TOPOMAP_STORE is given. */
 #define TOPOMAP_STORE_DEFAULT "/var/lib/topomap/profiles"
+
+/** Scopes of stored profiles (topomap_store_entry_t, topomap_store_find()). */
+#define TOPOMAP_STORE_SITE 0
+#define TOPOMAP_STORE_USER 1
 
 /**
  * The store directory to use: @p dir when non-NULL and non-empty, else the
@@ -580,60 +696,113 @@ const char *topomap_store_dir(const char *dir);
 int topomap_store_name_valid(const char *name);
 
 /**
- * Write the path of profile @p name in store @p dir into @p buf (@p len bytes).
- * @return 0, or -1 with errno EINVAL (invalid name, message in @p err) or
- *         ENAMETOOLONG (does not fit in @p buf).
+ * Write the path of site profile @p name in store @p dir into @p buf (@p len
+ * bytes). @return 0, or -1 with errno EINVAL (invalid name, message in
+ * @p err) or ENAMETOOLONG (does not fit in @p buf).
  */
 int topomap_store_path(const char *dir, const char *name, char *buf, size_t len,
                        char *err, size_t errlen);
 
 /**
- * Store @p p under @p name in @p dir, atomically replacing any profile of that
- * name. Creates @p dir (and its parents, mode 0755) when missing. The file is
- * made readable by everyone (mode 0644) so that every user's jobs can use it.
- * @return 0, or -1 with errno EINVAL (invalid name), or the errno of the failed
- *         mkdir/write/rename (EACCES, ENOSPC, ...), with a message in @p err.
- *         On failure no temporary file is left behind.
+ * Write the path of user @p uid's profile @p name in store @p dir into
+ * @p buf (@p name NULL: the path of his directory, DIR/users/UID).
+ * @return 0, or -1 with errno EINVAL or ENAMETOOLONG as above.
+ */
+int topomap_store_user_path(const char *dir, uid_t uid, const char *name, char *buf,
+                            size_t len, char *err, size_t errlen);
+
+/**
+ * Store @p p as site profile @p name in @p dir, atomically replacing any
+ * profile of that name. Only the owner of @p dir (or root) may: others get
+ * EPERM. Creates @p dir (and its parents, mode 0755) when missing, and
+ * DIR/users (mode 1777) beside the site profiles. The file is made readable
+ * by everyone (mode 0644) so that every user's jobs can use it.
+ * @return 0, or -1 with errno EINVAL (invalid name), EPERM, or the errno of
+ *         the failed mkdir/write/rename (EACCES, ENOSPC, ...), with a message
+ *         in @p err. On failure no temporary file is left behind.
  */
 int topomap_store_add(const char *dir, const char *name, const topomap_profile_t *p,
                       char *err, size_t errlen);
 
 /**
- * Load profile @p name from @p dir for a job of @p nranks ranks (@p nranks <= 0:
- * any rank count). The rank count is checked from the file's first line before
- * the rest is read.
+ * Store @p p as user @p uid's profile @p name in @p dir (DIR/users/UID),
+ * atomically as above. The caller is user @p uid himself, or root (the
+ * plugin storing a recording), who creates the missing directories (DIR/users
+ * mode 1777, DIR/users/UID mode 0700 owned by @p uid:@p gid) and gives the
+ * file to @p uid:@p gid. No link is followed under DIR.
+ * @return 0, or -1 with errno EINVAL, EPERM (DIR/users/UID is not @p uid's,
+ *         or the caller is neither @p uid nor root), ENOENT (no DIR/users and
+ *         the caller may not create it) or the errno of the failed write,
+ *         with a message in @p err.
+ */
+int topomap_store_user_add(const char *dir, uid_t uid, gid_t gid, const char *name,
+                           const topomap_profile_t *p, char *err, size_t errlen);
+
+/**
+ * Load site profile @p name from @p dir for a job of @p nranks ranks (@p nranks
+ * <= 0: any rank count).
  * @return a new profile (caller frees with topomap_profile_free), or NULL with
- *         errno ENOENT (no such profile), ERANGE (recorded for another rank
- *         count and not a grid that can be rescaled), EINVAL (invalid name, or a corrupt file: "FILE:LINE: problem"
- *         in @p err), or the errno of the failed open.
+ *         errno ENOENT (no such profile), EPERM (a file or directory others
+ *         than its owner could have changed, see above), ERANGE (recorded for
+ *         another rank count and not a grid that can be rescaled), EINVAL
+ *         (invalid name, or a corrupt file: "FILE:LINE: problem" in @p err),
+ *         or the errno of the failed open.
  */
 topomap_profile_t *topomap_store_lookup(const char *dir, const char *name, int nranks,
                                         char *err, size_t errlen);
 
+/**
+ * The lookup order of user @p uid: his profile @p name (DIR/users/UID), else
+ * the site's (DIR), for @p nranks ranks as topomap_store_lookup(). A user
+ * directory that is not his is an error (EPERM), not skipped. *@p scope (if
+ * non-NULL) gets TOPOMAP_STORE_USER or TOPOMAP_STORE_SITE, @p path (if
+ * non-NULL, @p pathlen bytes) the file read.
+ * @return a new profile, or NULL with errno as topomap_store_lookup() (ENOENT:
+ *         in neither scope).
+ */
+topomap_profile_t *topomap_store_find(const char *dir, uid_t uid, const char *name,
+                                      int nranks, int *scope, char *path, size_t pathlen,
+                                      char *err, size_t errlen);
+
 /** One profile of a store, as listed by topomap_store_list(). */
 typedef struct topomap_store_entry {
     char name[201];   /**< profile name */
-    int nranks;       /**< recorded rank count, -1 if the first line does not say */
+    int nranks;       /**< recorded rank count, -1 if the header does not say */
     long long bytes;  /**< file size */
     long long mtime;  /**< last modification, seconds since the epoch */
+    int scope;        /**< TOPOMAP_STORE_SITE or TOPOMAP_STORE_USER */
 } topomap_store_entry_t;
 
 /**
- * List the profiles of @p dir, sorted by name. Temporary files of writes in
- * progress and files that are not NAME.profile are skipped.
+ * List the site profiles of @p dir, sorted by name. Temporary files of writes
+ * in progress, files that are not NAME.profile and files that would not be
+ * used (see above) are skipped.
  * @return 0 with *@p entries (caller frees with free(); NULL when *@p n is 0)
  *         and *@p n set, or -1 with the errno of the failed opendir (ENOENT
- *         for a missing store) or ENOMEM, with a message in @p err.
+ *         for a missing store), EPERM or ENOMEM, with a message in @p err.
  */
 int topomap_store_list(const char *dir, topomap_store_entry_t **entries, size_t *n,
                        char *err, size_t errlen);
 
 /**
- * Remove profile @p name from @p dir.
+ * List what user @p uid sees in @p dir: his profiles, then the site's, sorted
+ * by name (his before the site's of the same name, the lookup order), each
+ * with its scope. A missing DIR/users/UID lists none of his.
+ * @return as topomap_store_list().
+ */
+int topomap_store_user_list(const char *dir, uid_t uid, topomap_store_entry_t **entries,
+                            size_t *n, char *err, size_t errlen);
+
+/**
+ * Remove site profile @p name from @p dir.
  * @return 0, or -1 with errno EINVAL (invalid name), ENOENT (no such profile)
  *         or the errno of the failed unlink, with a message in @p err.
  */
 int topomap_store_remove(const char *dir, const char *name, char *err, size_t errlen);
+
+/** Remove user @p uid's profile @p name from @p dir (as topomap_store_remove()). */
+int topomap_store_user_remove(const char *dir, uid_t uid, const char *name, char *err,
+                              size_t errlen);
 
 /* ======================================================================== */
 /* Importers: profiles recorded by other tools                                */

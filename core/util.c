@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "config.h"
 
@@ -20,6 +23,18 @@ int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     }
     errno = e;
     return -1;
+}
+
+/* Threads for a parallel region when the caller did not say: 1, or what
+ * OMP_NUM_THREADS asks for (see topomap_opts.nthreads). */
+int topomap_default_threads(void)
+{
+#ifdef _OPENMP
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (env && *env)
+        return omp_get_max_threads();
+#endif
+    return 1;
 }
 
 double topomap_now(void)

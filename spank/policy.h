@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The Slurm-free half of the SPANK plugin: plugstack.conf arguments, the srun
- * command line, Slurm's default task layout, the placement decision, and the
- * small formats the srun side hands to the compute nodes. spank/topomap.c is
- * the only file that sees <slurm/spank.h>; everything here is unit-tested by
- * tests/spank_policy.c.
+/* The Slurm-free part of the SPANK plugin, one file per concern, all declared
+ * here: plugstack.conf arguments (site.c), the srun command line (srun.c),
+ * Slurm's default task layout (layout.c), the placement decision (decide.c),
+ * the binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
+ * recording (record.c); private helpers in common.c. spank/topomap.c is the
+ * only file that sees <slurm/spank.h>; each file here is unit-tested without
+ * Slurm by tests/spank_FILE.c.
  *
  * How a placement travels (see also spank/topomap.c):
  *  - srun (local context) decides, writes a hostfile and sets SLURM_HOSTFILE
@@ -41,6 +43,12 @@
 /** Names of the variables passed from srun to the compute nodes. */
 #define TOPOMAP_ENV_BIND "TOPOMAP_BIND"
 #define TOPOMAP_ENV_PMI2 "TOPOMAP_PMI2_MAPPING"
+/** Set by srun when the step must fail (strict=1): Slurm ignores the return
+ *  code of a plugin loaded as "optional", so every task of the step exits
+ *  with status 1 before exec instead (what slurmstepd itself does when a
+ *  "required" plugin's task_init fails). SLURM_-prefixed so that it also
+ *  reaches the nodes under srun --export=NONE. */
+#define TOPOMAP_ENV_FAIL "SLURM_TOPOMAP_FAIL"
 /** Slurm's variable read by its pmi2 plugin in slurmstepd. */
 #define TOPOMAP_ENV_SLURM_PMI2 "SLURM_PMI2_PROC_MAPPING"
 /** Longest PMI2 mapping handed over (MPICH's PMI2_MAX_VALLEN is 1024). */
@@ -98,6 +106,8 @@ struct topomap_srun {
     char *conflict;       /* first option topomap cannot honour, e.g. "-w" */
     char *app;            /* basename of the executable; NULL if none */
     char *jobid;          /* --jobid; NULL if not given */
+    uid_t uid;            /* whose profiles the store looks up first: the user
+                           * running srun (getuid(), set by topomap_srun_init) */
     /* The plugin's own options: command line first, then the environment
      * variables sbatch/salloc export for their SPANK options. */
     char *algo;           /* --topomap */
@@ -135,17 +145,21 @@ int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, si
 
 /**
  * The number of tasks srun's default block distribution puts on each node of
- * an allocation of @p nalloc nodes with @p cpus CPUs each (Slurm 22.05
- * _task_layout_block without CR_PACK_NODES: count tasks per node as if
- * cyclic, capped by CPUs / CPUs per task until every node is full, then
- * evenly over all; ranks are then given out in blocks). Uses the first
- * *@p nstep nodes, where *@p nstep is set from -N (default: all) and lowered to
- * the task count as srun does. @p tasks gets @p nalloc entries (0 after the
+ * an allocation of @p nalloc nodes with @p cpus CPUs each, as Slurm 22.05
+ * does (src/common/slurm_step_layout.c, _task_layout_block without
+ * CR_PACK_NODES; srun's option rules): the task count is -n (or
+ * SLURM_NTASKS), else --ntasks-per-node on each node, else one per node; the
+ * step uses the first *@p nstep nodes, *@p nstep set from -N (default: all)
+ * and lowered to the task count; a node holds CPUs / CPUs per task tasks (at
+ * least 1; one CPU per task under -O), capped by --ntasks-per-node when srun
+ * keeps it (it equals tasks / nodes); tasks per node are counted as a cyclic
+ * distribution would until no node has room, then one per node per pass;
+ * ranks are given out in blocks. tests/slurm_layout.sh checks this against
+ * Slurm on the local cluster. @p tasks gets @p nalloc entries (0 after the
  * step's nodes).
  * @return 0, or -1 with errno EINVAL and a message when srun itself would
- *         refuse (more nodes than allocated, more tasks than CPUs without -O)
- *         or topomap cannot predict the layout (-N with --ntasks-per-node and
- *         no -n).
+ *         refuse (more nodes than allocated, more CPUs than the nodes have
+ *         without -O).
  */
 int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
                          int *tasks, char *err, size_t errlen);
@@ -181,7 +195,8 @@ struct topomap_decision {
 /**
  * Decide the placement of a step: which algorithm (user's, else site default),
  * which profile (--topomap-profile, a path when it contains '/', else a name in
- * the store; default the executable's name), the allocation from
+ * the store: o->uid's own, else the site's, topomap_store_find(); default the
+ * executable's name), the allocation from
  * SLURM_JOB_NODELIST / SLURM_JOB_CPUS_PER_NODE in @p env, Slurm's default
  * layout's task counts per node (kept: only which rank goes where changes),
  * then the mapping within site->time_limit and the min_gain test against the
@@ -288,7 +303,9 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
 
 /**
  * Store the profile rank 0 wrote into the recording directory @p dirfd (shown
- * as @p dirpath) under @p name in store @p store (NULL: topomap_store_dir()).
+ * as @p dirpath) as user @p uid's profile @p name in store @p store (NULL:
+ * topomap_store_dir()), DIR/users/UID, given to @p uid:@p gid (see
+ * topomap_store_user_add: site profiles are the admins' only).
  * The file must be a regular file (no symbolic link) owned by @p uid and hold
  * a profile of @p ntasks ranks (@p ntasks <= 0: any); it is read through
  * @p dirfd, so renaming the directory does not redirect the read. @p step
@@ -299,7 +316,7 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
  *         (corrupt file, invalid name) or the store's errno, with one
  *         "topomap: ...; nothing recorded" line in @p msg.
  */
-int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, long ntasks,
+int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid, long ntasks,
                             const char *store, const char *name, const char *step, char *msg,
                             size_t msglen);
 

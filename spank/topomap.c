@@ -2,7 +2,8 @@
 /* topomap.so, the Slurm SPANK plugin: `srun --topomap=ALGO` places the ranks
  * of a step so that ranks which talk a lot sit close together, and binds each
  * rank to the core the mapping chose. The only file that includes
- * <slurm/spank.h>; all decisions are made in policy.c.
+ * <slurm/spank.h>; all decisions are made in the Slurm-free files declared
+ * in policy.h.
  *
  * Where things happen (Slurm 22.05):
  *  srun (S_CTX_LOCAL)
@@ -54,12 +55,20 @@
  *   slurm_spank_exit     remove this node's recording directory.
  *  sbatch/salloc (S_CTX_ALLOCATOR)
  *                        only register the options: Slurm exports their values
- *                        to the job, and srun inside reads them (policy.c).
+ *                        to the job, and srun inside reads them (srun.c).
  *
  * Failure policy: the plugin never fails a job or drains a node by itself.
  * Anything that goes wrong prints one "topomap: ..." line and leaves Slurm's
  * layout and binding in place; with strict=1 in plugstack.conf the step fails
- * with that line instead. Recording is exempt from strict=1: a recording that
+ * with that line instead. Slurm ignores what the callbacks of a plugin loaded
+ * as "optional" return (src/common/spank.c: only "required" plugins' errors
+ * count), so strict=1 does not rely on return codes: srun returns -1 (which
+ * stops a "required" plugin's srun at once) and sets TOPOMAP_ENV_FAIL, and
+ * every task of the step then exits with status 1 in slurm_spank_task_init,
+ * before exec (what slurmstepd does itself when a required plugin's task_init
+ * fails); a binding problem under strict=1 does the same on its node. Nothing
+ * returns an error from slurmstepd's own callbacks, which could drain a node.
+ * Recording is exempt from strict=1: a recording that
  * cannot be set up or stored loses only the profile, the step's own work is
  * intact (and when task 0 ends it is done), so failing the step would only
  * throw that work away.
@@ -69,6 +78,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +91,7 @@
 #include <slurm/slurm.h> /* SLURM_BATCH_SCRIPT and the other special step ids */
 #include <slurm/spank.h>
 
+#include "common.h" /* topomap_sp_clean */
 #include "policy.h"
 
 SPANK_PLUGIN(topomap, 1);
@@ -126,6 +137,8 @@ static cpu_set_t *task_sets;
 static unsigned char *task_bind;
 static uint32_t ntask_local;
 static char bind_problem[512];
+static int bind_local;   /* bind_problem is this node's, not the whole step's */
+static int step_fail;    /* srun failed the step (strict=1): tasks exit */
 static int pmi2_lost; /* remapped under pmi2 without a PMI2 mapping */
 
 /* slurmstepd side, --topomap-record */
@@ -216,6 +229,7 @@ static void undo_placement(void)
     }
     unsetenv(TOPOMAP_ENV_BIND);
     unsetenv(TOPOMAP_ENV_PMI2);
+    unsetenv(TOPOMAP_ENV_FAIL);
 }
 
 /* Write the hostfile and set the variables; 0 or -1 with a reason. */
@@ -303,6 +317,7 @@ static int place(void)
             decision.outcome = site.strict ? TOPOMAP_FAIL : TOPOMAP_KEEP;
             snprintf(decision.message, sizeof decision.message, "topomap: %.900s; %s", why,
                      site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
+            topomap_sp_clean(decision.message); /* $TMPDIR is the user's */
         }
     }
     if (decision.note[0])
@@ -310,6 +325,10 @@ static int place(void)
     if (decision.summary[0])
         slurm_info("%s", decision.summary);
     if (decision.outcome == TOPOMAP_FAIL) {
+        /* -1 stops srun when the plugin is "required"; when it is "optional"
+         * Slurm ignores it and the tasks exit instead (TOPOMAP_ENV_FAIL). */
+        if (setenv(TOPOMAP_ENV_FAIL, "1", 1) < 0)
+            slurm_error("topomap: cannot set %s: %s", TOPOMAP_ENV_FAIL, strerror(errno));
         slurm_error("%s", decision.message);
         rc = -1;
     } else if (decision.message[0])
@@ -319,7 +338,7 @@ static int place(void)
 }
 
 /* The values are read in slurm_spank_init from srun's command line and the
- * environment instead (policy.c), for two reasons: srun reads SLURM_HOSTFILE
+ * environment instead (srun.c), for two reasons: srun reads SLURM_HOSTFILE
  * right after the callbacks, so the placement must be known before the last
  * one; and for options given both to sbatch and to srun, srun calls the
  * callback with sbatch's value last, while the command line should win. */
@@ -368,41 +387,58 @@ static void fix_pmi2_mapping(spank_t sp)
     spank_unsetenv(sp, TOPOMAP_ENV_PMI2);
 }
 
-/* Work out every local task's CPU set (once per node, before the fork). */
-static int prepare_binding(spank_t sp)
+/* A binding problem: @p local when it is this node's own (its cores, hwloc,
+ * memory), not the whole step's (what srun sent), which every node sees the
+ * same and only the node of global task 0 tells the user. */
+static void bind_fail(int local, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bind_fail(int local, const char *fmt, ...)
+{
+    va_list ap;
+    if (bind_problem[0])
+        return; /* the first problem is the one told */
+    va_start(ap, fmt);
+    vsnprintf(bind_problem, sizeof bind_problem - 64, fmt, ap);
+    va_end(ap);
+    bind_local = local;
+}
+
+/* Work out every local task's CPU set (once per node, before the fork). A
+ * problem is kept in bind_problem for slurm_spank_task_init to tell (and,
+ * under strict=1, to fail the tasks there): this callback runs in
+ * slurmstepd, whose failure Slurm may answer by draining the node. */
+static void prepare_binding(spank_t sp)
 {
     const char *spec = job_env(sp, TOPOMAP_ENV_BIND);
     uint32_t ntotal = 0;
     char *cores_str = NULL;
-    int *core = NULL, *alloc = NULL, nalloc = 0, cpt = 1, rc = 0;
+    int *core = NULL, *alloc = NULL, nalloc = 0, cpt = 1;
     hwloc_topology_t topo = NULL;
     hwloc_bitmap_t set = NULL;
 
     if (!spec)
-        return 0;
+        return;
     if (!site.bind)
         goto out;
     if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask_local) != ESPANK_SUCCESS ||
         ntotal == 0 || ntotal > INT_MAX) {
-        snprintf(bind_problem, sizeof bind_problem, "cannot get the step's task counts");
+        bind_fail(1, "cannot get the step's task counts");
         goto out;
     }
     core = malloc(ntotal * sizeof *core);
     task_sets = calloc(ntask_local ? ntask_local : 1, sizeof *task_sets);
     task_bind = calloc(ntask_local ? ntask_local : 1, 1);
     if (!core || !task_sets || !task_bind) {
-        snprintf(bind_problem, sizeof bind_problem, "out of memory");
+        bind_fail(1, "out of memory");
         goto out;
     }
     if (topomap_bind_decode(spec, (int)ntotal, core, &cpt) < 0) {
-        snprintf(bind_problem, sizeof bind_problem,
-                 "%s does not describe %u tasks; tasks not bound", TOPOMAP_ENV_BIND, ntotal);
+        bind_fail(0, "%s does not describe %u tasks", TOPOMAP_ENV_BIND, ntotal);
         goto out;
     }
     if (hwloc_topology_init(&topo) < 0 || hwloc_topology_load(topo) < 0 ||
         !(set = hwloc_bitmap_alloc())) {
-        snprintf(bind_problem, sizeof bind_problem, "hwloc cannot read this node's topology");
+        bind_fail(1, "hwloc cannot read this node's topology");
         goto out;
     }
     /* The cores Slurm gave the step here; without them, all cores in order. */
@@ -423,13 +459,13 @@ static int prepare_binding(spank_t sp)
         char why[256];
         if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &gid) != ESPANK_SUCCESS ||
             gid >= ntotal) {
+            bind_fail(1, "cannot get the rank of local task %u", l);
             unbound++;
             continue;
         }
         if (topomap_bind_cpuset(topo, alloc, alloc ? nalloc : 0, core[gid], cpt, set, why,
                                 sizeof why) < 0) {
-            if (!bind_problem[0])
-                snprintf(bind_problem, sizeof bind_problem, "rank %u: %s", gid, why);
+            bind_fail(1, "rank %u: %s", gid, why);
             unbound++;
             continue;
         }
@@ -439,16 +475,13 @@ static int prepare_binding(spank_t sp)
     }
     if (unbound) {
         char more[128];
-        snprintf(more, sizeof more, " (%d of %u tasks on this node not bound)", unbound,
-                 ntask_local);
+        snprintf(more, sizeof more, " (%d of %u tasks here)", unbound, ntask_local);
         strncat(bind_problem, more, sizeof bind_problem - strlen(bind_problem) - 1);
     }
 out:
-    if (bind_problem[0]) {
-        slurm_error("topomap: %s", bind_problem);
-        if (site.strict)
-            rc = -1;
-    }
+    /* For the node's log; the user hears it from a task (task_init). */
+    if (bind_problem[0])
+        slurm_info("topomap: %s", bind_problem);
     /* The tasks have no use for it, and it can be long. */
     spank_unsetenv(sp, TOPOMAP_ENV_BIND);
     hwloc_bitmap_free(set);
@@ -456,7 +489,6 @@ out:
         hwloc_topology_destroy(topo);
     free(alloc);
     free(core);
-    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -590,8 +622,11 @@ static void finish_record(spank_t sp)
         fprintf(stderr, "topomap: cannot get the job's user; nothing recorded\n");
         return;
     }
-    int rc = topomap_record_register(rec_fd, rec_dir, uid, (long)ntotal, site.profiles, rec_name,
-                                     id, msg, sizeof msg);
+    gid_t gid = 0;
+    if (spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+        gid = (gid_t)-1; /* fchown leaves the group alone */
+    int rc = topomap_record_register(rec_fd, rec_dir, uid, gid, (long)ntotal, site.profiles,
+                                     rec_name, id, msg, sizeof msg);
     slurm_info("%s", msg);
     if (rc < 0 || rec_verbose)
         fprintf(stderr, "%s\n", msg);
@@ -614,6 +649,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     load_site(ac, av, 1);
     if (ctx == S_CTX_LOCAL)
         return place();
+    if (job_env(sp, TOPOMAP_ENV_FAIL)) {
+        step_fail = 1; /* srun said why; the tasks exit in task_init */
+        spank_unsetenv(sp, TOPOMAP_ENV_FAIL);
+    }
     fix_pmi2_mapping(sp);
     setup_record(sp);
     return 0;
@@ -637,7 +676,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
     if (spank_context() != S_CTX_REMOTE)
         return 0;
     check_record();
-    return prepare_binding(sp);
+    prepare_binding(sp);
+    return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -645,10 +685,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
     uint32_t l = 0, gid = 1;
     if (spank_context() != S_CTX_REMOTE)
         return 0;
-    if ((pmi2_lost || rec_problem[0]) &&
-        spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && gid == 0) {
+    /* strict=1 failed the step in srun, which said why. This runs in the
+     * task, before exec: exiting here is how the step fails whether the
+     * plugin is "optional" or "required". */
+    if (step_fail)
+        _exit(1);
+    int have_gid = spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS;
+    if (have_gid && gid == 0) {
         if (rec_problem[0])
-            fprintf(stderr, "%s\n", rec_problem);
+            fprintf(stderr, "%s\n", topomap_sp_clean(rec_problem));
         if (pmi2_lost)
             fprintf(stderr,
                     "topomap: this layout is too irregular for --mpi=pmi2's process mapping "
@@ -656,20 +701,27 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
                     "shared memory); use --mpi=pmix with Open MPI, or a more regular layout\n",
                     TOPOMAP_PMI2_MAXLEN);
     }
-    if (!task_bind)
-        return 0;
     if (spank_get_item(sp, S_TASK_ID, &l) != ESPANK_SUCCESS)
+        l = UINT32_MAX;
+    if (bind_problem[0]) {
+        /* One line per problem: a node's own from its first task, the
+         * step's from global task 0 only (every node has the same). */
+        const char *node = bind_local ? job_env(sp, "SLURMD_NODENAME") : NULL;
+        if (bind_local ? l == 0 : have_gid && gid == 0)
+            fprintf(stderr, "topomap: %.64s%s%s; %s\n", node ? node : "", node ? ": " : "",
+                    bind_problem,
+                    site.strict ? "failing the step (strict=1)"
+                                : "keeping Slurm's binding for them");
+        if (site.strict)
+            _exit(1);
+    }
+    if (!task_bind || l >= ntask_local || !task_bind[l])
         return 0;
-    /* One line per node for the user, from its first task. */
-    if (l == 0 && bind_problem[0])
-        fprintf(stderr, "topomap: %s%s\n", bind_problem,
-                site.strict ? "; failing the step (strict=1)" : "; keeping Slurm's binding");
-    if (l >= ntask_local || !task_bind[l])
-        return site.strict && bind_problem[0] ? -1 : 0;
     if (sched_setaffinity(0, sizeof task_sets[l], &task_sets[l]) < 0) {
-        fprintf(stderr, "topomap: cannot bind task %u: %s%s\n", l, strerror(errno),
-                site.strict ? "; failing the step (strict=1)" : "; keeping Slurm's binding");
-        return site.strict ? -1 : 0;
+        fprintf(stderr, "topomap: cannot bind task %u: %s; %s\n", l, strerror(errno),
+                site.strict ? "failing the step (strict=1)" : "keeping Slurm's binding");
+        if (site.strict)
+            _exit(1);
     }
     return 0;
 }
@@ -701,7 +753,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
             slurm_info("topomap: %s", err);
     }
     rec_fd = -1;
-    rec_dir[0] = rec_name[0] = rec_problem[0] = 0;
+    rec_dir[0] = rec_name[0] = rec_problem[0] = bind_problem[0] = 0;
+    bind_local = step_fail = 0;
     rec_task0 = rec_verbose = rec_done = rec_env = rec_asked = 0;
     rec_step = 0;
     free(task_sets);

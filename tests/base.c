@@ -2,6 +2,7 @@
 /* Allocations and the baseline algorithms (block, cyclic, random) on a small
  * programmatic torus. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,15 @@
 int main(void)
 {
     char err[TOPOMAP_ERRLEN];
+    char ver[64];
+    snprintf(ver, sizeof ver, "%d.%d.%d", TOPOMAP_VERSION_MAJOR, TOPOMAP_VERSION_MINOR,
+             TOPOMAP_VERSION_PATCH);
+    ok(!strcmp(ver, TOPOMAP_VERSION) && !strcmp(topomap_version(), TOPOMAP_VERSION) &&
+           TOPOMAP_VERSION_NUMBER == ((TOPOMAP_VERSION_MAJOR << 16) | (TOPOMAP_VERSION_MINOR << 8) |
+                                      TOPOMAP_VERSION_PATCH),
+       "TOPOMAP_VERSION %s = its parts %s = the library's %s", TOPOMAP_VERSION, ver,
+       topomap_version());
+
     int dims[2] = {2, 2}, wrap[2] = {0, 0};
     topomap_topology_t *t = topomap_topology_torus(2, dims, wrap, 4, "h[1-4]", err, sizeof err);
     ok(t != NULL, "2x2 mesh with 4 cores per node: %s", t ? "" : err);
@@ -81,6 +91,10 @@ int main(void)
            !topomap_algo_valid("+refine") && !topomap_algo_valid("block+") &&
            !topomap_algo_valid("nosuch+refine") && !topomap_algo_valid(NULL),
        "topomap_algo_valid: names, NAME+refine, nothing else");
+    ok(topomap_algo_valid("OHTMA") && topomap_algo_valid("Block+Refine") &&
+           topomap_map("CYCLIC", p, a, NULL, r2s, err, sizeof err) == 0 &&
+           !memcmp(r2s, want_cyc, sizeof want_cyc),
+       "algorithm names are case-insensitive (OHTMA, Block+Refine, CYCLIC maps as cyclic)");
     /* cyclic+refine = cyclic, then the refinement engine: cyclic's ring
      * crosses nodes on every edge (600); swaps must find better. */
     topomap_metrics_t mb = {0}, mr = {0};

@@ -7,9 +7,13 @@
 #     CLI_REGENERATE=1 rewrites the golden file instead (check the diff!);
 #  2. every usage error exits 2, bad input exits 1, each with one line on
 #     stderr starting "topomap: " and naming the problem;
-#  3. eval of the block mapping, one rank per node of the 8x8x8 torus, agrees
-#     with an independent awk computation of hop-bytes on each workload of
-#     /work/shared/workloads (skipped when absent).
+#  3. what users of hwloc's tools and srun expect (issue 13): the job's
+#     allocation from Slurm's variables, profiles from standard input and
+#     gzip, mappings in every format read back, topologies by name;
+#  4. eval of the block mapping, one rank per node of the 8x8x8 torus, agrees
+#     with an independent awk computation of hop-bytes on each shipped example
+#     profile (examples/) and each of ../shared/workloads when present;
+#  5. map and eval of each of them on every shipped topology.
 # Needs $top_builddir (the built tree) and $top_srcdir (the sources).
 
 : "${top_srcdir:?top_srcdir must be set (make check sets it)}"
@@ -17,7 +21,12 @@
 TOPOMAP=$top_builddir/cli/topomap
 TOPO=$top_srcdir/topologies
 GOLDEN=$top_srcdir/tests/cli.expected
+EXAMPLES=$top_srcdir/examples
 WORKLOADS=${TOPOMAP_WORKLOADS:-$top_srcdir/../shared/workloads}
+# Run as outside a Slurm job (make check may itself run inside one), with no
+# directory of topologies by name but the ones a test sets.
+unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE \
+    SLURM_NTASKS SLURM_NPROCS SLURM_CPUS_PER_TASK SLURM_JOB_ID TOPOMAP_TOPOLOGY_PATH
 
 n=0
 failed=0
@@ -121,12 +130,79 @@ network: {kind: torus, dims: [4], link_bandwidth: 1e9}
 nodes: "r[0-3]"
 node: {cores: 2}
 EOF
-run map --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --algo block -o "$tmp/ring4.map"
+run map --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --nodes all --algo block -o "$tmp/ring4.map"
 run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map"
 run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map" --json
 run topology show "$tmp/ring4.yaml"
-# The time column is the one thing that changes from run to run.
-sed -i -E '/^(block|cyclic|random|ohtma|greedy)[a-z+-]* /s/ +[0-9]+\.[0-9]+$/ TIME/' "$out"
+
+# Issue 13. Algorithm names in any case; the summary of map on stderr.
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo OHTMA+Refine -o "$tmp/or.map"
+run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algos Block,CYCLIC
+# auto's summary names the candidate it kept.
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo auto -o "$tmp/auto.map"
+# map --json: summary, metrics and the mapping as one object; -q: no summary.
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic --json -q
+# The launch formats: Cray's MPICH_RANK_ORDER and srun's map_cpu list.
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic --format mpich-rank-order -q
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic --format map-cpu -q
+# eval reads the hostfile and the rankfile map writes (Slurm's and Open MPI's
+# layouts): a hostfile gives the k-th rank of a node core k.
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo random --seed 3 --format rankfile \
+    -o "$tmp/r.rankfile" -q
+run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/r.rankfile"
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic --format hostfile \
+    -o "$tmp/c.hostfile" -q
+run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/c.hostfile" \
+    --mapping-format hostfile --json
+# Inside a Slurm job, the job's allocation by default, said in one line.
+export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='t[001-002]' SLURM_TASKS_PER_NODE='4(x2)' \
+    SLURM_NTASKS=8 SLURM_JOB_CPUS_PER_NODE='8(x2)' SLURM_CPUS_PER_TASK=2
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml"
+unset SLURM_NTASKS
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --format hostfile
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --nodes 't[010-013]' \
+    --tasks-per-node 2 --format hostfile
+unset SLURM_JOB_ID SLURM_JOB_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE \
+    SLURM_CPUS_PER_TASK
+# Slurm's topology.conf says nothing about cores: --cores-per-node.
+printf 'SwitchName=s0 Nodes=n[1-2]\nSwitchName=s1 Nodes=n[3-4]\nSwitchName=top Switches=s[0-1]\n' \
+    > "$tmp/topology.conf"
+run map --profile "$tmp/ring8.txt" --topology "$tmp/topology.conf" --nodes all --cores-per-node 2 \
+    --algo greedy
+# Topologies by name, the list of shipped ones, the hops between two nodes.
+export TOPOMAP_TOPOLOGY_PATH="$tmp/nothing:$TOPO"
+run topology list
+run topology show torus-8x8x8 --cores-per-node 2
+run topology hops torus-8x8x8 t000 t077
+run topology hops tianhe3-prototype cn0000 cn0097
+run topology hops fattree-plafrim2 plafrim001 plafrim088
+run map --profile "$tmp/ring8.txt" --topology fattree-plafrim2 --nodes 'plafrim[001,023]' \
+    --slots 5,3 -q
+unset TOPOMAP_TOPOLOGY_PATH
+# plan: the plugin's decision for an srun line, outside a job.
+run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
+    --nodes 'n[1-4]' -v -o "$tmp/plan.hosts" -- srun -n8 --topomap=greedy ./app
+cat "$tmp/plan.hosts" >> "$out"
+run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
+    --nodes 'n[1-4]' --slots '8(x4)' -- srun -N2 -n8 --cpus-per-task 2 -w n1 --topomap=drb ./app
+run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
+    --nodes 'n[1-4]' --site 'min_gain=0.5 strict=1' -- srun -n8 --topomap=cyclic ./app
+run plan --topology "$TOPO/local-4node.yaml" --nodes 'n[1-4]' -- srun -n8 ./app
+# stats with the verdict's node size.
+run stats --profile "$top_srcdir/examples/metis-4elt-k256.txt" --k 4 --tasks-per-node 16
+# The time of an algorithm is the one thing that changes from run to run: the
+# last column of compare, "in N s" in the summary of map, "seconds" in JSON.
+sed -i -E -e '/^(block|cyclic|random|ohtma|greedy)[a-z+-]* /Is/ +[0-9]+\.[0-9]+$/ TIME/' \
+    -e 's/ in [0-9]+\.[0-9]+ s;/ in TIME s;/' -e 's/"seconds": [0-9.e+-]+/"seconds": TIME/' \
+    -e 's/, [0-9]+\.[0-9]+ ms: /, TIME ms: /' -e 's/ \([0-9]+\.[0-9]+ s\)$/ (TIME s)/' "$out"
 
 if [ -n "$CLI_REGENERATE" ]; then
     cp "$out" "$GOLDEN"
@@ -174,6 +250,8 @@ expect 2 "missing required option --mapping" eval $P $T
 expect 2 "missing required option --profile" eval $T --mapping x
 expect 2 "missing required option --profile" stats
 expect 2 "missing required option --topology" compare $P
+expect 2 "no allocation: give --nodes HOSTLIST" map $P $T
+expect 2 "no allocation: give --nodes HOSTLIST" compare $P $T
 expect 2 "unknown option '--bogus'" map $P $T --bogus
 expect 2 "unknown option '-x'" map $P $T -x
 expect 2 "option '--profile' needs an argument" map --profile
@@ -208,37 +286,87 @@ expect 2 "--k: '0' is not a comma-separated list" stats $P --k 0
 expect 2 "--k: at most 8 values" stats $P --k 1,2,3,4,5,6,7,8,9
 expect 2 "--grid-weak: '1' is not a number between 0 and 1" stats $P --grid-weak 1
 expect 2 "missing subcommand" topology
-expect 2 "unknown subcommand 'list'" topology list
-expect 2 "missing topology file" topology show
+expect 2 "unknown subcommand 'frob'" topology frob
+expect 2 "show: missing topology" topology show
 expect 2 "unexpected argument 'b'" topology show a b
+expect 2 "hops: missing node name" topology hops torus t000
+expect 2 "unexpected argument 'x'" topology list x
+expect 2 "--mapping-format: unknown format 'xml'" eval $P $T --mapping x --mapping-format xml
+expect 2 "--format: unknown format 'auto'" map $P $T $N --format auto
+expect 2 "--profile and --mapping cannot both be standard input" eval --profile - $T --mapping -
+expect 2 "--cores-per-node: '0' is not an integer" map $P $T $N --cores-per-node 0
+expect 2 "missing the srun command line" plan $T $N
+expect 2 "missing required option --topology" plan -- srun ./app
+expect 2 "no allocation: give --nodes" plan $T -- srun -n8 ./app
+expect 2 "--site: " plan $T $N --site 'bogus=1' -- srun -n8 ./app
+expect 2 "srun line: " plan $T $N -- srun -n
 expect 2 "unexpected argument 'x'" algorithms x
 expect 2 "unknown command 'nope'" help nope
 expect 2 "add: missing profile file" profile add ring8
 expect 2 "unknown subcommand 'ls'" profile ls
 
 # Bad input: exit 1, the message names the file or the host.
-expect 1 "$tmp/nope.txt" map --profile "$tmp/nope.txt" $T
+expect 1 "$tmp/nope.txt" map --profile "$tmp/nope.txt" $T $N
 printf '0 1 100\n1 0 -5\n' > "$tmp/neg.txt"
-expect 1 "neg.txt:2" map --profile "$tmp/neg.txt" $T
+expect 1 "neg.txt:2" map --profile "$tmp/neg.txt" $T $N
 expect 1 "neg.txt:2" stats --profile "$tmp/neg.txt"
 : > "$tmp/empty.txt"
 expect 1 "empty.txt" eval --profile "$tmp/empty.txt" $T --mapping x
-expect 1 "$tmp/nope.yaml" map $P --topology "$tmp/nope.yaml"
+expect 1 "$tmp/nope.yaml" map $P --topology "$tmp/nope.yaml" $N
+expect 1 "nosuch: no such file, nor a shipped topology of that name (see 'topomap topology list')" \
+    map $P --topology nosuch $N
 printf 'kind: torus\nbogus_key: 3\n' > "$tmp/bad.yaml"
-expect 1 "bad.yaml:" map $P --topology "$tmp/bad.yaml"
+expect 1 "bad.yaml:" map $P --topology "$tmp/bad.yaml" $N
 expect 1 "bad.yaml:" topology show "$tmp/bad.yaml"
 expect 1 "'x999' is not in the topology" map $P $T --nodes 'x999'
 expect 1 "8 ranks do not fit in 4 slots" map $P $T --nodes 't[000-003]' --tasks-per-node 1
 expect 1 "slots" map $P $T --nodes 't[000-003]' --slots '2,2'
-expect 1 "no message counts" map --profile "$tmp/ring8-bytes.txt" $T --affinity msgs
+expect 1 "no message counts" map --profile "$tmp/ring8-bytes.txt" $T $N --affinity msgs
+# At most one rank per core, said in one line (issue 13: 8 tasks on 4 cores).
+expect 1 "--tasks-per-node gives 8 slots on t000, which has 4 cores" map $P $T $N --tasks-per-node 8
+expect 1 "--slots gives 5 slots on t001" map $P $T $N --slots 1,5,1,1
+SLURM_JOB_NODELIST='t[000-001]' SLURM_TASKS_PER_NODE='6,2' SLURM_NTASKS=8 \
+    expect 1 "SLURM_TASKS_PER_NODE gives 6 slots on t000, which has 4 cores" map $P $T
+SLURM_JOB_NODELIST='n[7-8]' expect 1 "node 'n7' is not in the topology (the nodes of SLURM_JOB_NODELIST; --nodes chooses others)" map $P $T
+# A topology.conf: one core per node, and the messages say what to do.
+expect 1 "8 ranks do not fit in 4 slots of the allocation (the topology gives each node one core, as a Slurm topology.conf does: --cores-per-node N" \
+    map $P --topology "$tmp/topology.conf" --nodes all
+expect 1 "--tasks-per-node gives 2 slots on n1, which has 1 core: topomap places at most one rank on a core (the topology gives each node one core" \
+    map $P --topology "$tmp/topology.conf" --nodes all --tasks-per-node 2
+# Slurm's other topology formats and Scotch's are named, not misread.
+printf -- '---\n- topology: topo1\n  cluster_default: true\n  tree:\n    switches:\n      - switch: s1\n        nodes: n[1-2]\n' \
+    > "$tmp/topology.yaml"
+expect 1 "topology.yaml: Slurm's topology.yaml (a list of named topologies) is not read" \
+    topology show "$tmp/topology.yaml"
+printf 'BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,8\n' > "$tmp/block.conf"
+expect 1 "block.conf: a Slurm topology/block file (BlockName= lines) is not read" \
+    map $P --topology "$tmp/block.conf" --nodes all
+: > "$tmp/machine.tgt"
+expect 1 "machine.tgt: Scotch target architectures (.tgt) are not read" topology show "$tmp/machine.tgt"
+: > "$tmp/graph.grf"
+expect 1 "graph.grf: Scotch graph files are not read as profiles" stats --profile "$tmp/graph.grf"
+# Formats that cannot say a mapping.
+expect 1 "cannot be written as map-cpu" map $P $T --nodes 't[000-001]' --algo random --seed 5 \
+    --format map-cpu
+printf '0 1 10\n1 0 10\n' > "$tmp/two.txt"
+expect 1 "cannot be written as mpich-rank-order" map --profile "$tmp/two.txt" $T --nodes 't[000-001]' \
+    --tasks-per-node 4 --algo cyclic --format mpich-rank-order
+expect 1 "'zz' is not a node of" topology hops "$TOPO/torus-8x8x8.yaml" t000 zz
 expect 1 "cannot write '/nonexistent-dir/x.map'" map $P $T $N -o /nonexistent-dir/x.map
-printf '0 t000 0\n1 t000 1\n2 zz9 0\n' > "$tmp/badhost.map"
-expect 1 "badhost.map:3: unknown host 'zz9'" eval $P $T --mapping "$tmp/badhost.map"
-printf '0 t000 0\n1 t000 9\n' > "$tmp/badcore.map"
-expect 1 "badcore.map:2: core 9 out of range" eval $P $T --mapping "$tmp/badcore.map"
-printf '0 t000 0\n' > "$tmp/short.map"
-expect 1 "short.map:1: missing rank 1" eval $P $T --mapping "$tmp/short.map"
+# bad_mapping FILE CONTENT TEXT: eval of the mapping CONTENT (printf format)
+# in FILE is bad input whose message contains TEXT.
+bad_mapping() {
+    printf "$2" > "$tmp/$1"
+    expect 1 "$3" eval $P $T --mapping "$tmp/$1"
+}
+bad_mapping badhost.map '0 t000 0\n1 t000 1\n2 zz9 0\n' "badhost.map:3: unknown host 'zz9'"
+bad_mapping badcore.map '0 t000 0\n1 t000 9\n' "badcore.map:2: core 9 out of range"
+bad_mapping short.map '0 t000 0\n' "short.map:1: missing rank 1"
 expect 1 "$tmp/nope.map" eval $P $T --mapping "$tmp/nope.map"
+bad_mapping full.hostfile 't000\nt000\nt000\nt000\nt000\nt001\nt001\nt001\n' \
+    "full.hostfile:5: more ranks on 't000' than its 4 cores"
+bad_mapping socket.rankfile 'rank 0=t000 slot=0:1\n' "socket.rankfile:1: slot '0:1' is not a core number"
+bad_mapping short.hostfile 't000\nt001\n' "short.hostfile:2: missing rank 2"
 
 # A failed mapping leaves an existing output file alone.
 echo keep > "$tmp/keep.map"
@@ -246,15 +374,115 @@ echo keep > "$tmp/keep.map"
 [ "$(cat "$tmp/keep.map")" = keep ]
 check $? "failed map does not truncate the -o file"
 
+# --- 3. issue 13: what HPC users take for granted ---------------------------
+# Profiles from standard input and gzip read as the file itself.
+"$TOPOMAP" stats $P > "$tmp/stats.file"
+"$TOPOMAP" stats --profile - < "$tmp/ring8.txt" > "$tmp/stats.stdin"
+cmp -s "$tmp/stats.file" "$tmp/stats.stdin"
+check $? "stats --profile - (standard input) = stats of the file"
+gzip -c "$tmp/ring8.txt" > "$tmp/ring8.txt.gz"
+"$TOPOMAP" stats --profile "$tmp/ring8.txt.gz" > "$tmp/stats.gz"
+cmp -s "$tmp/stats.file" "$tmp/stats.gz"
+check $? "stats --profile ring8.txt.gz = stats of the file"
+gzip -c "$tmp/ring8.txt" | "$TOPOMAP" map --profile - $T $N -q > "$tmp/gz.map"
+"$TOPOMAP" map $P $T $N -q | cmp -s - "$tmp/gz.map"
+check $? "gzip data piped to map --profile - maps as the file"
+gzip -c "$tmp/ring8.txt" | head -c 60 > "$tmp/cut.txt.gz"
+expect 1 "cut.txt.gz" stats --profile "$tmp/cut.txt.gz"
+# A mapping written in each format reads back to the same metrics.
+for f in slots hostfile rankfile; do
+    "$TOPOMAP" map $P $T $N --tasks-per-node 2 --algo ohtma --format $f -q -o "$tmp/m.$f"
+    "$TOPOMAP" eval $P $T --mapping "$tmp/m.$f" --json > "$tmp/e.$f"
+done
+cmp -s "$tmp/e.slots" "$tmp/e.rankfile"
+check $? "eval of the rankfile map writes = eval of its slots file"
+"$TOPOMAP" eval $P $T --mapping - --json < "$tmp/m.hostfile" > "$tmp/e.stdin"
+cmp -s "$tmp/e.hostfile" "$tmp/e.stdin" && grep -q '"hop_bytes"' "$tmp/e.hostfile"
+check $? "eval --mapping - reads a hostfile from standard input"
+# -v: progress on stderr, the mapping alone on stdout.
+"$TOPOMAP" map $P $T $N --algo auto -v > "$tmp/v.out" 2> "$tmp/v.err"
+grep -q "^topomap: map: reading the profile" "$tmp/v.err" &&
+    grep -q "^topomap: auto: chose " "$tmp/v.err" &&
+    grep -q "^topomap: map: auto (chose [a-z+-]*): 8 ranks on 4 nodes" "$tmp/v.err" &&
+    [ "$(wc -l < "$tmp/v.out")" -eq 8 ]
+check $? "map -v: progress lines and the summary on stderr, 8 mapping lines on stdout"
+"$TOPOMAP" compare $P $T $N --algos cyclic,auto -v > /dev/null 2> "$tmp/cv.err"
+grep -q "^topomap: compare: running auto (2 of 2)" "$tmp/cv.err"
+check $? "compare -v says which algorithm runs"
+# auto's time limit: the summary says when it was hit.
+"$TOPOMAP" map --profile "$EXAMPLES/lammps-lj32k-128.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[000-127]' --tasks-per-node 1 --algo auto --time-limit 0.0001 -o /dev/null \
+    2> "$tmp/tl.err"
+grep -q "stopped by the time limit" "$tmp/tl.err" && grep -q "auto stopped at its time limit of 0.0001 s (--time-limit)" "$tmp/tl.err"
+check $? "map --algo auto --time-limit: the summary says the limit stopped it"
+
+# Pictures (topomap plot): with cairo, usage errors exit 2, bad input 1, and
+# each kind writes a file of its format (tests/plot.t checks what the
+# pictures show); without cairo the command says so in one line.
+png_size() { # FILE: "WIDTH HEIGHT" from the PNG's IHDR
+    od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4,
+                                             $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
+}
+magic() { od -An -c -N4 "$1" | tr -d ' \n'; }
+if "$TOPOMAP" plot matrix $P -o "$tmp/probe.png" 2> "$tmp/stderr"; then
+    X="-o $tmp/x.png"
+    expect 2 "missing picture kind" plot $X
+    expect 2 "unknown picture kind 'pie'" plot pie $X
+    expect 2 "missing required option --output" plot matrix $P
+    expect 2 "cannot tell the picture format from the name" plot matrix $P -o "$tmp/x.gif"
+    expect 2 "--format: unknown picture format 'gif'" plot matrix $P $X --format gif
+    expect 2 "--size: '10x10' is not W or WxH" plot matrix $P $X --size 10x10
+    expect 2 "--size: '800x' is not W or WxH" plot matrix $P $X --size 800x
+    expect 2 "--compare does not apply to 'plot matrix'" plot matrix $P $X --compare block
+    expect 2 "--pairs does not apply to 'plot links'" plot links $P $T $X --pairs 3
+    expect 2 "--table, --relative, --algos, --per-profile does not apply" plot matrix $P $X --table t
+    expect 2 "--mapping and --algo cannot be used together" plot mapping $P $T $X --mapping m --algo block
+    expect 2 "--compare and --compare-mapping cannot be used together" plot mapping $P $T $X \
+        --compare block --compare-mapping m
+    expect 2 "--compare: unknown algorithm 'best'" plot mapping $P $T $X --compare best
+    expect 2 "missing required option --topology" plot mapping $P $X
+    expect 2 "--topology needs --mapping or --algo" plot matrix $P $T $X
+    expect 2 "missing required option --table" plot bench $X
+    expect 2 "the allocation does not apply to 'plot bench'" plot bench --table t $X $N
+    expect 1 "cannot write '/nonexistent-dir/x.png'" plot matrix $P -o /nonexistent-dir/x.png
+    expect 1 "$tmp/nope.txt" plot matrix --profile "$tmp/nope.txt" $X
+    expect 1 "ring8.txt:" plot bench --table "$tmp/ring8.txt" $X
+    expect 1 "8 ranks do not fit in 4 slots" plot mapping $P $T $X --nodes 't[000-003]' --tasks-per-node 1
+    [ ! -e "$tmp/x.png" ]
+    check $? "topomap plot leaves no picture behind when it fails"
+    "$TOPOMAP" plot matrix $P --size 640x500 -o "$tmp/m.png" &&
+        [ "$(magic "$tmp/m.png")" = "211PNG" ] && [ "$(png_size "$tmp/m.png")" = "640 500" ]
+    check $? "plot matrix: a 640 x 500 PNG"
+    "$TOPOMAP" plot matrix $P $T --mapping "$tmp/block.map" -o "$tmp/mg.svg" &&
+        grep -q '<svg' "$tmp/mg.svg"
+    check $? "plot matrix grouped by the nodes of a mapping file: an SVG"
+    "$TOPOMAP" plot mapping $P $T $N --tasks-per-node 2 --algo ohtma --compare block \
+        -o "$tmp/map.pdf" && [ "$(magic "$tmp/map.pdf")" = "%PDF" ]
+    check $? "plot mapping --compare: a PDF"
+    "$TOPOMAP" plot mapping $P $T --mapping "$tmp/block.map" --compare-mapping "$tmp/block.map" \
+        --format png -o "$tmp/map.out" && [ "$(magic "$tmp/map.out")" = "211PNG" ]
+    check $? "plot mapping of two mapping files, --format png whatever the name"
+    "$TOPOMAP" plot links $P $T $N --tasks-per-node 2 --whole --size 900 -o "$tmp/l.png" &&
+        [ "$(png_size "$tmp/l.png" | cut -d' ' -f1)" = 900 ]
+    check $? "plot links --whole: a PNG 900 wide"
+    "$TOPOMAP" plot bench --table "$top_srcdir/contrib/bench-reference.txt" --algos ohtma,auto \
+        --relative scotch --per-profile none -o "$tmp/b.svg" && grep -q '<svg' "$tmp/b.svg"
+    check $? "plot bench of the saved run, relative to scotch"
+else
+    expect 1 "built without cairo" plot matrix $P -o "$tmp/x.png"
+    n=$((n + 1))
+    echo "ok $n # SKIP topomap was built without cairo: topomap plot draws nothing"
+fi
+
 # Help: every command has man-page style help on stdout with exit 0, and
 # every long option the help names is in the man page.
-for c in "" map eval compare stats topology algorithms profile help; do
+for c in "" map eval compare stats topology algorithms profile plan plot help; do
     "$TOPOMAP" help $c > "$tmp/help" 2>&1
     rc=$?
     grep -q '^Usage: topomap' "$tmp/help" && grep -qi 'exit status' "$tmp/help"
     check $(( rc + $? )) "topomap help $c: usage and exit status, exit 0"
 done
-for c in map eval compare stats; do
+for c in map eval compare stats plot; do
     "$TOPOMAP" $c --help > "$tmp/help2" 2>&1 && "$TOPOMAP" help $c | cmp -s - "$tmp/help2"
     check $? "topomap $c --help is topomap help $c"
 done
@@ -264,7 +492,7 @@ check $? "topomap --help lists the commands"
 "$TOPOMAP" --version | grep -q '^topomap [0-9][0-9.]*'
 check $? "topomap --version"
 missing=
-for c in map eval compare stats; do
+for c in map eval compare stats topology plan plot; do
     for o in $("$TOPOMAP" help $c | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         esc=$(echo "$o" | sed 's/-/\\-/g')
         grep -qF -- "$esc" "$top_srcdir/cli/topomap.1" || missing="$missing $o"
@@ -273,11 +501,21 @@ done
 [ -z "$missing" ]
 check $? "every option in the help is in cli/topomap.1${missing:+ (missing:$missing)}"
 
-# --- 3. eval against an independent computation ------------------------------
+# --- 4. eval against an independent computation ------------------------------
 # Block mapping, one rank per node of torus-8x8x8: rank r on t<r>, node index
 # r = x + 8y + 64z, 8-periodic in each dimension.
+# The shipped examples, and the profiles of ../shared/workloads the project
+# does not ship (benchmark material; said when absent).
+profiles=$(ls "$EXAMPLES"/*.txt)
+if [ -d "$WORKLOADS" ]; then
+    for w in "$WORKLOADS"/*.txt; do
+        [ -f "$EXAMPLES/$(basename "$w")" ] || profiles="$profiles $w"
+    done
+else
+    echo "# $WORKLOADS is absent: the shipped examples/ only"
+fi
 found=0
-for w in "$WORKLOADS"/*.txt; do
+for w in $profiles; do
     [ -f "$w" ] || continue
     name=$(basename "$w" .txt)
     nr=$(sed -n 's/^nranks=//p' "$w.meta" 2> /dev/null)
@@ -285,7 +523,7 @@ for w in "$WORKLOADS"/*.txt; do
         nr=$(awk '!/^#/ && NF { if ($1 > m) m = $1; if ($2 > m) m = $2 } END { print m + 1 }' "$w")
     [ "$nr" -le 512 ] || continue
     found=1
-    "$TOPOMAP" map --profile "$w" --topology "$TOPO/torus-8x8x8.yaml" --tasks-per-node 1 \
+    "$TOPOMAP" map --profile "$w" --topology "$TOPO/torus-8x8x8.yaml" --nodes all --tasks-per-node 1 -q \
         --algo block -o "$tmp/$name.map" 2> "$tmp/stderr"
     check $? "$name: map block on torus-8x8x8, 1 task per node"
     awk '{ if ($1 != NR - 1 || $2 != sprintf("t%03d", NR - 1) || $3 != 0) bad = 1 }
@@ -326,15 +564,15 @@ for w in "$WORKLOADS"/*.txt; do
 done
 if [ $found -eq 0 ]; then
     n=$((n + 1))
-    echo "ok $n # SKIP no workload of at most 512 ranks in $WORKLOADS"
+    echo "ok $n # SKIP no profile of at most 512 ranks in $EXAMPLES or $WORKLOADS"
 fi
 
-# --- 4. every workload on every shipped topology ------------------------------
+# --- 5. every profile on every shipped topology ------------------------------
 # map (block and ohtma) then eval must work for each pair; every shipped
 # topology has enough cores for the largest workload (1024 ranks). ohtma's
 # hop-bytes must not exceed those of the random mapping.
 found=0
-for w in "$WORKLOADS"/*.txt; do
+for w in $profiles; do
     [ -f "$w" ] || continue
     found=1
     for t in "$TOPO"/tianhe3-prototype.yaml "$TOPO"/torus-8x8x8.yaml \
@@ -342,7 +580,7 @@ for w in "$WORKLOADS"/*.txt; do
         pair="$(basename "$w" .txt) on $(basename "$t" .yaml)"
         good=1
         for algo in block ohtma random; do
-            if ! "$TOPOMAP" map --profile "$w" --topology "$t" --algo $algo \
+            if ! "$TOPOMAP" map --profile "$w" --topology "$t" --nodes all --algo $algo -q \
                 -o "$tmp/all-$algo.map" 2> "$tmp/stderr" ||
                 ! "$TOPOMAP" eval --profile "$w" --topology "$t" --mapping "$tmp/all-$algo.map" \
                 --json > "$tmp/all-$algo.json" 2>> "$tmp/stderr"; then
@@ -357,7 +595,7 @@ for w in "$WORKLOADS"/*.txt; do
 done
 if [ $found -eq 0 ]; then
     n=$((n + 1))
-    echo "ok $n # SKIP no workloads in $WORKLOADS"
+    echo "ok $n # SKIP no profiles in $EXAMPLES or $WORKLOADS"
 fi
 
 echo "1..$n"

@@ -3,93 +3,41 @@
 #
 # End-to-end test of the SPANK plugin on a real Slurm cluster started on this
 # host by contrib/slurm-local-cluster.sh (4 nodes n1..n4 with 2 CPUs each,
-# on its own ports and directory), emitting TAP. Skips (1..0 # SKIP) when not
-# root, when Slurm or munge is missing, when the plugin was not built
-# (configure --without-slurm), or when TOPOMAP_SKIP_SLURM=1.
+# on its own ports and directory), emitting TAP; skips as tests/slurm_lib.sh
+# says (not root, no Slurm, no plugin, TOPOMAP_SKIP_SLURM=1).
 #
 # Checks: topomap's prediction of Slurm's default layout against the real one
 # for several srun shapes, and --topomap=block == no option; a non-trivial
 # algorithm places every rank on the node and core `topomap map` computes;
 # sbatch/salloc options reach srun; missing/corrupt profiles and -w keep
-# Slurm's layout with a "topomap:" line; strict=1 fails the step; MPICH (and
+# Slurm's layout with a "topomap:" line; strict=1 fails the step with the
+# plugin optional or required; a binding problem is one line per node; MPICH (and
 # Open MPI when it can run here) under a remapped layout, with the size of
 # MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) per rank; --topomap-record (an
 # MPICH program with libtopomap-profiler from the build tree): the stored
 # matrix byte for byte, a placement from it, sbatch, a non-MPI program, an
 # abort, concurrent recordings of one name, a missing profiler, an unusable
-# spool, a job of another user.
-set -u
-
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-PLUGIN=$top_builddir/spank/.libs/topomap.so
-TOPOMAP=$top_builddir/cli/topomap
-CLUSTER=$top_srcdir/contrib/slurm-local-cluster.sh
-DATA=$top_srcdir/tests/data/slurm
+# spool; two unprivileged users (made for the test): each one's recordings
+# are his own and used for his jobs, the site's profiles root's, a directory
+# planted under another's uid refused.
+. "$(dirname "$0")/slurm_lib.sh"
 TOPO=$DATA/mesh-2x2-2core.yaml
-
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
-case ${TOPOMAP_SKIP_SLURM:-} in '' | 0) ;; *) skip_all "TOPOMAP_SKIP_SLURM=$TOPOMAP_SKIP_SLURM" ;; esac
-[ "$(id -u)" = 0 ] || skip_all "not root (slurmd must run as root)"
-for b in slurmctld slurmd srun sbatch salloc munged munge ss; do
-    command -v $b > /dev/null 2>&1 || skip_all "$b is not installed (apt-get install slurm-wlm munge iproute2)"
-done
-[ -f "$PLUGIN" ] || skip_all "spank/topomap.so was not built (configure --without-slurm, or no slurm/spank.h)"
-[ -x "$TOPOMAP" ] || skip_all "cli/topomap was not built"
-# srun and slurmstepd cannot dlopen a plugin built with ASan/UBSan.
-ldd "$PLUGIN" 2> /dev/null | grep -Eq 'lib(asan|ubsan|tsan)' &&
-    skip_all "the plugin is built with sanitizers, which srun and slurmstepd cannot load"
-CTLD_PORT=${TOPOMAP_TEST_CTLD_PORT:-16917}
-NODE_PORT=${TOPOMAP_TEST_NODE_PORT:-17101}
-for p in $CTLD_PORT $NODE_PORT $((NODE_PORT + 1)) $((NODE_PORT + 2)) $((NODE_PORT + 3)); do
-    ss -Hltn "sport = :$p" | grep -q . && skip_all "port $p is in use (set TOPOMAP_TEST_CTLD_PORT/NODE_PORT)"
-done
-
-DIR=$(mktemp -d /tmp/topomap-slurm-test.XXXXXX) || skip_all "cannot create a temporary directory"
-chmod 755 "$DIR"
-CL="--dir $DIR/cluster --ctld-port $CTLD_PORT --node-port $NODE_PORT --cpus 2"
 ARGS="topology=$TOPO profiles=$DIR/store"
-cleanup() {
-    $CLUSTER stop $CL > /dev/null 2>&1
-    rm -rf "$DIR"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-# Every allocation is bounded, so that a hung step cannot hang `make check`.
-SALLOC="timeout -k 5 120 salloc -Q -t 2"
-n=0
-failed=0
-ok() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-diag() { sed 's/^/# /' "$@"; }
-
-if ! $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS" > "$DIR/start.log" 2>&1; then
-    diag "$DIR/start.log"
-    echo "1..0 # SKIP the local Slurm cluster did not start (log above)"
-    exit 0
-fi
-export SLURM_CONF="$DIR/cluster/etc/slurm.conf"
+CL="$CL --cpus 2"
+slurm_start 2 "$ARGS"
 # The plugin's hostfiles go here, so that the test can see them go away.
 export TMPDIR="$DIR/tmp"
 mkdir -p "$TMPDIR" "$DIR/store"
 ok 0 "local cluster: 4 nodes with 2 CPUs, the plugin loaded"
 
 # Profiles: pair8 (ranks i and i+4 talk) and rings of every size used below.
-"$TOPOMAP" profile add pair8 "$DATA/pair8.txt" --store "$DIR/store" > /dev/null
+# Site profiles (--site; root owns the store).
+"$TOPOMAP" profile add pair8 "$DATA/pair8.txt" --site --store "$DIR/store" > /dev/null
 for k in 1 2 3 4 5 6 8 12 300; do
     i=0
     while [ $i -lt $k ]; do echo "$i $(((i + 1) % k)) 100"; i=$((i + 1)); done > "$DIR/ring$k.txt"
     echo "# nranks=$k" >> "$DIR/ring$k.txt"
-    "$TOPOMAP" profile add "ring$k" "$DIR/ring$k.txt" --store "$DIR/store" > /dev/null
+    "$TOPOMAP" profile add "ring$k" "$DIR/ring$k.txt" --site --store "$DIR/store" > /dev/null
 done
 printf '# nranks=8\n0 1 100\n1 two 100\n' > "$DIR/store/corrupt.profile"
 
@@ -220,14 +168,58 @@ check_fallback "-w given" "-w given" "-wn[1-4]" --topomap=$ALGO --topomap-profil
 check_fallback "unknown algorithm" "unknown algorithm 'nosuch'" "" --topomap=nosuch
 
 # strict=1: the same failure fails the step (plugstack.conf is re-read at
-# every launch, so rewriting it is enough).
-$CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS strict=1" > /dev/null 2>&1
-$SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=nothere true > /dev/null 2> "$DIR/strict.err"
+# every launch, so rewriting it is enough), whether the plugin is "optional"
+# (what README.md recommends; Slurm ignores what an optional plugin's
+# callbacks return, so the plugin makes the tasks exit before exec) or
+# "required" (srun stops at once). The program must not run.
+for kind in optional required; do
+    $CLUSTER start $CL --plugin-kind $kind --plugin "$PLUGIN" --plugin-args "$ARGS strict=1" > /dev/null 2>&1
+    $SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=nothere echo ran \
+        > "$DIR/strict.out" 2> "$DIR/strict.err"
+    rc=$?
+    [ $rc -ne 0 ] && ! grep -q ran "$DIR/strict.out" && [ "$(grep -c 'topomap:' "$DIR/strict.err")" -eq 1 ] &&
+        grep -q "topomap: no profile 'nothere'.*failing the step (strict=1)" "$DIR/strict.err"
+    ok $? "strict=1, plugin $kind: a missing profile fails the step (exit $rc), the program does not run, one topomap: line"
+    [ $rc -ne 0 ] || diag "$DIR/strict.err"
+    $SALLOC -N4 --exclusive srun -n8 true > /dev/null 2>&1
+    ok $? "strict=1, plugin $kind: steps without --topomap still run"
+done
+# srun --export=NONE keeps only SLURM_* variables: the failure still reaches
+# the nodes (SLURM_TOPOMAP_FAIL).
+$CLUSTER start $CL --plugin-kind optional --plugin "$PLUGIN" --plugin-args "$ARGS strict=1" > /dev/null 2>&1
+$SALLOC -N4 --exclusive srun -n8 --export=NONE --topomap=$ALGO --topomap-profile=nothere /bin/echo ran \
+    > "$DIR/strict.out" 2> "$DIR/strict.err"
 rc=$?
-[ $rc -ne 0 ] && grep -q "topomap: no profile 'nothere'.*failing the step (strict=1)" "$DIR/strict.err"
-ok $? "strict=1: a missing profile fails the step with the topomap: line (exit $rc)"
-$SALLOC -N4 --exclusive srun -n8 true > /dev/null 2>&1
-ok $? "strict=1: steps without --topomap still run"
+[ $rc -ne 0 ] && ! grep -q ran "$DIR/strict.out"
+ok $? "strict=1, plugin optional, srun --export=NONE: the step fails too (exit $rc)"
+
+# A binding problem on every node: the topology says 4 cores per node, the
+# nodes have 2, so 16 ranks (-O) get core indices the nodes do not have. One
+# line per node, naming it (it used to be two: Slurm's log and the task's).
+sed 's/cores: 2/cores: 4/' "$TOPO" > "$DIR/mesh4.yaml"
+i=0
+while [ $i -lt 16 ]; do echo "$i $(((i + 8) % 16)) 100"; i=$((i + 1)); done > "$DIR/pair16.txt"
+"$TOPOMAP" profile add pair16 "$DIR/pair16.txt" --site --store "$DIR/store" > /dev/null
+for strict in 0 1; do
+    $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "topology=$DIR/mesh4.yaml profiles=$DIR/store strict=$strict" > /dev/null 2>&1
+    $SALLOC -N4 --exclusive srun -n16 -O --topomap=$ALGO --topomap-profile=pair16 echo ran \
+        > "$DIR/bind.out" 2> "$DIR/bind.err"
+    rc=$?
+    if [ $strict = 0 ]; then
+        want="keeping Slurm's binding for them"
+        [ $rc -eq 0 ] && [ "$(grep -c ran "$DIR/bind.out")" -eq 16 ]
+    else
+        want="failing the step (strict=1)"
+        [ $rc -ne 0 ] && ! grep -q ran "$DIR/bind.out"
+    fi
+    ok $? "binding problem on every node, strict=$strict: exit $rc, $(grep -c ran "$DIR/bind.out") tasks ran"
+    [ "$(grep -c 'topomap:' "$DIR/bind.err")" -eq 4 ] &&
+        [ "$(grep -c "^topomap: n[1-4]: rank [0-9]*: .*; $want\$" "$DIR/bind.err")" -eq 4 ] &&
+        [ "$(grep -o '^topomap: n[1-4]' "$DIR/bind.err" | sort -u | wc -l)" -eq 4 ]
+    ok $? "... one line per node, naming it ($(grep -m1 'topomap:' "$DIR/bind.err"))"
+    [ "$(grep -c 'topomap:' "$DIR/bind.err")" -eq 4 ] || diag "$DIR/bind.err"
+done
+$CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS" > /dev/null 2>&1
 
 # A layout too irregular for a PMI2 process mapping (a random one of 300
 # ranks; min_gain=-1000 lets a worse layout through): rank 0 warns once,
@@ -363,9 +355,18 @@ expect_pairs() {
         for (e in b) print e, b[e], m[e]
     }' | sort -n -k1,1 -k2,2
 }
-matrix() { grep -v '^#' "$DIR/store/$1.profile" 2> /dev/null; }
-spool_empty() { [ -z "$(ls -A "$DIR/spool" 2> /dev/null)" ]; }
-NREC=26
+# The matrix of profile NAME recorded by user UID (default root: 0).
+matrix() { grep -v '^#' "$DIR/store/users/${2:-0}/$1.profile" 2> /dev/null; }
+REC=$DIR/store/users/0
+# The nodes' slurmstepd remove their directories as the step ends, which can
+# be just after srun returns: wait up to 5 s.
+spool_empty() {
+    i=0
+    while [ -n "$(ls -A "$DIR/spool" 2> /dev/null)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -z "$(ls -A "$DIR/spool" 2> /dev/null)" ]
+}
+NUSERS=10
+NREC=$((24 + NUSERS))
 if ! command -v mpicc.mpich > /dev/null 2>&1; then
     i=0; while [ $i -lt $NREC ]; do skip "--topomap-record: mpicc.mpich not available"; i=$((i + 1)); done
 elif [ ! -f "$PROFILER" ] || [ ! -f "${PROFILER%.so}-mpich.so" ]; then
@@ -385,15 +386,15 @@ else
     matrix pairs8rec | cmp -s - "$DIR/pairs8.want"
     ok $? "the store holds pairs8rec with the exact matrix (bytes and messages per pair)"
     matrix pairs8rec | cmp -s - "$DIR/pairs8.want" || { diag "$DIR/rec.err"; matrix pairs8rec | diag; }
-    head -1 "$DIR/store/pairs8rec.profile" 2> /dev/null | grep -qx '# nranks=8' &&
-        grep -qx '# application=pairs8rec' "$DIR/store/pairs8rec.profile"
+    head -1 "$REC/pairs8rec.profile" 2> /dev/null | grep -qx '# nranks=8' &&
+        grep -qx '# application=pairs8rec' "$REC/pairs8rec.profile"
     ok $? "... recorded for 8 ranks, application pairs8rec"
     spool_empty
     ok $? "the recording directories are removed from the spool"
 
     # Place with the recorded profile while recording again (allowed).
     layout "$DIR/recdef" "$DIR/recdef.err" -n8
-    "$TOPOMAP" map --profile "$DIR/store/pairs8rec.profile" --topology "$TOPO" --nodes 'n[1-4]' \
+    "$TOPOMAP" map --profile "$REC/pairs8rec.profile" --topology "$TOPO" --nodes 'n[1-4]' \
         --tasks-per-node 2 --algo "$ALGO" > "$DIR/rec.want" 2> "$DIR/rec.want.err"
     $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap=$ALGO --topomap-profile=pairs8rec \
         --topomap-record=again --topomap-verbose "$DIR/pairs" 2> "$DIR/again.err" | sort -n > "$DIR/again.out"
@@ -404,7 +405,7 @@ else
     ok $? "... which is not Slurm's block layout (pairs i, i+4 apart there)"
     matrix again | cmp -s - "$DIR/pairs8.want"
     ok $? "recording while placed: 'again' holds the same matrix"
-    grep -q "^topomap: recorded profile 'again' (8 ranks, $(awk '{s += $3} END {print s}' "$DIR/pairs8.want") bytes) in $DIR/store\$" "$DIR/again.err"
+    grep -q "^topomap: recorded profile 'again' (8 ranks, $(awk '{s += $3} END {print s}' "$DIR/pairs8.want") bytes) in $REC\$" "$DIR/again.err"
     ok $? "--topomap-verbose: one line says what was recorded ($(grep 'recorded profile' "$DIR/again.err"))"
 
     # What the tasks see: the profiler first in LD_PRELOAD, the output in the
@@ -433,7 +434,7 @@ else
     [ "$(grep -c 'topomap:' "$DIR/true.err")" -eq 1 ] &&
         grep -q "^topomap: step [0-9]*\.0 wrote no profile for 'nothing' (rank 0 did not reach MPI_Finalize.*nothing recorded" "$DIR/true.err"
     ok $? "... one 'topomap:' line ($(grep 'topomap:' "$DIR/true.err"))"
-    [ ! -e "$DIR/store/nothing.profile" ] && spool_empty
+    [ ! -e "$REC/nothing.profile" ] && spool_empty
     ok $? "... no store entry, spool empty"
 
     # An abort: nothing written, one line; the step fails by itself.
@@ -443,7 +444,7 @@ else
     [ $rc -ne 0 ] && [ "$(grep -c 'topomap:' "$DIR/abort.err")" -eq 1 ] &&
         grep -q "^topomap: step [0-9]*\.0 wrote no profile for 'aborted'" "$DIR/abort.err"
     ok $? "MPI_Abort: one 'topomap:' line (exit $rc: the abort's)"
-    [ ! -e "$DIR/store/aborted.profile" ] && spool_empty
+    [ ! -e "$REC/aborted.profile" ] && spool_empty
     ok $? "... no store entry, spool empty"
 
     # Two recordings of one name at once: the store ends with one of them,
@@ -459,14 +460,14 @@ else
         grep -q "^topomap: recorded profile 'same' (4 ranks" "$DIR/same5.err" &&
         { cmp -s "$DIR/same.got" "$DIR/p4k3.want" || cmp -s "$DIR/same.got" "$DIR/p4k5.want"; }
     ok $? "two concurrent recordings of 'same' both stored: the store holds one of them exactly"
-    [ -z "$(ls -A "$DIR/store" | grep -v '\.profile$')" ]
+    [ -z "$(ls -A "$REC" | grep -v '\.profile$')" ]
     ok $? "... and no temporary file"
 
     # Recording problems never fail the step, even with strict=1.
     $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$REC_ARGS profiler=$DIR/no-profiler.so strict=1" > /dev/null 2>&1
     $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=noprof "$DIR/pairs" > "$DIR/np.out" 2> "$DIR/np.err"
     rc=$?
-    [ $rc -eq 0 ] && [ "$(wc -l < "$DIR/np.out")" -eq 8 ] && [ ! -e "$DIR/store/noprof.profile" ]
+    [ $rc -eq 0 ] && [ "$(wc -l < "$DIR/np.out")" -eq 8 ] && [ ! -e "$REC/noprof.profile" ]
     ok $? "a missing profiler under strict=1: the job runs (exit $rc), nothing stored"
     [ "$(grep -c 'topomap:' "$DIR/np.err")" -eq 1 ] &&
         grep -q "^topomap: --topomap-record: the profiler $DIR/no-profiler.so: No such file or directory.*not recording" "$DIR/np.err"
@@ -477,7 +478,7 @@ else
     (cd "$DIR/cwd" && $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=nospool "$DIR/pairs") \
         > /dev/null 2> "$DIR/ns.err"
     rc=$?
-    [ $rc -eq 0 ] && [ ! -e "$DIR/store/nospool.profile" ] &&
+    [ $rc -eq 0 ] && [ ! -e "$REC/nospool.profile" ] &&
         [ "$(grep -c 'topomap:' "$DIR/ns.err")" -eq 1 ] &&
         grep -q "^topomap: --topomap-record: cannot create the spool directory /dev/null/spool.*working directory, not stored" "$DIR/ns.err"
     ok $? "an unusable spool: the job runs (exit $rc), one 'topomap:' line, nothing stored"
@@ -501,21 +502,76 @@ else
         grep -q "^topomap: --topomap-record: srun's environment did not reach the step" "$DIR/ne.err"
     ok $? "srun --export=NONE --topomap-record: the job runs (exit $rc), one 'topomap:' line"
 
-    # A job of another user: the directory is theirs, the store root's.
-    if id nobody > /dev/null 2>&1 && command -v runuser > /dev/null 2>&1; then
-        chmod 755 "$DIR/cluster/munge"
-        (cd "$DIR" && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" $SALLOC -N4 --exclusive \
-            srun -n8 --mpi=pmi2 --topomap-record=nobodys "$DIR/pairs" > /dev/null 2> "$DIR/nb.err")
-        rc=$?
-        chmod 700 "$DIR/cluster/munge"
-        [ $rc -eq 0 ] && matrix nobodys | cmp -s - "$DIR/pairs8.want" && spool_empty
-        ok $? "a job of user nobody records (exit $rc), spool empty afterwards"
-        [ $rc -eq 0 ] || diag "$DIR/nb.err"
-        [ "$(stat -c %U "$DIR/store/nobodys.profile" 2> /dev/null)" = root ] && ! grep -q topomap: "$DIR/nb.err"
-        ok $? "... stored by root, quietly"
+    # Two unprivileged users (tests/users.sh): each one's recordings are his
+    # own (DIR/users/UID), used for his jobs only; the site's profiles are
+    # root's; a directory planted under another user's uid is refused.
+    if ! users_setup topomap-sl; then
+        i=0; while [ $i -lt $NUSERS ]; do skip "two users: $users_why"; i=$((i + 1)); done
     else
-        skip "no user nobody or no runuser"
-        skip "no user nobody or no runuser"
+        chmod 755 "$DIR/cluster/munge"
+        # run_as USER OUT ERR SRUN-OPTIONS...: a step of USER in a fresh allocation.
+        run_as() {
+            who=$1 out=$2 err=$3
+            shift 3
+            (cd "$DIR" && as_user "$who" env SLURM_CONF="$SLURM_CONF" \
+                $SALLOC -N4 --exclusive srun "$@" > "$out" 2> "$err")
+        }
+        run_as "$U1" "$DIR/u1.out" "$DIR/u1.err" -n8 --mpi=pmi2 --topomap-record=app "$DIR/pairs" 3
+        rc=$?
+        [ $rc -eq 0 ] && matrix app "$UID1" | cmp -s - "$DIR/pairs8.want" && spool_empty &&
+            ! grep -q topomap: "$DIR/u1.err"
+        ok $? "$U1 records 'app' (exit $rc), quietly, spool empty afterwards"
+        [ $rc -eq 0 ] || diag "$DIR/u1.err"
+        [ "$(stat -c %u "$DIR/store/users/$UID1")" = "$UID1" ] &&
+            [ "$(stat -c %u "$DIR/store/users/$UID1/app.profile")" = "$UID1" ] &&
+            [ ! -e "$DIR/store/app.profile" ]
+        ok $? "... stored in DIR/users/$UID1, his, not in the site's profiles"
+        run_as "$U2" "$DIR/u2.out" "$DIR/u2.err" -n8 --mpi=pmi2 --topomap-record=app "$DIR/pairs" 5
+        matrix app "$UID2" | cmp -s - "$DIR/pairs8k5.want" && matrix app "$UID1" | cmp -s - "$DIR/pairs8.want"
+        ok $? "$U2 records 'app' too: his own, $U1's is unchanged (it used to be overwritten)"
+        # Each one's jobs use his own: the hop-bytes of Slurm's layout in the
+        # --topomap-verbose line are those of a placement from his file.
+        before() { sed -n 's/.*hop-bytes \([0-9.e+]*\) -> .*/\1/p' "$1"; }
+        for u in 1 2; do
+            eval "who=\$U$u id=\$UID$u"
+            run_as "$who" "$DIR/p$u.out" "$DIR/p$u.err" -n8 --topomap=$ALGO --topomap-profile=app --topomap-verbose true
+            layout "$DIR/ref$u" "$DIR/ref$u.err" -n8 --topomap=$ALGO \
+                --topomap-profile="$DIR/store/users/$id/app.profile" --topomap-verbose
+            [ -n "$(before "$DIR/p$u.err")" ] && [ "$(before "$DIR/p$u.err")" = "$(before "$DIR/ref$u.err")" ]
+            ok $? "user $u's --topomap-profile=app is his own (hop-bytes of Slurm's layout $(before "$DIR/p$u.err"))"
+        done
+        [ "$(before "$DIR/p1.err")" != "$(before "$DIR/p2.err")" ]
+        ok $? "... which differ between the two users (the test is not vacuous)"
+        # Without a profile of his own, a user gets the site's.
+        run_as "$U2" "$DIR/s2.out" "$DIR/s2.err" -n8 --topomap=$ALGO --topomap-profile=pair8 sh -c "$SHOW"
+        sort -n "$DIR/s2.out" | awk '{print $1, $2}' | cmp -s - "$DIR/got.nodes"
+        ok $? "$U2 without a 'pair8' of his own is placed from the site's"
+        # The site's profiles are root's only.
+        as_user "$U2" "$TOPOMAP" profile add pair8 "$DIR/ring8.txt" --site --store "$DIR/store" > /dev/null 2>&1
+        [ $? -eq 1 ] && [ "$(head -1 "$DIR/store/pair8.profile")" = "# nranks=8" ] &&
+            ! grep -q '^7 0 100' "$DIR/store/pair8.profile"
+        ok $? "$U2 cannot replace the site's pair8"
+        # $U2 plants DIR/users/UID1 (after the admin removed $U1's): $U1's
+        # jobs refuse it, one line, Slurm's layout; his recording too.
+        rm -rf "$DIR/store/users/$UID1"
+        as_user "$U2" sh -c "mkdir -m 755 '$DIR/store/users/$UID1' && grep -v '^#' '$DIR/pair16.txt' > '$DIR/store/users/$UID1/app.profile'"
+        run_as "$U1" "$DIR/pl.out" "$DIR/pl.err" -n8 --topomap=$ALGO --topomap-profile=app sh -c "$SHOW"
+        rc=$?
+        sort -n "$DIR/pl.out" | awk '{print $1, $2}' > "$DIR/pl.nodes"
+        nodes_of "$DIR/def" | cmp -s - "$DIR/pl.nodes" && [ $rc -eq 0 ] &&
+            [ "$(grep -c 'topomap:' "$DIR/pl.err")" -eq 1 ] &&
+            grep -q "topomap: .*users/$UID1 belongs to uid $UID2, not to user $UID1: not used.*Slurm's default layout" "$DIR/pl.err"
+        ok $? "a directory $U2 planted under $U1's uid: $U1's job refuses it, Slurm's layout, one line"
+        [ $rc -eq 0 ] || diag "$DIR/pl.err"
+        run_as "$U1" "$DIR/pr.out" "$DIR/pr.err" -n8 --mpi=pmi2 --topomap-record=app "$DIR/pairs" 3
+        rc=$?
+        [ $rc -eq 0 ] && [ "$(grep -c 'topomap:' "$DIR/pr.err")" -eq 1 ] &&
+            grep -q "^topomap: cannot store profile 'app': .*belongs to uid $UID2.*nothing recorded" "$DIR/pr.err" &&
+            [ "$(stat -c %u "$DIR/store/users/$UID1/app.profile")" = "$UID2" ] && spool_empty
+        ok $? "... and root does not store $U1's recording there (exit $rc, one line)"
+        rm -rf "$DIR/store/users/$UID1"
+        chmod 700 "$DIR/cluster/munge"
+        users_cleanup
     fi
     [ -z "$(ls "$TMPDIR")" ]
     ok $? "no hostfile left behind"

@@ -125,6 +125,10 @@ static void test_cliques(void)
         int rc = topomap_map("spectral", p, a, NULL, r2s, err, sizeof err);
         ok(rc == 0 && split_cliques(a, r2s, perm, NCL, CS) == 0,
            "spectral (%s): every clique on one node %s", weakcase ? "weak links" : "disjoint", err);
+        rc = topomap_map("spectral-fit", p, a, NULL, r2s, err, sizeof err);
+        ok(rc == 0 && split_cliques(a, r2s, perm, NCL, CS) == 0,
+           "spectral-fit (%s): every clique on one node %s", weakcase ? "weak links" : "disjoint",
+           err);
         prob_free(&P);
         topomap_profile_free(p);
     }
@@ -248,17 +252,21 @@ static void test_hierarchy(void)
     topomap_topology_t *t = topomap_topology_tree(2, arity, hops, CS, NULL, err, sizeof err);
     topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
     topomap_profile_t *p = cliques(NCL, CS, perm, 50, 4);
-    int rc = a && p ? topomap_map("spectral", p, a, NULL, r2s, err, sizeof err) : -1;
-    ok(rc == 0, "spectral on a two-level fat-tree %s", err);
-    int bad_group = 0;
-    for (int c = 0; rc == 0 && c < NCL; c++)
-        for (int k = 0; k < CS; k++) {
-            int node = topomap_alloc_slot_node(a, r2s[perm[c * CS + k]]);
-            int first = topomap_alloc_slot_node(a, r2s[perm[(c / 4) * 4 * CS]]);
-            bad_group += node / 4 != first / 4;
-        }
-    ok(rc == 0 && bad_group == 0, "each group of 4 cliques under one leaf switch");
-    ok(rc == 0 && split_cliques(a, r2s, perm, NCL, CS) == 0, "each clique on one node");
+    for (int fit = 0; fit < 2; fit++) {
+        const char *algo = fit ? "spectral-fit" : "spectral";
+        int rc = a && p ? topomap_map(algo, p, a, NULL, r2s, err, sizeof err) : -1;
+        ok(rc == 0, "%s on a two-level fat-tree %s", algo, err);
+        int bad_group = 0;
+        for (int c = 0; rc == 0 && c < NCL; c++)
+            for (int k = 0; k < CS; k++) {
+                int node = topomap_alloc_slot_node(a, r2s[perm[c * CS + k]]);
+                int first = topomap_alloc_slot_node(a, r2s[perm[(c / 4) * 4 * CS]]);
+                bad_group += node / 4 != first / 4;
+            }
+        ok(rc == 0 && bad_group == 0, "%s: each group of 4 cliques under one leaf switch", algo);
+        ok(rc == 0 && split_cliques(a, r2s, perm, NCL, CS) == 0, "%s: each clique on one node",
+           algo);
+    }
     topomap_profile_free(p);
     topomap_alloc_free(a);
     topomap_topology_free(t);
@@ -296,7 +304,7 @@ static void test_threads(void)
     ok(a && p, "Tianhe-3 2 x 2 chips x 8 nodes x 16 cores, %d random ranks", n);
     if (!a || !p)
         return;
-    int *ref = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
+    int *ref = malloc(sizeof(int) * 2 * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
     for (int solver = 0; solver < 2; solver++) {
         int saved = topomap_cpnsc_dense_max;
         topomap_cpnsc_dense_max = solver ? 32 : saved;
@@ -305,12 +313,16 @@ static void test_threads(void)
             topomap_opts_init(&o);
             o.seed = 5;
             o.nthreads = th;
-            int rc = topomap_map("spectral", p, a, &o, th == 1 ? ref : got, err, sizeof err);
-            ok(rc == 0, "spectral, %s, %d thread(s) %s", solver ? "ARPACK" : "dsyevr", th, err);
-            if (th > 1)
-                ok(rc == 0 && !memcmp(ref, got, sizeof(int) * (size_t)n),
-                   "spectral, %s: %d threads give the 1-thread mapping", solver ? "ARPACK" : "dsyevr",
-                   th);
+            for (int fit = 0; fit < 2; fit++) {
+                const char *algo = fit ? "spectral-fit" : "spectral";
+                int *out = th == 1 ? ref + fit * n : got;
+                int rc = topomap_map(algo, p, a, &o, out, err, sizeof err);
+                ok(rc == 0, "%s, %s, %d thread(s) %s", algo, solver ? "ARPACK" : "dsyevr", th, err);
+                if (th > 1)
+                    ok(rc == 0 && !memcmp(ref + fit * n, got, sizeof(int) * (size_t)n),
+                       "%s, %s: %d threads give the 1-thread mapping", algo,
+                       solver ? "ARPACK" : "dsyevr", th);
+            }
         }
         topomap_cpnsc_dense_max = saved;
     }
@@ -329,8 +341,41 @@ static void test_threads(void)
     topomap_topology_free(t);
 }
 
+/* spectral-fit on a shuffled path of 4 x 6 ranks over 4 nodes of 6 cores,
+ * then 20 ranks (nodes not full): every node holds one stretch of the path,
+ * so 3 edges cross nodes, the fewest possible. */
+static void test_fit_path(void)
+{
+    enum { N = 24, CS = 6 };
+    int perm[N], src[N - 1], dst[N - 1], r2s[N];
+    double b[N - 1];
+    int arity[1] = {4}, hops[1] = {2};
+    topomap_topology_t *t = topomap_topology_tree(1, arity, hops, CS, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
+    for (int n = N; n >= 20; n -= 4) {
+        shuffle(perm, n, 3);
+        for (int e = 0; e < n - 1; e++) {
+            src[e] = perm[e];
+            dst[e] = perm[e + 1];
+            b[e] = 100;
+        }
+        topomap_profile_t *p = topomap_profile_create(n, (size_t)n - 1, src, dst, b, NULL, err,
+                                                      sizeof err);
+        int rc = a && p ? topomap_map("spectral-fit", p, a, NULL, r2s, err, sizeof err) : -1;
+        int cut = 0;
+        for (int e = 0; rc == 0 && e < n - 1; e++)
+            cut += topomap_alloc_slot_node(a, r2s[src[e]]) != topomap_alloc_slot_node(a, r2s[dst[e]]);
+        ok(rc == 0 && cut == 3, "spectral-fit: a path of %d ranks on 4 nodes crosses nodes 3 times "
+                                "(%d) %s", n, cut, err);
+        topomap_profile_free(p);
+    }
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
+    test_fit_path();
     test_cliques();
     test_schemes();
     test_hierarchy();

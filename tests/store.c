@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The profile store: names, atomic add, lookup with rank-count checks, list,
- * remove, error paths, and concurrent writers racing a reader. */
+/* The profile store: names, atomic add, lookup with rank-count checks (the
+ * header before the rest), list, remove, error paths, concurrent writers
+ * racing a reader; what is trusted (links, owners, modes) and the per-user
+ * directories with the lookup order (as root: other owners). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -50,6 +52,172 @@ static int hidden_files(const char *dir)
     if (d)
         closedir(d);
     return n;
+}
+
+/* Trust and scopes: files and directories others could have changed are not
+ * used; user directories, as root for other uids (a recording). */
+static void scope_tests(const char *base, topomap_profile_t *p8, topomap_profile_t *p4)
+{
+    char err[TOPOMAP_ERRLEN], dir[512], path[1024], want[2048];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s/scoped", base);
+    ok(topomap_store_add(dir, "site", p8, err, sizeof err) == 0, "site profile: %s", err);
+    snprintf(path, sizeof path, "%s/users", dir);
+    ok(stat(path, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 01777,
+       "creating the store makes DIR/users, mode 1777");
+
+    /* A link, a group-writable file, a directory anyone can write. */
+    snprintf(path, sizeof path, "%s/link.profile", dir);
+    snprintf(want, sizeof want, "%s/site.profile", dir);
+    ok(symlink(want, path) == 0, "a symbolic link in the store");
+    err[0] = 0;
+    ok(topomap_store_lookup(dir, "link", 8, err, sizeof err) == NULL && errno == EPERM,
+       "... is not followed: EPERM");
+    like(err, "link.profile is a symbolic link: not used", "... said");
+    snprintf(path, sizeof path, "%s/gw.profile", dir);
+    write_file(path, "# nranks=2\n0 1 5\n");
+    chmod(path, 0664);
+    ok(topomap_store_lookup(dir, "gw", 2, err, sizeof err) == NULL && errno == EPERM,
+       "a group-writable profile: EPERM");
+    like(err, "gw.profile is writable by others than its owner (mode 0664): not used", "... said");
+    topomap_store_entry_t *e = NULL;
+    size_t n = 0;
+    ok(topomap_store_list(dir, &e, &n, err, sizeof err) == 0 && n == 1 &&
+           !strcmp(e[0].name, "site") && e[0].scope == TOPOMAP_STORE_SITE,
+       "list shows only what a lookup would use (site, not link or gw)");
+    free(e);
+    chmod(dir, 0777);
+    ok(topomap_store_lookup(dir, "site", 8, err, sizeof err) == NULL && errno == EPERM,
+       "a store anyone can write: EPERM");
+    like(err, "is writable by others than its owner (mode 0777): its profiles are not used",
+         "... said");
+    chmod(dir, 0755);
+
+    /* A user's own profile, then the site's. */
+    uid_t me = geteuid();
+    int scope = -1;
+    char found[1024];
+    ok(topomap_store_user_add(dir, me, getegid(), "site", p4, err, sizeof err) == 0,
+       "the caller stores his own 'site': %s", err);
+    snprintf(path, sizeof path, "%s/users/%lu", dir, (unsigned long)me);
+    ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0700 && st.st_uid == me,
+       "DIR/users/UID: mode 0700, his");
+    topomap_profile_t *q = topomap_store_find(dir, me, "site", 0, &scope, found, sizeof found, err,
+                                              sizeof err);
+    snprintf(want, sizeof want, "%s/site.profile", path);
+    ok(q && topomap_profile_nranks(q) == 4 && scope == TOPOMAP_STORE_USER && !strcmp(found, want),
+       "find: his own first (%s)", found);
+    topomap_profile_free(q);
+    q = topomap_store_find(dir, me + 1, "site", 0, &scope, found, sizeof found, err, sizeof err);
+    ok(q && topomap_profile_nranks(q) == 8 && scope == TOPOMAP_STORE_SITE,
+       "find for a user without a directory: the site's");
+    topomap_profile_free(q);
+    ok(topomap_store_find(dir, me, "none", 0, &scope, NULL, 0, err, sizeof err) == NULL &&
+           errno == ENOENT,
+       "find of a name in neither scope: ENOENT");
+    like(err, "no profile 'none' in the store", "... said");
+    ok(topomap_store_user_list(dir, me, &e, &n, err, sizeof err) == 0 && n == 2 &&
+           e[0].scope == TOPOMAP_STORE_USER && e[1].scope == TOPOMAP_STORE_SITE &&
+           e[0].nranks == 4 && e[1].nranks == 8,
+       "user_list: his 'site' before the site's (the lookup order)");
+    free(e);
+    ok(topomap_store_user_remove(dir, me, "site", err, sizeof err) == 0, "user_remove");
+    q = topomap_store_find(dir, me, "site", 0, &scope, NULL, 0, err, sizeof err);
+    ok(q && scope == TOPOMAP_STORE_SITE, "... then find gives the site's");
+    topomap_profile_free(q);
+
+    if (me != 0) {
+        ok(topomap_store_user_add(dir, me + 1, getegid(), "x", p4, err, sizeof err) < 0 &&
+               errno == EPERM,
+           "storing as another user: EPERM");
+        ok(1, "# SKIP not root: cannot check other owners");
+        return;
+    }
+    /* As root: another user's directory (a recording of his job). */
+    ok(topomap_store_user_add(dir, 65534, 65534, "rec", p4, err, sizeof err) == 0,
+       "root stores user 65534's 'rec': %s", err);
+    snprintf(path, sizeof path, "%s/users/65534", dir);
+    ok(stat(path, &st) == 0 && st.st_uid == 65534 && st.st_gid == 65534 &&
+           (st.st_mode & 07777) == 0700,
+       "... DIR/users/65534 made for him, his, mode 0700");
+    snprintf(path, sizeof path, "%s/users/65534/rec.profile", dir);
+    ok(stat(path, &st) == 0 && st.st_uid == 65534 && (st.st_mode & 0777) == 0644,
+       "... the file is his, mode 0644");
+    q = topomap_store_find(dir, 65534, "rec", 4, &scope, NULL, 0, err, sizeof err);
+    ok(q && scope == TOPOMAP_STORE_USER, "... and found for him");
+    topomap_profile_free(q);
+    ok(topomap_store_find(dir, 65533, "rec", 4, &scope, NULL, 0, err, sizeof err) == NULL &&
+           errno == ENOENT,
+       "... not for anyone else");
+    /* A site file of another owner is not the store owner's: refused. */
+    snprintf(path, sizeof path, "%s/other.profile", dir);
+    write_file(path, "# nranks=2\n0 1 5\n");
+    ok(chown(path, 65534, 65534) == 0, "a site file owned by uid 65534");
+    ok(topomap_store_lookup(dir, "other", 2, err, sizeof err) == NULL && errno == EPERM,
+       "... is not used: EPERM");
+    like(err, "belongs to uid 65534, not to the owner of its directory (uid 0): not used",
+         "... said");
+    /* A directory planted under uid 4242 by someone else (here: 65534). */
+    snprintf(path, sizeof path, "%s/users/4242", dir);
+    ok(mkdir(path, 0755) == 0 && chown(path, 65534, 65534) == 0, "a planted DIR/users/4242");
+    snprintf(want, sizeof want, "%s/site.profile", path);
+    write_file(want, "# nranks=2\n0 1 31337\n");
+    chown(want, 65534, 65534);
+    err[0] = 0;
+    ok(topomap_store_find(dir, 4242, "site", 0, &scope, NULL, 0, err, sizeof err) == NULL &&
+           errno == EPERM,
+       "find for uid 4242 refuses it (EPERM), does not fall back");
+    like(err, "users/4242 belongs to uid 65534, not to user 4242: not used", "... said");
+    ok(topomap_store_user_add(dir, 4242, 4242, "site", p8, err, sizeof err) < 0 && errno == EPERM,
+       "root storing a recording for 4242 refuses it too");
+    ok(stat(want, &st) == 0 && st.st_uid == 65534 && st.st_size < 100,
+       "... and wrote nothing there");
+    /* A link in place of a user's directory is not followed, even by root. */
+    snprintf(path, sizeof path, "%s/users/4343", dir);
+    ok(symlink(base, path) == 0, "DIR/users/4343 a link to elsewhere");
+    ok(topomap_store_user_add(dir, 4343, 4343, "evil", p8, err, sizeof err) < 0 && errno == EPERM,
+       "root does not store through it: EPERM");
+    snprintf(path, sizeof path, "%s/evil.profile", base);
+    ok(access(path, F_OK) < 0, "... nothing written where it points");
+}
+
+/* The rank count of the header is checked before the file is read: a file
+ * declaring 4 ranks on line 2, far too large to be a grid of 4 ranks, with a
+ * corrupt last line that a full read would report. */
+static void header_tests(const char *base)
+{
+    char err[TOPOMAP_ERRLEN], dir[512], path[1024];
+    snprintf(dir, sizeof dir, "%s/header", base);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/big.profile", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("# application=big\n# nranks=4\n", f);
+        for (int i = 0; i < 20000; i++)
+            fprintf(f, "%d %d 100\n", i % 4, (i + 1) % 4);
+        fputs("0 1 corrupt\n", f);
+        fclose(f);
+    }
+    err[0] = 0;
+    ok(topomap_store_lookup(dir, "big", 8, err, sizeof err) == NULL && errno == ERANGE,
+       "another rank count on line 2 of a large file: ERANGE before reading it (%s)", err);
+    like(err, "recorded with 4 ranks, this job has 8", "... said");
+    err[0] = 0;
+    ok(topomap_store_lookup(dir, "big", 4, err, sizeof err) == NULL && errno == EINVAL,
+       "the same file for its own count is read, corrupt line found");
+    like(err, "big.profile:20003", "... with file:line");
+    topomap_store_entry_t *e = NULL;
+    size_t n = 0;
+    ok(topomap_store_list(dir, &e, &n, err, sizeof err) == 0 && n == 1 && e[0].nranks == 4,
+       "list reads the rank count from line 2");
+    free(e);
+    /* Messages: a control character in the store's name is not echoed. */
+    char odd[600];
+    snprintf(odd, sizeof odd, "%s/a\033]0;x\007b", base);
+    err[0] = 0;
+    ok(topomap_store_list(odd, &e, &n, err, sizeof err) < 0 && !strchr(err, '\033') &&
+           !strchr(err, '\007') && strstr(err, "a?]0;x?b"),
+       "control characters in a path are shown as '?': %s", err);
 }
 
 int main(void)
@@ -254,6 +422,8 @@ int main(void)
        reads);
     is_int(hidden_files(dir), 0, "no temporary files left after the race");
 
+    scope_tests(base, p8, p4);
+    header_tests(base);
     topomap_profile_free(p8);
     topomap_profile_free(p4);
     char cmd[600];

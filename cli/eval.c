@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topomap eval: the quality metrics of a mapping file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char help_eval[] =
+    "Usage: topomap eval --profile FILE --topology T --mapping FILE [--json]\n"
+    "                    [--mapping-format FMT] [--cores-per-node N]\n"
+    "                    [--profile-format FMT] [--verbose]\n"
+    "\n"
+    "Print the quality metrics of a placement read from a mapping file: the\n"
+    "slots ('RANK HOSTNAME CORE' per line), hostfile or rankfile that 'topomap\n"
+    "map' writes, so Slurm's layout (a SLURM_HOSTFILE) or Open MPI's (a rankfile)\n"
+    "can be judged too. Every rank of the profile must appear exactly once.\n"
+    "\n"
+    "Metrics (A[i][j] = bytes sent by rank i to rank j, as recorded):\n"
+    "  total_bytes         sum of A[i][j], self traffic included\n"
+    "  hop_bytes           sum of A[i][j] x network hops between their nodes\n"
+    "  avg_hops_per_byte   hop_bytes / total_bytes\n"
+    "  max_dilation        largest hop count over pairs that communicate\n"
+    "  sumcom              sum of A[i][j] x cost(slot i, slot j), node levels included\n"
+    "  maxcom              largest A[i][j] x cost(slot i, slot j)\n"
+    "  internode_bytes     bytes between ranks on different nodes\n"
+    "  internode_fraction  internode_bytes / total_bytes\n"
+    "  congestion_max      bytes on the busiest channel (one direction of a cable)\n"
+    "                      when every pair's bytes follow the network's routing:\n"
+    "                      dimension-ordered on tori (+ way on a halfway tie),\n"
+    "                      up-down on trees, row-then-column on Tianhe-3\n"
+    "  congestion_avg      mean bytes over the channels that carry traffic\n"
+    "  (and both divided by the topology's link_bandwidth, in seconds, if given)\n"
+    "  traffic by level    bytes between ranks whose innermost shared level is the\n"
+    "                      core, each node level (numa, socket...), the node, the\n"
+    "                      leaf switch (networks with switches), or none (beyond);\n"
+    "                      JSON: traffic_by_level\n"
+    "\n"
+    "Options:\n"
+    "  --profile FILE        communication profile (required; '-': standard input)\n"
+    "  --topology T          machine description, a file or a shipped name (required)\n"
+    "  --mapping FILE        the mapping (required; '-': standard input)\n"
+    "  --mapping-format FMT  auto (default: a first line 'rank R=...' is a rankfile,\n"
+    "                        one field a hostfile, else slots), slots, hostfile (the\n"
+    "                        k-th rank named on a node gets its core k, as Slurm\n"
+    "                        binds tasks) or rankfile ('slot=CORE', a core number)\n"
+    "  --cores-per-node N    describe every node as N cores (see 'topomap help map')\n"
+    "  --json                print one JSON object instead of a table\n"
+    "  --profile-format FMT  auto (default), edges, dense or mtx\n"
+    "  -v, --verbose         report progress on standard error\n"
+    "  -h, --help            print this help and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 bad input, 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  topomap eval --profile app.txt --topology torus-8x8x8.yaml --mapping app.map --json\n";
+
+/* The traffic split by level: ", \"traffic_by_level\": {...}" inside the
+ * JSON object, or one line. */
+static void print_split(const topomap_traffic_split_t *s, int json)
+{
+    char b[40];
+    printf(json ? ", \"traffic_by_level\": {" : "%-20s", json ? "" : "traffic by level");
+    for (int k = 0; k < s->n; k++)
+        printf(json ? "%s\"%s\": %s" : "%s%s %s", k ? ", " : (json ? "" : " "), s->name[k],
+               json ? jnum(s->bytes[k], b, sizeof b) : num(s->bytes[k], b, sizeof b));
+    printf(json ? "}" : "\n");
+}
+
+/* @json 0: a table; 1: one JSON object and a newline; 2: the object alone
+ * (inside another one). @split: the traffic by level, or NULL. */
+void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json,
+                   const topomap_traffic_split_t *split)
+{
+    char b[11][40];
+    if (json) {
+        printf("{\"nranks\": %d, \"total_bytes\": %s, \"hop_bytes\": %s, "
+               "\"avg_hops_per_byte\": %s, \"max_dilation\": %d, \"sumcom\": %s, "
+               "\"maxcom\": %s, \"internode_bytes\": %s, \"internode_fraction\": %s, "
+               "\"congestion_max\": %s, \"congestion_avg\": %s, \"congestion_channels\": %ld, "
+               "\"congestion_max_seconds\": %s, \"congestion_avg_seconds\": %s",
+               nranks, jnum(m->total_bytes, b[0], 40), jnum(m->hop_bytes, b[1], 40),
+               jnum(m->avg_hops_per_byte, b[2], 40), m->max_dilation, jnum(m->sumcom, b[3], 40),
+               jnum(m->maxcom, b[4], 40), jnum(m->internode_bytes, b[5], 40),
+               jnum(m->internode_fraction, b[6], 40), jnum(m->congestion_max, b[7], 40),
+               jnum(m->congestion_avg, b[8], 40), m->congestion_channels,
+               bandwidth > 0 ? jnum(m->congestion_max_seconds, b[9], 40) : "null",
+               bandwidth > 0 ? jnum(m->congestion_avg_seconds, b[10], 40) : "null");
+        if (split)
+            print_split(split, 1);
+        printf("}%s", json == 2 ? "" : "\n");
+        return;
+    }
+    printf("%-20s %d\n", "ranks", nranks);
+    printf("%-20s %s\n", "total bytes", num(m->total_bytes, b[0], 40));
+    printf("%-20s %s\n", "hop-bytes", num(m->hop_bytes, b[1], 40));
+    printf("%-20s %s\n", "avg hops per byte", num(m->avg_hops_per_byte, b[2], 40));
+    printf("%-20s %d\n", "max dilation", m->max_dilation);
+    printf("%-20s %s\n", "SumCom", num(m->sumcom, b[3], 40));
+    printf("%-20s %s\n", "MaxCom", num(m->maxcom, b[4], 40));
+    printf("%-20s %s\n", "internode bytes", num(m->internode_bytes, b[5], 40));
+    printf("%-20s %s\n", "internode fraction", num(m->internode_fraction, b[6], 40));
+    printf("%-20s %s bytes (busiest channel)\n", "congestion max", num(m->congestion_max, b[7], 40));
+    printf("%-20s %s bytes (mean of %ld loaded channels)\n", "congestion avg",
+           num(m->congestion_avg, b[8], 40), m->congestion_channels);
+    if (bandwidth > 0) {
+        printf("%-20s %s s at %s bytes/s\n", "congestion max time",
+               num(m->congestion_max_seconds, b[9], 40), num(bandwidth, b[10], 40));
+        printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
+    }
+    if (split)
+        print_split(split, 0);
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    struct args a;
+    parse_args(argc, argv,
+               "profile topology mapping mapping-format cores-per-node json profile-format "
+               "verbose help",
+               help_eval, &a);
+    no_positional(&a);
+    require(a.profile, "--profile");
+    require(a.topology, "--topology");
+    require(a.mapping, "--mapping");
+    if (!strcmp(a.profile, "-") && !strcmp(a.mapping, "-"))
+        usage_error("--profile and --mapping cannot both be standard input");
+
+    topomap_profile_t *p = load_profile(&a);
+    topomap_topology_t *t = load_topology(&a, a.topology);
+    int n = topomap_profile_nranks(p);
+    int *node = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *core = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!node || !core)
+        input_error("out of memory");
+    char err[TOPOMAP_ERRLEN] = "";
+    if (topomap_mapping_read_format(a.mapping, a.mapping_format, t, n, node, core, err,
+                                    sizeof err) < 0)
+        input_error("%s", liberr(err, a.mapping, errno));
+    progress(&a, "mapping %s read", a.mapping);
+    topomap_metrics_t m;
+    if (topomap_eval(p, t, node, core, &m) < 0)
+        input_error("cannot evaluate the mapping: %s", strerror(errno));
+    topomap_traffic_split_t split;
+    if (topomap_traffic_split(p, t, node, core, &split) < 0)
+        input_error("cannot split the traffic by level: %s", strerror(errno));
+    print_metrics(&m, n, topomap_topology_link_bandwidth(t), a.json, &split);
+    free(node);
+    free(core);
+    topomap_topology_free(t);
+    topomap_profile_free(p);
+    return finish_stdout(0);
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topomap profile: the profile store (add, list, show, rm). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char help_profile[] =
+    "Usage: topomap profile add NAME FILE... [--site] [--profile-format FMT]\n"
+    "                           [--ompi-kinds K] [--store DIR]\n"
+    "       topomap profile list [--store DIR]\n"
+    "       topomap profile show NAME [--store DIR]\n"
+    "       topomap profile rm NAME [--site] [--store DIR]\n"
+    "\n"
+    "Manage the profile store: communication profiles keyed by name, where the\n"
+    "Slurm plugin finds the profile of an application (srun\n"
+    "--topomap-profile=NAME, by default the executable's name). Each user has his\n"
+    "own profiles (DIR/users/UID, which --topomap-record fills), used for his\n"
+    "jobs only; the site's (DIR) are written by the store's owner only. A job\n"
+    "uses its user's profile NAME, else the site's.\n"
+    "\n"
+    "  add NAME FILE...  read the profile FILE (any format 'map' reads; '-' is\n"
+    "                  standard input) and store it as your NAME (--site: the\n"
+    "                  site's), replacing a profile of that name. Open MPI's\n"
+    "                  monitoring output (mpirun --mca pml_monitoring_enable 2\n"
+    "                  --mca pml_monitoring_enable_output 3 --mca\n"
+    "                  pml_monitoring_filename PREFIX) is read from its per-rank\n"
+    "                  files PREFIX.RANK.prof, given all, or from PREFIX alone.\n"
+    "                  The write is atomic: jobs reading NAME meanwhile see the\n"
+    "                  old or the new profile, never part of one\n"
+    "  list            one line per profile you see: name, ranks, size in bytes,\n"
+    "                  last change, scope (user: yours, site)\n"
+    "  show NAME       the profile NAME your jobs use: where it is stored, its\n"
+    "                  scope, rank count, entries, total bytes and metadata\n"
+    "  rm NAME         remove your NAME (--site: the site's)\n"
+    "\n"
+    "A stored profile records its rank count and is only used for jobs with that\n"
+    "many ranks; the plugin refuses it for any other count (one 'topomap:' line,\n"
+    "Slurm's default layout). Names: 1 to 200 characters from A-Z a-z 0-9 . _ + -,\n"
+    "not starting with '.' or '-'.\n"
+    "\n"
+    "Options:\n"
+    "  --store DIR           the store (default: $TOPOMAP_STORE, else\n"
+    "                        " TOPOMAP_STORE_DEFAULT ")\n"
+    "  --site                add and rm: the site's profile (the store's owner only)\n"
+    "  --profile-format FMT  format of FILE for add: auto (default), edges, dense\n"
+    "                        or mtx\n"
+    "  --ompi-kinds K        which traffic of Open MPI's monitoring files to add up,\n"
+    "                        comma-separated: external (default: the application's\n"
+    "                        point-to-point messages), internal (messages made by\n"
+    "                        collectives), osc (one-sided), coll (per-peer\n"
+    "                        collective traffic)\n"
+    "  -h, --help            print this help and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 bad input (unreadable or malformed FILE, no such\n"
+    "profile, a store that cannot be read or written), 2 bad usage.\n"
+    "\n"
+    "Examples:\n"
+    "  topomap profile add lmp lammps-lj32k-128.txt --site --store /var/lib/topomap/profiles\n"
+    "  topomap profile add lmp mon          (Open MPI's mon.0.prof, mon.1.prof, ...)\n"
+    "  topomap profile list\n";
+
+/* The profile store. Its options (--store) belong to no other command, so
+ * they are parsed here rather than in the shared table. */
+/* --ompi-kinds: "external,internal,osc,coll" into enum topomap_ompi_kind. */
+static unsigned parse_ompi_kinds(const char *s)
+{
+    static const char *const names[] = {"external", "internal", "osc", "coll"};
+    unsigned kinds = 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        int k = 0;
+        while (k < 4 && (strlen(names[k]) != len || strncmp(p, names[k], len)))
+            k++;
+        if (k == 4)
+            usage_error("--ompi-kinds: '%s' is not a comma-separated list of external, "
+                        "internal, osc, coll",
+                        s);
+        kinds |= 1u << k;
+        if (!p[len])
+            return kinds;
+        p += len + 1;
+    }
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"store", required_argument, NULL, 's'},
+        {"profile-format", required_argument, NULL, 'f'},
+        {"site", no_argument, NULL, 'S'},
+        {"ompi-kinds", required_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *store = NULL;
+    int format = TOPOMAP_FMT_AUTO, c, site = 0;
+    unsigned kinds = 0;
+    opterr = 0;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': store = optarg; break;
+        case 'f': format = parse_profile_format(optarg); break;
+        case 'S': site = 1; break;
+        case 'k': kinds = parse_ompi_kinds(optarg); break;
+        case 'h':
+            fputs(help_profile, stdout);
+            exit(finish_stdout(0));
+        case ':': usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default: usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    char **pos = argv + optind;
+    int npos = argc - optind;
+    if (npos == 0)
+        usage_error("missing subcommand: expected add, list, show or rm");
+    const char *sub = pos[0];
+    int want = !strcmp(sub, "add") ? 3 : !strcmp(sub, "list") ? 1
+             : (!strcmp(sub, "show") || !strcmp(sub, "rm")) ? 2 : -1;
+    if (want < 0)
+        usage_error("unknown subcommand '%s': expected add, list, show or rm", sub);
+    if (npos < want)
+        usage_error("%s: missing %s", sub, npos == 1 ? "profile name" : "profile file");
+    if (npos > want && want != 3)
+        usage_error("unexpected argument '%s'", pos[want]);
+    if (want > 1 && !topomap_store_name_valid(pos[1]))
+        usage_error("invalid profile name '%s' (1 to 200 characters from A-Z a-z 0-9 . _ + -, "
+                    "not starting with '.' or '-')", pos[1]);
+    if (format != TOPOMAP_FMT_AUTO && strcmp(sub, "add"))
+        usage_error("--profile-format only applies to add");
+    if (site && strcmp(sub, "add") && strcmp(sub, "rm"))
+        usage_error("--site only applies to add and rm");
+    if (kinds && strcmp(sub, "add"))
+        usage_error("--ompi-kinds only applies to add");
+    if (format != TOPOMAP_FMT_AUTO && npos > 3)
+        usage_error("--profile-format reads one FILE, not %d", npos - 2);
+    if (npos > 3 && !strcmp(pos[2], "-"))
+        usage_error("add: '-' (standard input) is read alone");
+    char err[TOPOMAP_ERRLEN] = "", mine[4096];
+    const char *dir = topomap_store_dir(store);
+    if (!site && topomap_store_user_path(store, getuid(), NULL, mine, sizeof mine, err,
+                                         sizeof err) == 0)
+        dir = mine; /* where your profiles go */
+
+    if (!strcmp(sub, "add")) {
+        /* An explicit format (or standard input) reads one file; else
+         * whatever recorded it. */
+        const char *const *files = (const char *const *)pos + 2;
+        topomap_profile_t *p =
+            format != TOPOMAP_FMT_AUTO || !strcmp(pos[2], "-")
+                ? topomap_profile_load(pos[2], format, err, sizeof err)
+                : topomap_import(files, (size_t)(npos - 2), kinds, err, sizeof err);
+        if (!p)
+            input_error("%s", liberr(err, pos[2], errno));
+        if ((site ? topomap_store_add(store, pos[1], p, err, sizeof err)
+                  : topomap_store_user_add(store, getuid(), getgid(), pos[1], p, err,
+                                           sizeof err)) < 0)
+            input_error("%s", liberr(err, dir, errno));
+        printf("stored '%s' (%d ranks) in %s\n", pos[1], topomap_profile_nranks(p), dir);
+        topomap_profile_free(p);
+    } else if (!strcmp(sub, "list")) {
+        topomap_store_entry_t *e = NULL;
+        size_t n = 0;
+        if (topomap_store_user_list(store, getuid(), &e, &n, err, sizeof err) < 0)
+            input_error("%s", liberr(err, dir, errno));
+        printf("%-24s %8s %12s  %-19s  %s\n", "NAME", "RANKS", "BYTES", "MODIFIED", "SCOPE");
+        for (size_t i = 0; i < n; i++) {
+            char when[32] = "?", ranks[16] = "?";
+            time_t t = (time_t)e[i].mtime;
+            struct tm tm;
+            if (localtime_r(&t, &tm))
+                strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+            if (e[i].nranks > 0)
+                snprintf(ranks, sizeof ranks, "%d", e[i].nranks);
+            printf("%-24s %8s %12lld  %-19s  %s\n", e[i].name, ranks, e[i].bytes, when,
+                   e[i].scope == TOPOMAP_STORE_USER ? "user" : "site");
+        }
+        free(e);
+    } else if (!strcmp(sub, "show")) {
+        char path[4096] = "", b[40];
+        int scope = TOPOMAP_STORE_SITE;
+        topomap_profile_t *p = topomap_store_find(store, getuid(), pos[1], 0, &scope, path,
+                                                  sizeof path, err, sizeof err);
+        if (!p)
+            input_error("%s", liberr(err, pos[1], errno));
+        printf("%-12s %s\n", "name", pos[1]);
+        printf("%-12s %s\n", "file", path);
+        printf("%-12s %s\n", "scope", scope == TOPOMAP_STORE_USER ? "user" : "site");
+        printf("%-12s %d\n", "ranks", topomap_profile_nranks(p));
+        printf("%-12s %zu\n", "entries", topomap_profile_nedges(p));
+        printf("%-12s %s\n", "total bytes", num(topomap_profile_total_bytes(p), b, sizeof b));
+        printf("%-12s %s\n", "messages", topomap_profile_has_msgs(p) ? "yes" : "no");
+        static const char *const keys[] = {"application", "date", "counted", "source", NULL};
+        for (int i = 0; keys[i]; i++)
+            if (topomap_profile_meta(p, keys[i]))
+                printf("%-12s %s\n", keys[i], topomap_profile_meta(p, keys[i]));
+        topomap_profile_free(p);
+    } else {
+        if ((site ? topomap_store_remove(store, pos[1], err, sizeof err)
+                  : topomap_store_user_remove(store, getuid(), pos[1], err, sizeof err)) < 0)
+            input_error("%s", liberr(err, pos[1], errno));
+        printf("removed '%s' from %s\n", pos[1], dir);
+    }
+    return finish_stdout(0);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* topomap topology: describe a machine description, list the shipped ones,
+ * ask how far apart two nodes are. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char help_topology[] =
+    "Usage: topomap topology show T [--cores-per-node N]\n"
+    "       topomap topology list\n"
+    "       topomap topology hops T NODE1 NODE2 [--cores-per-node N]\n"
+    "\n"
+    "T is a machine description: a site YAML file, a Slurm topology.conf, or the\n"
+    "name of a shipped description (torus-8x8x8 finds torus-8x8x8.yaml in the\n"
+    "directories of $TOPOMAP_TOPOLOGY_PATH, colon-separated, then in the\n"
+    "installed PREFIX/share/topomap/topologies).\n"
+    "\n"
+    "  show T              summarise T: kind, number of nodes, node names, cores\n"
+    "                      per node, node levels and diameter\n"
+    "  list                the shipped descriptions found by name: name, kind,\n"
+    "                      nodes, cores per node, file\n"
+    "  hops T NODE1 NODE2  the network hops between two nodes and the route the\n"
+    "                      congestion metric charges (network elements past the\n"
+    "                      nodes are switches or chip halves, by number)\n"
+    "\n"
+    "Options:\n"
+    "  --cores-per-node N  describe every node as N cores\n"
+    "  -h, --help          print this help and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 bad input, 2 bad usage.\n"
+    "\n"
+    "Examples:\n"
+    "  topomap topology show torus-8x8x8\n"
+    "  topomap topology hops tianhe3-prototype cn0000 cn0097\n";
+
+static int topology_list(void)
+{
+    const char *dirs[32];
+    int nd = topology_dirs(dirs, 32), found = 0;
+    printf("%-24s %-9s %7s %6s  %s\n", "NAME", "KIND", "NODES", "CORES", "FILE");
+    for (int i = 0; i < nd; i++) {
+        struct dirent **ents;
+        int ne = scandir(dirs[i], &ents, NULL, alphasort);
+        for (int k = 0; k < ne; k++) {
+            const char *nm = ents[k]->d_name;
+            size_t len = strlen(nm);
+            if (len > 5 && !strcmp(nm + len - 5, ".yaml")) {
+                char path[4096], err[TOPOMAP_ERRLEN] = "";
+                snprintf(path, sizeof path, "%s/%s", dirs[i], nm);
+                topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
+                if (t)
+                    printf("%-24.*s %-9s %7d %6d  %s\n", (int)len - 5, nm,
+                           topomap_topology_kind(t), topomap_topology_nnodes(t),
+                           topomap_topology_cores(t), path);
+                else
+                    fprintf(stderr, "topomap: topology: %s\n", liberr(err, path, errno));
+                topomap_topology_free(t);
+                found++;
+            }
+            free(ents[k]);
+        }
+        if (ne >= 0)
+            free(ents);
+    }
+    if (!found) {
+        fflush(stdout);
+        notice("no topology descriptions in %s%s (set TOPOMAP_TOPOLOGY_PATH to a directory of "
+               "them, e.g. the source tree's topologies/)",
+               dirs[0], nd > 1 ? " and the others of TOPOMAP_TOPOLOGY_PATH" : "");
+    }
+    return finish_stdout(0);
+}
+
+static int topology_hops(const struct args *a)
+{
+    topomap_topology_t *t = load_topology(a, a->pos[1]);
+    int n[2];
+    for (int k = 0; k < 2; k++)
+        if ((n[k] = topomap_topology_node_lookup(t, a->pos[2 + k])) < 0)
+            input_error("'%s' is not a node of %s", a->pos[2 + k], a->pos[1]);
+    int max = topomap_topology_route_max(t), nnodes = topomap_topology_nnodes(t);
+    int *el = malloc(sizeof(int) * (size_t)(max + 1));
+    if (!el)
+        input_error("out of memory");
+    int len = topomap_topology_route(t, n[0], n[1], el, max + 1);
+    if (len < 0)
+        input_error("cannot route %s to %s: %s", a->pos[2], a->pos[3], strerror(errno));
+    printf("%s %s: %d hops; route over %d channel%s:", a->pos[2], a->pos[3],
+           topomap_topology_hops(t, n[0], n[1]), len, len == 1 ? "" : "s");
+    for (int i = 0; i <= len; i++) {
+        if (el[i] < nnodes)
+            printf(" %s", topomap_topology_node_name(t, el[i]));
+        else
+            printf(" [%d]", el[i]);
+    }
+    printf("\n");
+    free(el);
+    topomap_topology_free(t);
+    return finish_stdout(0);
+}
+
+int cmd_topology(int argc, char **argv)
+{
+    struct args a;
+    static const char usage[] = "expected 'topology show T', 'topology list' or "
+                                "'topology hops T NODE1 NODE2'";
+    parse_args(argc, argv, "cores-per-node help", help_topology, &a);
+    if (a.npos == 0)
+        usage_error("missing subcommand: %s", usage);
+    const char *sub = a.pos[0];
+    int want = !strcmp(sub, "show") ? 2 : !strcmp(sub, "list") ? 1 : !strcmp(sub, "hops") ? 4 : -1;
+    if (want < 0)
+        usage_error("unknown subcommand '%s': %s", sub, usage);
+    if (a.npos < want)
+        usage_error("%s: missing %s", sub, a.npos == 1 ? "topology" : "node name");
+    if (a.npos > want)
+        usage_error("unexpected argument '%s'", a.pos[want]);
+    if (want == 1)
+        return topology_list();
+    if (want == 4)
+        return topology_hops(&a);
+    topomap_topology_t *t = load_topology(&a, a.pos[1]);
+    if (topomap_topology_describe(t, stdout) < 0)
+        input_error("write error on standard output: %s", strerror(errno));
+    topomap_topology_free(t);
+    return finish_stdout(0);
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# make-pictures.sh: draw the README's pictures with `topomap plot` from data
+# that ships with topomap (tests/data/profiles, topologies/, the saved
+# benchmark run contrib/bench-reference.txt), into doc/pictures/:
+#   matrix.png          the PETSc multigrid profile (16 ranks) as a heat map
+#   mapping.png         an 8x8 halo exchange, 4 ranks per node on a 4x4 box of
+#                       the 8x8x8 torus: block against auto
+#   links.png           the same two placements' link loads
+#   mapping-tianhe3.png the PETSc profile on 8 nodes of 3 Tianhe-3 chips
+#   bench.png           the saved benchmark run
+# and VERSIONS, the cairo and font the pictures were drawn with: the test
+# tests/pictures.sh draws them again and compares them pixel by pixel where
+# both are the same, so that the pictures cannot drift from the code.
+#
+#   contrib/make-pictures.sh [-b BUILDDIR] [-o DIR]
+#     -b BUILDDIR  where cli/topomap was built [TOPOMAP_BUILD, else the source tree]
+#     -o DIR       write the pictures there [doc/pictures of the source tree]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(dirname "$here")
+BUILD=${TOPOMAP_BUILD:-$src}
+OUT=$src/doc/pictures
+while getopts b:o:h c; do
+    case $c in
+    b) BUILD=$OPTARG ;;
+    o) OUT=$OPTARG ;;
+    h) sed -n '3,/^set -u/s/^# \{0,1\}//p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "make-pictures: unknown option (try -h)" >&2; exit 2 ;;
+    esac
+done
+die() { echo "make-pictures: $*" >&2; exit 1; }
+TOPOMAP=$BUILD/cli/topomap
+[ -x "$TOPOMAP" ] || die "$TOPOMAP not found: build first, or give -b BUILDDIR"
+mkdir -p "$OUT" || die "cannot create $OUT"
+P=$src/tests/data/profiles
+T=$src/topologies
+run() { "$TOPOMAP" plot "$@" || die "topomap plot $1 failed"; }
+
+run matrix --profile "$P/petsc-ex45-mg65-16.txt" --size 720 -o "$OUT/matrix.png" \
+    --title "PETSc ex45 multigrid, 16 ranks: bytes from rank to rank"
+BOX='t[000-003,008-011,016-019,024-027]'
+run mapping --profile "$P/halo-8x8.txt" --topology "$T/torus-8x8x8.yaml" --nodes "$BOX" \
+    --tasks-per-node 4 --compare block --algo auto -o "$OUT/mapping.png" \
+    --title "8x8 halo, 4 ranks per node on a 4x4 box of the 8x8x8 torus: block (left), auto (right)"
+run links --profile "$P/halo-8x8.txt" --topology "$T/torus-8x8x8.yaml" --nodes "$BOX" \
+    --tasks-per-node 4 --compare block --algo auto -o "$OUT/links.png" \
+    --title "The same: bytes on every channel, block (left) and auto (right)"
+run mapping --profile "$P/petsc-ex45-mg65-16.txt" --topology "$T/tianhe3-prototype.yaml" \
+    --nodes 'cn[0000-0001,0048-0049,0096-0097,0384-0385]' --tasks-per-node 2 \
+    --compare block --algo auto -o "$OUT/mapping-tianhe3.png" \
+    --title "PETSc ex45, 16 ranks on 8 Tianhe-3 nodes of 3 chips: block (left), auto (right)"
+run bench --table "$here/bench-reference.txt" -o "$OUT/bench.png" \
+    --title "The saved benchmark run (contrib/bench-reference.txt)"
+
+font=$(fc-match -f '%{file}' 'DejaVu Sans' 2>/dev/null || echo unknown)
+printf 'cairo %s\nfont %s\n' "$(pkg-config --modversion cairo 2>/dev/null || echo unknown)" \
+    "$(basename "$font")" > "$OUT/VERSIONS"

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Small helpers shared by the Slurm-free files of the plugin. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+
+char *topomap_sp_clean(char *s)
+{
+    for (char *c = s; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return s;
+}
+
+int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        topomap_sp_clean(err);
+    }
+    errno = e;
+    return -1;
+}
+
+void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    size_t len = strlen(err);
+    if (len && len + 2 < errlen) {
+        strcpy(err + len, "; ");
+        len += 2;
+    }
+    if (len + 1 >= errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + len, errlen - len, fmt, ap);
+    va_end(ap);
+    topomap_sp_clean(err + len);
+}
+
+int topomap_sp_count(const char *s, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < 0 || v > INT_MAX || *s == '-' || *s == '+' || *s == ' ')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int topomap_sp_real(const char *s, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+char *topomap_sp_strdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+void topomap_sp_set(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = topomap_sp_strdup(s);
+}
+
+double topomap_sp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+long topomap_sp_uint(const char **p)
+{
+    const char *s = *p;
+    if (*s < '0' || *s > '9')
+        return -1;
+    long v = 0;
+    while (*s >= '0' && *s <= '9') {
+        v = v * 10 + (*s - '0');
+        if (v > INT_MAX)
+            return -1;
+        s++;
+    }
+    *p = s;
+    return v;
+}
+
+const char *topomap_sp_env(topomap_getenv_fn env, void *arg, const char *name)
+{
+    const char *v = env ? env(name, arg) : NULL;
+    return v && *v ? v : NULL;
+}
+
+int topomap_sp_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void topomap_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)k < b->cap) {
+            b->len += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? 2 * b->cap : 256;
+        while (nc < b->len + (size_t)k + 1)
+            nc *= 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            b->oom = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+}

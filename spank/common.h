@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Small helpers shared by the Slurm-free files of the plugin (private: not
+ * part of policy.h). */
+#ifndef TOPOMAP_SPANK_COMMON_H
+#define TOPOMAP_SPANK_COMMON_H
+
+#include <stddef.h>
+
+#include "policy.h"
+
+/** Replace the control characters of message @p s (CR, ESC, ...: from a
+ *  file, the environment or the command line, they could rewrite the user's
+ *  terminal line) by '?', in place; returns @p s. (The plugin's own until
+ *  libtopomap has a shared sanitiser.) */
+char *topomap_sp_clean(char *s);
+/** Write a message into @p err (@p errlen bytes, control characters made '?',
+ *  see topomap_sp_clean), set errno to @p e; returns -1. */
+int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/** Append to a "; "-joined one-line message in @p err (control characters
+ *  made '?'). */
+void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** Strict non-negative decimal integer up to INT_MAX into *@p out; 0 or -1. */
+int topomap_sp_count(const char *s, long *out);
+/** A finite real number, the whole of @p s, into *@p out; 0 or -1. */
+int topomap_sp_real(const char *s, double *out);
+/** strdup that passes NULL through. */
+char *topomap_sp_strdup(const char *s);
+/** Replace the string *@p dst by a copy of @p s (NULL allowed). */
+void topomap_sp_set(char **dst, const char *s);
+/** Monotonic clock in seconds. */
+double topomap_sp_now(void);
+/** A non-negative int at *@p p (advanced past it), -1 if none or past INT_MAX. */
+long topomap_sp_uint(const char **p);
+/** The value of @p name from @p env, NULL when unset or empty. */
+const char *topomap_sp_env(topomap_getenv_fn env, void *arg, const char *name);
+/** qsort comparison of ints. */
+int topomap_sp_cmp_int(const void *a, const void *b);
+
+/** A growing string; oom is set (and printing stops) when memory runs out. */
+struct topomap_sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+};
+void topomap_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Slurm 22.05's default task layout, predicted from the allocation and srun's
+ * options (see policy.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "common.h"
+
+int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, size_t errlen)
+{
+    if (!spec || !*spec)
+        return topomap_sp_fail(err, errlen, EINVAL, "no CPU counts (SLURM_JOB_CPUS_PER_NODE)");
+    int k = 0;
+    const char *p = spec;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long c = strtol(p, &end, 10);
+        if (end == p || errno || c <= 0 || c > INT_MAX || *p == '-' || *p == '+')
+            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad count at '%s'", spec,
+                                   p);
+        long rep = 1;
+        p = end;
+        if (*p == '(') {
+            if (p[1] != 'x')
+                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': expected '(xN)'",
+                                       spec);
+            rep = strtol(p + 2, &end, 10);
+            if (end == p + 2 || *end != ')' || rep <= 0)
+                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad repeat count",
+                                       spec);
+            p = end + 1;
+        }
+        if (rep > nnodes - k)
+            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s' name more than %d nodes",
+                                   spec, nnodes);
+        for (long r = 0; r < rep; r++)
+            cpus[k++] = (int)c;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': unexpected '%c'", spec,
+                                   *p);
+    }
+    if (k != nnodes)
+        return topomap_sp_fail(err, errlen, EINVAL,
+                               "CPU counts '%s' name %d nodes, the allocation has %d", spec, k,
+                               nnodes);
+    return 0;
+}
+
+/* Tasks after Slurm's pass j of the capped cyclic count: node i has
+ * min(cap[i], j). */
+static long filled(const int *cap, long nn, long j)
+{
+    long f = 0;
+    for (long i = 0; i < nn; i++)
+        f += cap[i] < j ? cap[i] : j;
+    return f;
+}
+
+int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
+                         int *tasks, char *err, size_t errlen)
+{
+    long cpt = o->cpus_per_task > 0 ? o->cpus_per_task : 1;
+    long nn = o->nnodes > 0 ? o->nnodes : nalloc;
+    if (nn > nalloc)
+        return topomap_sp_fail(err, errlen, EINVAL, "%ld nodes asked, the allocation has %d", nn,
+                               nalloc);
+    /* srun's task count: -n (or SLURM_NTASKS, in o->ntasks), else
+     * --ntasks-per-node on every node, else one task per node. */
+    long nt = o->ntasks;
+    if (nt <= 0)
+        nt = o->ntasks_per_node > 0 ? o->ntasks_per_node * nn : nn;
+    if (nt > INT_MAX)
+        return topomap_sp_fail(err, errlen, EINVAL, "%ld tasks: too many", nt);
+    if (nt < nn)
+        nn = nt; /* srun: "can't run N processes on M nodes, setting nnodes to N" */
+    /* Without -O, Slurm refuses a step needing more CPUs than the nodes
+     * have ("More processors requested than permitted"): the total, not per
+     * node (5 tasks of 3 CPUs run on 4 nodes of 4 CPUs, two on the first). */
+    long total = 0;
+    for (long i = 0; i < nn; i++)
+        total += cpus[i];
+    if (!o->overcommit && nt * cpt > total)
+        return topomap_sp_fail(err, errlen, EINVAL,
+                               "%ld tasks of %ld CPUs do not fit in the %ld CPUs of %ld nodes "
+                               "without --overcommit",
+                               nt, cpt, total, nn);
+    /* srun keeps --ntasks-per-node only when it is the task count divided
+     * by the node count, integer division ("can't honor --ntasks-per-node
+     * ... Ignoring" otherwise): -n5 -N2 --ntasks-per-node=2 keeps it. */
+    long tpn = o->ntasks_per_node;
+    if (tpn > 0 && tpn != nt / nn)
+        tpn = -1;
+    /* Under --overcommit the layout counts one CPU per task, whatever -c
+     * says (seen from Slurm 22.05: -n12 -O -c2 on 4,4,1,1 CPUs is 5,5,1,1). */
+    long lcpt = o->overcommit ? 1 : cpt;
+    int *cap = malloc((size_t)nalloc * sizeof *cap);
+    if (!cap)
+        return topomap_sp_fail(err, errlen, ENOMEM, "out of memory");
+    /* Slurm 22.05 src/common/slurm_step_layout.c, _init_task_layout: a node
+     * holds CPUs / CPUs per task tasks, at least 1; --ntasks-per-node caps it
+     * at ntasks_per_node x CPUs per task (Slurm's own units, kept as they
+     * are). */
+    long maxcap = 0;
+    for (int i = 0; i < nalloc; i++) {
+        tasks[i] = 0;
+        long c = cpus[i] / lcpt;
+        if (c < 1)
+            c = 1;
+        if (tpn > 0 && c > tpn * lcpt)
+            c = tpn * lcpt;
+        cap[i] = (int)c;
+        if (i < nn && c > maxcap)
+            maxcap = c;
+    }
+    /* _task_layout_block without CR_PACK_NODES: count tasks per node as a
+     * cyclic distribution would (pass j gives one task to each node, in
+     * order, whose cap is above j), then, once no node has room, one task
+     * per node per pass (oversubscription); ranks are given out in blocks.
+     * Computed in closed form: the last pass j that completes, then the
+     * nodes of the cut pass in order, then the oversubscription. */
+    long capacity = filled(cap, nn, maxcap);
+    if (nt <= capacity) {
+        long lo = 0, hi = maxcap; /* the largest j with filled(j) <= nt */
+        while (lo < hi) {
+            long mid = lo + (hi - lo + 1) / 2;
+            if (filled(cap, nn, mid) <= nt)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        long left = nt - filled(cap, nn, lo);
+        for (long i = 0; i < nn; i++) {
+            tasks[i] = (int)(cap[i] < lo ? cap[i] : lo);
+            if (left > 0 && cap[i] > lo) {
+                tasks[i]++;
+                left--;
+            }
+        }
+    } else {
+        long rest = nt - capacity;
+        for (long i = 0; i < nn; i++)
+            tasks[i] = (int)(cap[i] + rest / nn + (i < rest % nn));
+    }
+    free(cap);
+    *nstep = (int)nn;
+    return 0;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The site policy: plugstack.conf arguments (see policy.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+void topomap_site_init(struct topomap_site *s)
+{
+    memset(s, 0, sizeof *s);
+    s->dflt = strdup("off");
+    s->min_gain = 0;
+    s->time_limit = 2000;
+    s->bind = 1;
+    s->strict = 0;
+}
+
+void topomap_site_free(struct topomap_site *s)
+{
+    if (!s)
+        return;
+    free(s->topology);
+    free(s->profiles);
+    free(s->dflt);
+    free(s->profiler);
+    free(s->spool);
+    memset(s, 0, sizeof *s);
+}
+
+int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char *err,
+                       size_t errlen)
+{
+    int bad = 0;
+    if (err && errlen)
+        err[0] = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *tok = argv[i];
+        const char *eq = strchr(tok, '=');
+        if (!eq || eq == tok) {
+            topomap_sp_append(err, errlen, "plugstack.conf argument '%s' is not key=value", tok);
+            bad++;
+            continue;
+        }
+        size_t klen = (size_t)(eq - tok);
+        const char *v = eq + 1;
+#define KEY(name) (klen == strlen(name) && !strncmp(tok, name, klen))
+        if (KEY("topology") || KEY("profiles")) {
+            if (!*v) {
+                topomap_sp_append(err, errlen, "plugstack.conf: %.*s= needs a path", (int)klen,
+                                  tok);
+                bad++;
+            } else
+                topomap_sp_set(KEY("topology") ? &s->topology : &s->profiles, v);
+        } else if (KEY("profiler") || KEY("spool")) {
+            /* Both are used on the compute nodes, from slurmstepd and from
+             * the tasks' working directories: only absolute paths mean the
+             * same thing everywhere. */
+            if (*v != '/') {
+                topomap_sp_append(err, errlen, "plugstack.conf: %.*s=%s is not an absolute path",
+                                  (int)klen, tok, v);
+                bad++;
+            } else
+                topomap_sp_set(KEY("profiler") ? &s->profiler : &s->spool, v);
+        } else if (KEY("default")) {
+            if (!*v) {
+                topomap_sp_append(err, errlen,
+                                  "plugstack.conf: default= needs an algorithm or off");
+                bad++;
+            } else
+                topomap_sp_set(&s->dflt, v);
+        } else if (KEY("min_gain")) {
+            double g;
+            if (topomap_sp_real(v, &g) < 0 || g >= 1) {
+                topomap_sp_append(err, errlen,
+                                  "plugstack.conf: min_gain=%s is not a fraction below 1", v);
+                bad++;
+            } else
+                s->min_gain = g;
+        } else if (KEY("gain_metric")) {
+            /* make benefit (README "Does it help?"): run time followed the
+             * busiest link, not hop-bytes, on the emulated cluster. */
+            if (!strcmp(v, "hop_bytes") || !strcmp(v, "congestion"))
+                s->gain_congestion = v[0] == 'c';
+            else {
+                topomap_sp_append(err, errlen,
+                                  "plugstack.conf: gain_metric=%s is not hop_bytes or congestion",
+                                  v);
+                bad++;
+            }
+        } else if (KEY("time_limit")) {
+            double t;
+            if (topomap_sp_real(v, &t) < 0 || t <= 0) {
+                topomap_sp_append(
+                    err, errlen, "plugstack.conf: time_limit=%s is not a positive number of ms", v);
+                bad++;
+            } else
+                s->time_limit = t;
+        } else if (KEY("bind")) {
+            if (!strcmp(v, "cores"))
+                s->bind = 1;
+            else if (!strcmp(v, "none"))
+                s->bind = 0;
+            else {
+                topomap_sp_append(err, errlen, "plugstack.conf: bind=%s is not cores or none", v);
+                bad++;
+            }
+        } else if (KEY("strict")) {
+            if (!strcmp(v, "0") || !strcmp(v, "1"))
+                s->strict = v[0] == '1';
+            else {
+                topomap_sp_append(err, errlen, "plugstack.conf: strict=%s is not 0 or 1", v);
+                bad++;
+            }
+        } else {
+            topomap_sp_append(
+                err, errlen,
+                "plugstack.conf: unknown key '%.*s' (known: topology, profiles, default, "
+                "min_gain, time_limit, bind, strict, profiler, spool, gain_metric)",
+                (int)klen, tok);
+            bad++;
+        }
+#undef KEY
+    }
+    return bad;
+}

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* srun's command line and environment: what the step asks for (see policy.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+void topomap_srun_init(struct topomap_srun *o)
+{
+    memset(o, 0, sizeof *o);
+    o->ntasks = o->nnodes = o->cpus_per_task = o->ntasks_per_node = -1;
+    o->uid = getuid();
+}
+
+void topomap_srun_free(struct topomap_srun *o)
+{
+    if (!o)
+        return;
+    free(o->mpi);
+    free(o->conflict);
+    free(o->app);
+    free(o->algo);
+    free(o->profile);
+    free(o->jobid);
+    free(o->record);
+    memset(o, 0, sizeof *o);
+}
+
+/* What an option means to topomap. */
+enum {
+    O_NONE,      /* irrelevant */
+    O_NTASKS,
+    O_NODES,
+    O_CPT,
+    O_TPN,
+    O_OVERCOMMIT,
+    O_MPI,
+    O_CONFLICT,  /* changes the layout in ways topomap does not model */
+    O_MULTIPROG,
+    O_JOBID,     /* another job: its nodes are not in our environment */
+    O_ALGO,
+    O_PROFILE,
+    O_VERBOSE,
+    O_RECORD
+};
+enum { A_NO, A_REQ, A_OPT };
+
+struct srun_opt {
+    const char *name; /* long name */
+    char shrt;        /* short letter or 0 */
+    int arg;          /* A_NO, A_REQ, A_OPT */
+    int what;
+};
+
+/* srun 22.05's options (srun --help, slurm_opt.c). Only whether an option
+ * takes an argument matters for most: it decides where the executable is. */
+static const struct srun_opt srun_opts[] = {
+    {"account", 'A', A_REQ, O_NONE},
+    {"acctg-freq", 0, A_REQ, O_NONE},
+    {"bb", 0, A_REQ, O_NONE},
+    {"bbf", 0, A_REQ, O_NONE},
+    {"bcast", 0, A_OPT, O_NONE},
+    {"bcast-exclude", 0, A_REQ, O_NONE},
+    {"begin", 'b', A_REQ, O_NONE},
+    {"cpus-per-task", 'c', A_REQ, O_CPT},
+    {"comment", 0, A_REQ, O_NONE},
+    {"compress", 0, A_OPT, O_NONE},
+    {"container", 0, A_REQ, O_NONE},
+    {"cpu-freq", 0, A_REQ, O_NONE},
+    {"dependency", 'd', A_REQ, O_NONE},
+    {"deadline", 0, A_REQ, O_NONE},
+    {"delay-boot", 0, A_REQ, O_NONE},
+    {"chdir", 'D', A_REQ, O_NONE},
+    {"export", 0, A_REQ, O_NONE},
+    {"error", 'e', A_REQ, O_NONE},
+    {"epilog", 0, A_REQ, O_NONE},
+    {"preserve-env", 'E', A_NO, O_CONFLICT},
+    {"gres", 0, A_REQ, O_NONE},
+    {"gres-flags", 0, A_REQ, O_NONE},
+    {"hold", 'H', A_NO, O_NONE},
+    {"input", 'i', A_REQ, O_NONE},
+    {"immediate", 'I', A_OPT, O_NONE},
+    {"jobid", 0, A_REQ, O_JOBID},
+    {"job-name", 'J', A_REQ, O_NONE},
+    {"no-kill", 'k', A_OPT, O_NONE},
+    {"kill-on-bad-exit", 'K', A_OPT, O_NONE},
+    {"label", 'l', A_NO, O_NONE},
+    {"licenses", 'L', A_REQ, O_NONE},
+    {"clusters", 'M', A_REQ, O_NONE},
+    {"distribution", 'm', A_REQ, O_CONFLICT},
+    {"mail-type", 0, A_REQ, O_NONE},
+    {"mail-user", 0, A_REQ, O_NONE},
+    {"mcs-label", 0, A_REQ, O_NONE},
+    {"mpi", 0, A_REQ, O_MPI},
+    {"multi-prog", 0, A_NO, O_MULTIPROG},
+    {"ntasks", 'n', A_REQ, O_NTASKS},
+    {"nice", 0, A_OPT, O_NONE},
+    {"ntasks-per-node", 0, A_REQ, O_TPN},
+    {"nodes", 'N', A_REQ, O_NODES},
+    {"output", 'o', A_REQ, O_NONE},
+    {"overcommit", 'O', A_NO, O_OVERCOMMIT},
+    {"overlap", 0, A_NO, O_NONE},
+    {"het-group", 0, A_REQ, O_CONFLICT},
+    {"pack-group", 0, A_REQ, O_CONFLICT},
+    {"partition", 'p', A_REQ, O_NONE},
+    {"power", 0, A_REQ, O_NONE},
+    {"priority", 0, A_REQ, O_NONE},
+    {"prolog", 0, A_REQ, O_NONE},
+    {"profile", 0, A_REQ, O_NONE},
+    {"propagate", 0, A_OPT, O_NONE},
+    {"pty", 0, A_NO, O_NONE},
+    {"quit-on-interrupt", 0, A_NO, O_NONE},
+    {"qos", 'q', A_REQ, O_NONE},
+    {"quiet", 'Q', A_NO, O_NONE},
+    {"reboot", 0, A_NO, O_NONE},
+    {"relative", 'r', A_REQ, O_CONFLICT},
+    {"oversubscribe", 's', A_NO, O_NONE},
+    {"core-spec", 'S', A_REQ, O_NONE},
+    {"send-libs", 0, A_OPT, O_NONE},
+    {"signal", 0, A_REQ, O_NONE},
+    {"slurmd-debug", 0, A_REQ, O_NONE},
+    {"spread-job", 0, A_NO, O_CONFLICT},
+    {"switches", 0, A_REQ, O_NONE},
+    {"task-epilog", 0, A_REQ, O_NONE},
+    {"task-prolog", 0, A_REQ, O_NONE},
+    {"thread-spec", 0, A_REQ, O_NONE},
+    {"threads", 'T', A_REQ, O_NONE},
+    {"time", 't', A_REQ, O_NONE},
+    {"time-min", 0, A_REQ, O_NONE},
+    {"unbuffered", 'u', A_NO, O_NONE},
+    {"use-min-nodes", 0, A_NO, O_CONFLICT},
+    {"verbose", 'v', A_NO, O_NONE},
+    {"wait", 'W', A_REQ, O_NONE},
+    {"wckey", 0, A_REQ, O_NONE},
+    {"disable-status", 'X', A_NO, O_NONE},
+    {"cluster-constraint", 0, A_REQ, O_NONE},
+    {"contiguous", 0, A_NO, O_NONE},
+    {"constraint", 'C', A_REQ, O_NONE},
+    {"mem", 0, A_REQ, O_NONE},
+    {"mincpus", 0, A_REQ, O_NONE},
+    {"reservation", 0, A_REQ, O_NONE},
+    {"tmp", 0, A_REQ, O_NONE},
+    {"nodelist", 'w', A_REQ, O_CONFLICT},
+    {"nodefile", 0, A_REQ, O_CONFLICT},
+    {"exclude", 'x', A_REQ, O_CONFLICT},
+    {"no-allocate", 'Z', A_NO, O_CONFLICT},
+    {"exact", 0, A_NO, O_CONFLICT},
+    {"exclusive", 0, A_OPT, O_CONFLICT},
+    {"mem-per-cpu", 0, A_REQ, O_NONE},
+    {"resv-ports", 0, A_OPT, O_NONE},
+    {"sockets-per-node", 0, A_REQ, O_NONE},
+    {"cores-per-socket", 0, A_REQ, O_NONE},
+    {"threads-per-core", 0, A_REQ, O_NONE},
+    {"extra-node-info", 'B', A_REQ, O_NONE},
+    {"ntasks-per-core", 0, A_REQ, O_CONFLICT},
+    {"ntasks-per-socket", 0, A_REQ, O_CONFLICT},
+    {"ntasks-per-gpu", 0, A_REQ, O_CONFLICT},
+    {"cpus-per-gpu", 0, A_REQ, O_CONFLICT},
+    {"gpus", 'G', A_REQ, O_CONFLICT},
+    {"gpu-bind", 0, A_REQ, O_NONE},
+    {"gpu-freq", 0, A_REQ, O_NONE},
+    {"gpus-per-node", 0, A_REQ, O_CONFLICT},
+    {"gpus-per-socket", 0, A_REQ, O_CONFLICT},
+    {"gpus-per-task", 0, A_REQ, O_CONFLICT},
+    {"mem-per-gpu", 0, A_REQ, O_NONE},
+    {"cpu-bind", 0, A_REQ, O_NONE},
+    {"cpu_bind", 0, A_REQ, O_NONE},
+    {"mem-bind", 0, A_REQ, O_NONE},
+    {"mem_bind", 0, A_REQ, O_NONE},
+    {"hint", 0, A_REQ, O_NONE},
+    {"accel-bind", 0, A_REQ, O_NONE},
+    {"network", 0, A_REQ, O_NONE},
+    {"tres-per-task", 0, A_REQ, O_NONE},
+    {"open-mode", 0, A_REQ, O_NONE},
+    {"x11", 0, A_OPT, O_NONE},
+    {"uid", 0, A_REQ, O_NONE},
+    {"gid", 0, A_REQ, O_NONE},
+    {"get-user-env", 0, A_OPT, O_NONE},
+    {"test-only", 0, A_NO, O_NONE},
+    {"debugger-test", 0, A_NO, O_NONE},
+    {"help", 'h', A_NO, O_NONE},
+    {"usage", 0, A_NO, O_NONE},
+    {"version", 'V', A_NO, O_NONE},
+    /* This plugin's options (SPANK options are long-only). */
+    {"topomap", 0, A_REQ, O_ALGO},
+    {"topomap-profile", 0, A_REQ, O_PROFILE},
+    {"topomap-verbose", 0, A_NO, O_VERBOSE},
+    {"topomap-record", 0, A_OPT, O_RECORD},
+};
+#define NOPTS (sizeof srun_opts / sizeof srun_opts[0])
+
+/* getopt_long's matching: an exact name, else a unique prefix. */
+static const struct srun_opt *find_long(const char *name, size_t len)
+{
+    const struct srun_opt *hit = NULL;
+    int nhit = 0;
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (strncmp(srun_opts[i].name, name, len))
+            continue;
+        if (strlen(srun_opts[i].name) == len)
+            return &srun_opts[i];
+        hit = &srun_opts[i];
+        nhit++;
+    }
+    return nhit == 1 ? hit : NULL;
+}
+
+static const struct srun_opt *find_short(char c)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (srun_opts[i].shrt == c)
+            return &srun_opts[i];
+    return NULL;
+}
+
+/* Record one option occurrence; 0 or -1 (bad value). */
+static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *spelled,
+                const char *val, char *err, size_t errlen)
+{
+    long v;
+    switch (opt->what) {
+    case O_NTASKS:
+        if (topomap_sp_count(val, &v) < 0 || v == 0)
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
+                                   spelled, val);
+        o->ntasks = v;
+        break;
+    case O_NODES:
+        if (topomap_sp_count(val, &v) < 0 || v == 0) {
+            /* "min-max" ranges: srun picks the count, topomap cannot know it. */
+            if (val && strchr(val, '-') && !o->conflict) {
+                size_t n = strlen(spelled) + 2;
+                o->conflict = malloc(n + 8);
+                if (o->conflict)
+                    snprintf(o->conflict, n + 8, "%s range", spelled);
+                break;
+            }
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a node count",
+                                   spelled, val);
+        }
+        o->nnodes = v;
+        break;
+    case O_CPT:
+        if (topomap_sp_count(val, &v) < 0 || v == 0)
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a CPU count", spelled,
+                                   val);
+        o->cpus_per_task = v;
+        break;
+    case O_TPN:
+        if (topomap_sp_count(val, &v) < 0 || v == 0)
+            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
+                                   spelled, val);
+        o->ntasks_per_node = v;
+        break;
+    case O_OVERCOMMIT:
+        o->overcommit = 1;
+        break;
+    case O_MPI:
+        topomap_sp_set(&o->mpi, val);
+        break;
+    case O_CONFLICT:
+        if (!o->conflict)
+            o->conflict = topomap_sp_strdup(spelled);
+        break;
+    case O_MULTIPROG:
+        break; /* see topomap_srun_parse: the executable is a configuration file */
+    case O_JOBID:
+        topomap_sp_set(&o->jobid, val);
+        break;
+    case O_ALGO:
+        topomap_sp_set(&o->algo, val);
+        break;
+    case O_PROFILE:
+        topomap_sp_set(&o->profile, val);
+        break;
+    case O_VERBOSE:
+        o->verbose = 1;
+        break;
+    case O_RECORD:
+        topomap_sp_set(&o->record, val ? val : "");
+        break;
+    }
+    return 0;
+}
+
+const char *topomap_spank_option_env(const char *opt)
+{
+    /* Slurm's spank.c: "_SLURM_SPANK_OPTION_" + plugin + "_" + option, every
+     * character that is not alphanumeric made '_', then sbatch/salloc export
+     * it with the prefix "SLURM_SPANK_". */
+    static char buf[128];
+    int k = snprintf(buf, sizeof buf, "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_%s", opt);
+    for (int i = (int)strlen("SLURM_SPANK__SLURM_SPANK_OPTION_topomap_"); i < k && buf[i]; i++)
+        if (!((buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
+              (buf[i] >= '0' && buf[i] <= '9')))
+            buf[i] = '_';
+    return buf;
+}
+
+int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
+                       topomap_getenv_fn env, void *env_arg, char *err, size_t errlen)
+{
+    int multi_prog = 0, seen_algo = 0, seen_profile = 0, seen_record = 0;
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(a, ":")) { /* heterogeneous step */
+            if (!o->conflict)
+                o->conflict = strdup("':' (heterogeneous step)");
+            continue;
+        }
+        if (a[0] != '-' || !a[1])
+            break; /* the executable */
+        if (a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const struct srun_opt *opt = find_long(name, len);
+            const char *val = NULL;
+            if (!opt)
+                continue; /* srun will complain itself */
+            if (opt->arg == A_REQ) {
+                if (eq)
+                    val = eq + 1;
+                else if (i + 1 < argc)
+                    val = argv[++i];
+                else
+                    return topomap_sp_fail(err, errlen, EINVAL, "srun --%s needs an argument",
+                                           opt->name);
+            } else if (eq)
+                val = eq + 1;
+            char spelled[64];
+            snprintf(spelled, sizeof spelled, "--%s", opt->name);
+            if (take(o, opt, spelled, val, err, errlen) < 0)
+                return -1;
+            if (opt->what == O_MULTIPROG)
+                multi_prog = 1;
+            seen_algo |= opt->what == O_ALGO;
+            seen_profile |= opt->what == O_PROFILE;
+            seen_record |= opt->what == O_RECORD;
+            continue;
+        }
+        /* A cluster of short options: "-lN2", "-n", "8". */
+        for (const char *c = a + 1; *c; c++) {
+            const struct srun_opt *opt = find_short(*c);
+            if (!opt)
+                break; /* unknown: srun will complain */
+            char spelled[4] = {'-', *c, 0, 0};
+            const char *val = NULL;
+            if (opt->arg == A_REQ) {
+                if (c[1])
+                    val = c + 1;
+                else if (i + 1 < argc)
+                    val = argv[++i];
+                else
+                    return topomap_sp_fail(err, errlen, EINVAL, "srun %s needs an argument",
+                                           spelled);
+                if (take(o, opt, spelled, val, err, errlen) < 0)
+                    return -1;
+                break;
+            }
+            if (opt->arg == A_OPT) { /* optional arguments are attached */
+                if (take(o, opt, spelled, c[1] ? c + 1 : NULL, err, errlen) < 0)
+                    return -1;
+                break;
+            }
+            if (take(o, opt, spelled, NULL, err, errlen) < 0)
+                return -1;
+        }
+    }
+    if (i < argc && !multi_prog) {
+        const char *slash = strrchr(argv[i], '/');
+        topomap_sp_set(&o->app, slash ? slash + 1 : argv[i]);
+        if (o->app && !*o->app)
+            topomap_sp_set(&o->app, NULL);
+    }
+
+    /* What the command line left open, srun takes from its environment. */
+    const char *v;
+    long n;
+    if (o->ntasks < 0 && ((v = topomap_sp_env(env, env_arg, "SLURM_NTASKS")) ||
+                          (v = topomap_sp_env(env, env_arg, "SLURM_NPROCS")))) {
+        if (topomap_sp_count(v, &n) < 0 || n == 0)
+            return topomap_sp_fail(err, errlen, EINVAL, "SLURM_NTASKS='%s' is not a task count", v);
+        o->ntasks = n;
+    }
+    if (o->nnodes < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_NNODES"))) {
+        if (topomap_sp_count(v, &n) < 0 || n == 0)
+            return topomap_sp_fail(err, errlen, EINVAL, "SLURM_NNODES='%s' is not a node count", v);
+        o->nnodes = n;
+    }
+    if (o->cpus_per_task < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_CPUS_PER_TASK"))) {
+        if (topomap_sp_count(v, &n) < 0 || n == 0)
+            return topomap_sp_fail(err, errlen, EINVAL,
+                                   "SLURM_CPUS_PER_TASK='%s' is not a CPU count", v);
+        o->cpus_per_task = n;
+    }
+    if (o->ntasks_per_node < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_NTASKS_PER_NODE"))) {
+        if (topomap_sp_count(v, &n) < 0 || n == 0)
+            return topomap_sp_fail(err, errlen, EINVAL,
+                                   "SLURM_NTASKS_PER_NODE='%s' is not a task count", v);
+        o->ntasks_per_node = n;
+    }
+    if (!o->overcommit && topomap_sp_env(env, env_arg, "SLURM_OVERCOMMIT"))
+        o->overcommit = 1;
+    if (!o->mpi && (v = topomap_sp_env(env, env_arg, "SLURM_MPI_TYPE")))
+        topomap_sp_set(&o->mpi, v);
+    if (!o->conflict && topomap_sp_env(env, env_arg, "SLURM_DISTRIBUTION"))
+        o->conflict = strdup("SLURM_DISTRIBUTION");
+    if (!o->conflict && topomap_sp_env(env, env_arg, "SLURM_HOSTFILE"))
+        o->conflict = strdup("SLURM_HOSTFILE");
+    if (!o->conflict && topomap_sp_env(env, env_arg, "SLURM_HET_SIZE"))
+        o->conflict = strdup("a heterogeneous job");
+    /* --jobid naming another job than the one whose nodes we see. */
+    if (!o->conflict && o->jobid &&
+        (!(v = topomap_sp_env(env, env_arg, "SLURM_JOB_ID")) || strcmp(v, o->jobid)))
+        o->conflict = strdup("--jobid of another job");
+    /* Options given to sbatch/salloc reach srun as environment variables. */
+    if (!seen_algo && (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap"))))
+        topomap_sp_set(&o->algo, v);
+    if (!seen_profile &&
+        (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-profile"))))
+        topomap_sp_set(&o->profile, v);
+    if (!o->verbose && topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-verbose")))
+        o->verbose = 1;
+    /* sbatch/salloc --topomap-record without a name export "(null)"; any
+     * value, even empty, means recording was asked for. */
+    if (!seen_record && env && (v = env(topomap_spank_option_env("topomap-record"), env_arg)))
+        topomap_sp_set(&o->record, !strcmp(v, "(null)") ? "" : v);
+    return 0;
+}

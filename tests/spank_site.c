@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The site policy (spank/site.c): plugstack.conf arguments, and the shipped
+ * example line. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spank_test.h"
+#include "tap.h"
+
+static void site_tests(void)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_site s;
+    topomap_site_init(&s);
+    is_str(s.dflt, "off", "default algorithm is off");
+    ok(s.topology == NULL && s.profiles == NULL, "no topology or store by default");
+    is_double(s.time_limit, 2000, 0, "time_limit 2000 ms by default");
+    ok(s.bind == 1 && s.strict == 0 && s.min_gain == 0, "bind=cores, strict=0, min_gain=0");
+
+    char *good[] = {"topology=/etc/topo.yaml", "profiles=/var/p", "default=ohtma", "min_gain=0.1",
+                    "time_limit=500", "bind=none", "strict=1"};
+    is_int(topomap_site_parse(&s, 7, good, err, sizeof err), 0, "all keys accepted");
+    is_str(s.topology, "/etc/topo.yaml", "topology=");
+    is_str(s.profiles, "/var/p", "profiles=");
+    is_str(s.dflt, "ohtma", "default=");
+    is_double(s.min_gain, 0.1, 0, "min_gain=");
+    is_double(s.time_limit, 500, 0, "time_limit=");
+    ok(s.bind == 0 && s.strict == 1, "bind=none strict=1");
+    is_str(err, "", "no message when all is well");
+
+    char *bad[] = {"colour=blue", "min_gain=1.5", "time_limit=0", "bind=sockets", "strict=yes",
+                   "novalue", "=x", "topology=", "min_gain=0.2"};
+    is_int(topomap_site_parse(&s, 9, bad, err, sizeof err), 8, "8 bad tokens counted");
+    like(err, "unknown key 'colour'", "unknown key named");
+    like(err,
+         "known: topology, profiles, default, min_gain, time_limit, bind, strict, profiler, spool",
+         "known keys listed");
+    like(err, "min_gain=1.5 is not a fraction below 1", "bad min_gain");
+    like(err, "time_limit=0 is not a positive number of ms", "bad time_limit");
+    like(err, "bind=sockets is not cores or none", "bad bind");
+    like(err, "strict=yes is not 0 or 1", "bad strict");
+    like(err, "'novalue' is not key=value", "token without =");
+    like(err, "topology= needs a path", "empty path");
+    ok(strchr(err, '\n') == NULL, "one line");
+    char *esc[] = {"bind=\033[2Jcores\r"};
+    ok(topomap_site_parse(&s, 1, esc, err, sizeof err) == 1 &&
+           strstr(err, "bind=?[2Jcores? is not cores or none"),
+       "control characters in a value shown as '?': %s", err);
+    is_double(s.min_gain, 0.2, 0, "good tokens after bad ones still apply");
+    is_str(s.topology, "/etc/topo.yaml", "a bad token keeps the earlier value");
+    char *gm[] = {"gain_metric=links", "gain_metric=congestion"};
+    is_int(topomap_site_parse(&s, 2, gm, err, sizeof err), 1, "gain_metric=links refused");
+    like(err, "gain_metric=links is not hop_bytes or congestion", "bad gain_metric");
+    ok(s.gain_congestion == 1, "gain_metric=congestion");
+    topomap_site_free(&s);
+
+    /* --topomap-record's keys: absolute paths only (used on the nodes). */
+    topomap_site_init(&s);
+    ok(s.profiler == NULL && s.spool == NULL, "no profiler= or spool= by default");
+    char *rec[] = {"profiler=/opt/t/libtopomap-profiler.so", "spool=/var/spool/topomap"};
+    is_int(topomap_site_parse(&s, 2, rec, err, sizeof err), 0, "profiler= and spool= accepted");
+    is_str(s.profiler, "/opt/t/libtopomap-profiler.so", "profiler=");
+    is_str(s.spool, "/var/spool/topomap", "spool=");
+    char *recbad[] = {"profiler=lib/libtopomap-profiler.so", "spool=", "profiler="};
+    is_int(topomap_site_parse(&s, 3, recbad, err, sizeof err), 3, "3 bad recording paths");
+    like(err, "profiler=lib/libtopomap-profiler.so is not an absolute path", "relative profiler=");
+    like(err, "spool= is not an absolute path", "empty spool=");
+    is_str(s.profiler, "/opt/t/libtopomap-profiler.so", "a bad profiler= keeps the earlier one");
+    is_str(s.spool, "/var/spool/topomap", "a bad spool= keeps the earlier one");
+    topomap_site_free(&s);
+
+    /* The shipped example: its plugin line parses without a complaint. */
+    FILE *f = fopen(SRCDIR "/../etc/plugstack.conf.d/topomap.conf", "r");
+    char line[2048], *tok[32];
+    int ntok = 0, found = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "optional ", 9) || !strncmp(line, "required ", 9)) {
+            found = 1;
+            strtok(line, " \t\n");
+            strtok(NULL, " \t\n"); /* the path */
+            for (char *t; ntok < 32 && (t = strtok(NULL, " \t\n"));)
+                tok[ntok++] = t;
+        }
+    if (f)
+        fclose(f);
+    topomap_site_init(&s);
+    ok(found && ntok >= 7 && topomap_site_parse(&s, ntok, tok, err, sizeof err) == 0,
+       "etc/plugstack.conf.d/topomap.conf: %d arguments, all valid %s", ntok, err);
+    topomap_site_free(&s);
+}
+
+int main(void)
+{
+    site_tests();
+    return done_testing();
+}

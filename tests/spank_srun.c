@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* srun's command line and environment (spank/srun.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spank_test.h"
+#include "tap.h"
+
+static void srun_tests(void)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    const char *none[] = {NULL};
+
+    ok(parse(&o, none, err, "srun", "-n", "8", "-N4", "./bin/app", "-n", "3", NULL) == 0,
+       "srun -n 8 -N4 ./bin/app -n 3");
+    ok(o.ntasks == 8 && o.nnodes == 4, "-n 8 -N4 read, the application's -n ignored");
+    is_str(o.app, "app", "application name is the executable's basename");
+    ok(!o.conflict && !o.algo && !o.profile && !o.verbose, "nothing else set");
+    topomap_srun_free(&o);
+
+    ok(parse(&o, none, err, "srun", "-lN2", "-o", "out.txt", "-c2", "--ntasks=6", "--mpi",
+             "pmi2", "--overc", "hostname", NULL) == 0,
+       "clustered short options, arguments skipped, long prefixes");
+    ok(o.nnodes == 2 && o.cpus_per_task == 2 && o.ntasks == 6 && o.overcommit,
+       "-lN2 -c2 --ntasks=6 --overc");
+    is_str(o.mpi, "pmi2", "--mpi pmi2 (separate argument)");
+    is_str(o.app, "hostname", "-o's argument is not taken for the executable");
+    topomap_srun_free(&o);
+
+    ok(parse(&o, none, err, "srun", "--topomap", "ohtma", "--topomap-prof=lj", "--topomap-verbose",
+             "--", "-weird-name", NULL) == 0,
+       "plugin options and --");
+    is_str(o.algo, "ohtma", "--topomap ohtma");
+    is_str(o.profile, "lj", "--topomap-prof= (unique prefix)");
+    ok(o.verbose, "--topomap-verbose");
+    is_str(o.app, "-weird-name", "executable after --");
+    topomap_srun_free(&o);
+
+    ok(parse(&o, none, err, "srun", "--multi-prog", "-n4", "conf.txt", NULL) == 0 && !o.app,
+       "--multi-prog: no application name");
+    topomap_srun_free(&o);
+
+    const char *conflicts[][3] = {{"-w", "n1", "-w"},
+                                  {"--nodelist=n[1-2]", NULL, "--nodelist"},
+                                  {"-m", "cyclic", "-m"},
+                                  {"-x", "n3", "-x"},
+                                  {"--exact", NULL, "--exact"},
+                                  {"-r1", NULL, "-r"},
+                                  {"--spread-job", NULL, "--spread-job"},
+                                  {":", NULL, "heterogeneous"},
+                                  {"-N", "2-4", "-N range"}};
+    for (size_t i = 0; i < sizeof conflicts / sizeof conflicts[0]; i++) {
+        int rc = conflicts[i][1]
+                     ? parse(&o, none, err, "srun", conflicts[i][0], conflicts[i][1], "a", NULL)
+                     : parse(&o, none, err, "srun", conflicts[i][0], "a", NULL);
+        ok(rc == 0 && o.conflict && strstr(o.conflict, conflicts[i][2]),
+           "%s is a conflict (%s)", conflicts[i][0], o.conflict ? o.conflict : "none");
+        topomap_srun_free(&o);
+    }
+
+    err[0] = 0;
+    ok(parse(&o, none, err, "srun", "-n", "abc", "a", NULL) < 0 && errno == EINVAL,
+       "-n abc rejected");
+    like(err, "srun -n: 'abc' is not a task count", "message names the option and value");
+    topomap_srun_free(&o);
+    ok(parse(&o, none, err, "srun", "--ntasks=0", "a", NULL) < 0 && errno == EINVAL,
+       "--ntasks=0 rejected");
+    topomap_srun_free(&o);
+    ok(parse(&o, none, err, "srun", "-c", "-1", "a", NULL) < 0, "-c -1 rejected");
+    topomap_srun_free(&o);
+    /* Control characters from the command line are not echoed. */
+    ok(parse(&o, none, err, "srun", "-n", "\033]0;x\007\r8", "a", NULL) < 0 &&
+           strstr(err, "'?]0;x??8' is not a task count") && !strpbrk(err, "\033\007\r"),
+       "a bad -n with ESC, BEL, CR: shown as '?' (%s)", err);
+    topomap_srun_free(&o);
+    const char *escenv[] = {"SLURM_NNODES=\0334", NULL};
+    ok(parse(&o, escenv, err, "srun", "a", NULL) < 0 && strstr(err, "SLURM_NNODES='?4'"),
+       "... nor from the environment (%s)", err);
+    topomap_srun_free(&o);
+    err[0] = 0;
+    ok(parse(&o, none, err, "srun", "-n", NULL) < 0 && errno == EINVAL, "-n without argument");
+    like(err, "needs an argument", "message says so");
+    topomap_srun_free(&o);
+
+    /* The environment fills in what the command line left open. */
+    const char *env[] = {"SLURM_NTASKS=16",
+                         "SLURM_NNODES=4",
+                         "SLURM_CPUS_PER_TASK=2",
+                         "SLURM_NTASKS_PER_NODE=4",
+                         "SLURM_MPI_TYPE=pmix",
+                         "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap=greedy",
+                         "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_profile=lammps",
+                         "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_verbose=(null)",
+                         NULL};
+    ok(parse(&o, env, err, "srun", "app", NULL) == 0, "environment only");
+    ok(o.ntasks == 16 && o.nnodes == 4 && o.cpus_per_task == 2 && o.ntasks_per_node == 4,
+       "SLURM_NTASKS, SLURM_NNODES, SLURM_CPUS_PER_TASK, SLURM_NTASKS_PER_NODE");
+    is_str(o.mpi, "pmix", "SLURM_MPI_TYPE");
+    is_str(o.algo, "greedy", "--topomap from sbatch's environment");
+    is_str(o.profile, "lammps", "--topomap-profile from sbatch's environment");
+    ok(o.verbose, "--topomap-verbose from sbatch's environment (value \"(null)\")");
+    topomap_srun_free(&o);
+    ok(parse(&o, env, err, "srun", "-n", "8", "--topomap=block", "--mpi=pmi2", "app", NULL) == 0,
+       "command line and environment");
+    ok(o.ntasks == 8, "command line -n wins over SLURM_NTASKS");
+    is_str(o.algo, "block", "command line --topomap wins over sbatch's");
+    is_str(o.profile, "lammps", "sbatch's --topomap-profile still applies");
+    is_str(o.mpi, "pmi2", "--mpi wins over SLURM_MPI_TYPE");
+    topomap_srun_free(&o);
+    const char *job7[] = {"SLURM_JOB_ID=7", NULL};
+    ok(parse(&o, job7, err, "srun", "--jobid=7", "a", NULL) == 0 && !o.conflict,
+       "--jobid of the job we are in: fine");
+    topomap_srun_free(&o);
+    ok(parse(&o, job7, err, "srun", "--jobid", "8", "a", NULL) == 0 && o.conflict &&
+           strstr(o.conflict, "--jobid"),
+       "--jobid of another job is a conflict");
+    topomap_srun_free(&o);
+    const char *hf[] = {"SLURM_HOSTFILE=/tmp/mine", NULL};
+    ok(parse(&o, hf, err, "srun", "a", NULL) == 0 && o.conflict &&
+           !strcmp(o.conflict, "SLURM_HOSTFILE"),
+       "a user's SLURM_HOSTFILE is a conflict");
+    topomap_srun_free(&o);
+    const char *badenv[] = {"SLURM_NTASKS=lots", NULL};
+    err[0] = 0;
+    ok(parse(&o, badenv, err, "srun", "a", NULL) < 0, "bad SLURM_NTASKS rejected");
+    like(err, "SLURM_NTASKS='lots'", "message names the variable");
+    topomap_srun_free(&o);
+    is_str(topomap_spank_option_env("topomap-profile"),
+           "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_profile", "option variable name");
+
+    /* --topomap-record[=NAME]: an optional argument, attached only. */
+    ok(parse(&o, none, err, "srun", "-n2", "app", NULL) == 0 && o.record == NULL,
+       "no --topomap-record: not recording");
+    topomap_srun_free(&o);
+    ok(parse(&o, none, err, "srun", "--topomap-record", "./bin/app", "x", NULL) == 0 && o.record &&
+           !strcmp(o.record, ""),
+       "--topomap-record without a name");
+    is_str(o.app, "app", "... does not take the executable for its argument");
+    topomap_srun_free(&o);
+    ok(parse(&o, none, err, "srun", "--topomap-record=lj", "--topomap-rec=", "a", NULL) == 0 &&
+           o.record && !strcmp(o.record, ""),
+       "--topomap-rec= (prefix, empty) after --topomap-record=lj: the last one counts");
+    topomap_srun_free(&o);
+    const char *renv[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=(null)", NULL};
+    ok(parse(&o, renv, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, ""),
+       "sbatch --topomap-record (exported as \"(null)\"): recording, no name");
+    topomap_srun_free(&o);
+    const char *renv2[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=nb", NULL};
+    ok(parse(&o, renv2, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, "nb"),
+       "sbatch --topomap-record=nb");
+    topomap_srun_free(&o);
+    ok(parse(&o, renv2, err, "srun", "--topomap-record=mine", "a", NULL) == 0 && o.record &&
+           !strcmp(o.record, "mine"),
+       "srun's --topomap-record=mine wins over sbatch's");
+    topomap_srun_free(&o);
+}
+
+int main(void)
+{
+    srun_tests();
+    return done_testing();
+}
