@@ -112,8 +112,8 @@ TOPO=$OUT/cluster/topology.yaml
 HOSTS=$OUT/cluster/hosts
 if [ $SLURM -eq 1 ]; then
     # PMIX_MCA_gds=hash: the PMIx servers of all slurmstepds of a step share
-    # this host's /dev/shm; with the default shared-memory store Open MPI
-    # ranks hung or crashed at start-up now and then.
+    # this host's /dev/shm, so the shared-memory store was suspected of Open
+    # MPI's start-up failures here; they happen with it too (README).
     export PMIX_MCA_gds=hash SLURM_CONF="$OUT/slurm/etc/slurm.conf"
     export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include="$NET.0/24" \
         OMPI_MCA_mpi_yield_when_idle=1
@@ -271,13 +271,13 @@ for app in $(echo "$APPS" | tr ',' ' '); do
 
     # block as topomap computes it, and its A/A control: the same layout on
     # nodes renamed in reverse (a symmetry of a star and of a balanced tree).
-    "$TOPOMAP" map --profile "$d/profile.txt" --topology "$TOPO" --tasks-per-node $PPN \
+    "$TOPOMAP" map --profile "$d/profile.txt" --topology "$TOPO" --nodes "n[1-$NODES]" --tasks-per-node $PPN \
         --algo block -o "$d/block.slots" || die "$app: topomap map --algo block failed"
     awk -v n=$NODES '{sub(/^n/, "", $2); $2 = "n" (n + 1 - $2); print}' "$d/block.slots" \
         > "$d/block-renamed.slots"
     list="block block-renamed"
     for a in $(echo "$ALGOS" | tr ',' ' '); do
-        if "$TOPOMAP" map --profile "$d/profile.txt" --topology "$TOPO" --tasks-per-node $PPN \
+        if "$TOPOMAP" map --profile "$d/profile.txt" --topology "$TOPO" --nodes "n[1-$NODES]" --tasks-per-node $PPN \
             --algo "$a" -o "$d/$a.slots" 2> "$d/$a.err"; then
             list="$list $a"
         else
