@@ -17,7 +17,8 @@
 #
 #   benefit.sh [options]
 #     -a APPS    comma list of halo, lammps, gromacs [halo,lammps,gromacs]
-#     -A ALGOS   algorithms besides block [cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,auto]
+#     -A ALGOS   algorithms besides block
+#                [cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,spectral-fit,treematch,auto]
 #     -r N       rounds [5]
 #     -n N       nodes [4]               -k K    ranks per node [4]
 #     -R RATE    link rate [25mbit]      -t KIND star or tree [star]
@@ -50,7 +51,7 @@ die() { echo "benefit: $*" >&2; exit 1; }
 say() { echo "benefit: $*" >&2; }
 
 APPS=halo,lammps,gromacs
-ALGOS=cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,auto
+ALGOS=cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,spectral-fit,treematch,auto
 ROUNDS=5 NODES=4 PPN=4 RATE=25mbit KIND=star UPRATE= OUT=benefit-results
 BUILD=${TOPOMAP_BUILD:-$src} PFX=tmbf NET=10.213.9 TLIMIT=120 SLURM=0 PROF=
 while getopts :a:A:r:n:k:R:t:u:o:b:p:s:T:Sh o; do
