@@ -38,6 +38,9 @@ bad() {
     [ $got -eq "$rc" ] && grep -qF -- "$pat" "$tmp/err" || sed 's/^/# /' "$tmp/err" "$tmp/out"
 }
 
+# has N PATTERN FILE: exactly N lines of FILE match PATTERN.
+has() { [ "$(grep -c -- "$2" "$3")" -eq "$1" ]; }
+
 # --- netemu.sh: usage errors --------------------------------------------------
 bad 2 "no command" "$NETEMU"
 bad 2 "unknown command 'start'" "$NETEMU" start
@@ -62,35 +65,35 @@ bad 2 "option -n needs a value" "$NETEMU" up -n
 # --- netemu.sh: the plan of a star --------------------------------------------
 sh "$NETEMU" up -N -n 4 -r 25mbit -p tmt -s 192.168.77 > "$tmp/star" 2>&1
 check $? "up -N (star of 4) runs without root"
-[ "$(grep -c '^ip netns add tmt-n[1-4]$' "$tmp/star")" -eq 4 ]
+has 4 '^ip netns add tmt-n[1-4]$' "$tmp/star"
 check $? "star: 4 namespaces tmt-n1..tmt-n4"
 # Both ends of every node link shaped: host end in the host, node end in its namespace.
-[ "$(grep -c '^tc qdisc add dev tmth[1-4] root handle 1: htb' "$tmp/star")" -eq 4 ] &&
-    [ "$(grep -c '^tc -n tmt-n[1-4] qdisc add dev eth0 root handle 1: htb' "$tmp/star")" -eq 4 ]
+has 4 '^tc qdisc add dev tmth[1-4] root handle 1: htb' "$tmp/star" &&
+    has 4 '^tc -n tmt-n[1-4] qdisc add dev eth0 root handle 1: htb' "$tmp/star"
 check $? "star: HTB at the root of both ends of the 4 links"
-[ "$(grep -c 'classid 1:1 htb rate 25000kbit ceil 25000kbit' "$tmp/star")" -eq 8 ]
+has 8 'classid 1:1 htb rate 25000kbit ceil 25000kbit' "$tmp/star"
 check $? "star: every link at 25000 kbit"
-[ "$(grep -c 'pfifo limit 100000' "$tmp/star")" -eq 16 ] &&
-    [ "$(grep -c 'u32 match u16 0x0000 0xff80 at 2 flowid 1:10' "$tmp/star")" -eq 8 ]
+has 16 'pfifo limit 100000' "$tmp/star" &&
+    has 8 'u32 match u16 0x0000 0xff80 at 2 flowid 1:10' "$tmp/star"
 check $? "star: long FIFOs under both classes, small packets to the priority class"
 grep -q '^ip addr add 192.168.77.254/24 dev tmtbr0$' "$tmp/star" &&
-    [ "$(grep -c '^ip -n tmt-n[1-4] addr add 192.168.77.[1-4]/24 dev eth0$' "$tmp/star")" -eq 4 ]
+    has 4 '^ip -n tmt-n[1-4] addr add 192.168.77.[1-4]/24 dev eth0$' "$tmp/star"
 check $? "star: host .254 on the bridge, node k at .k"
-[ "$(grep -c '^ip link set tmth[1-4] master tmtbr0 up$' "$tmp/star")" -eq 4 ] &&
+has 4 '^ip link set tmth[1-4] master tmtbr0 up$' "$tmp/star" &&
     ! grep -q 'tmtu\|tmts' "$tmp/star"
 check $? "star: every node on the one bridge, no uplinks"
 
 # --- netemu.sh: the plan of a tree --------------------------------------------
 sh "$NETEMU" up -N -t tree -n 8 -a 4 -r 25mbit -u 10mbit -p tmt > "$tmp/tree" 2>&1
 check $? "up -N (tree of 8, 4 per leaf) runs without root"
-[ "$(grep -c '^ip link add tmts[12] type bridge' "$tmp/tree")" -eq 2 ] &&
+has 2 '^ip link add tmts[12] type bridge' "$tmp/tree" &&
     grep -q '^ip link set tmtd1 master tmtbr0 up$' "$tmp/tree" &&
     grep -q '^ip link set tmtu2 master tmts2 up$' "$tmp/tree"
 check $? "tree: 2 leaf switches joined to the root switch by uplinks"
-[ "$(grep -c 'dev tmt[ud][12] parent 1: classid 1:1 htb rate 10000kbit' "$tmp/tree")" -eq 4 ]
+has 4 'dev tmt[ud][12] parent 1: classid 1:1 htb rate 10000kbit' "$tmp/tree"
 check $? "tree: both ends of both uplinks at 10000 kbit"
-[ "$(grep -c '^ip link set tmth[1-4] master tmts1 up$' "$tmp/tree")" -eq 4 ] &&
-    [ "$(grep -c '^ip link set tmth[5-8] master tmts2 up$' "$tmp/tree")" -eq 4 ]
+has 4 '^ip link set tmth[1-4] master tmts1 up$' "$tmp/tree" &&
+    has 4 '^ip link set tmth[5-8] master tmts2 up$' "$tmp/tree"
 check $? "tree: nodes 1-4 on the first leaf switch, 5-8 on the second"
 
 # Interface names fit Linux's 15 characters at the longest prefix and node count.
