@@ -22,6 +22,8 @@ extern const char *cmd_name;
 void usage_error(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* Bad input: one line, exit 1. */
 void input_error(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* One "topomap: [COMMAND: ]..." line on stderr, made printable. */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A library error: its message if it left one, else "WHAT: strerror(E)".
  * Valid until the next call. */
 const char *liberr(const char *err, const char *what, int e);
@@ -32,6 +34,9 @@ const char *num(double v, char *buf, size_t len);
 const char *jnum(double v, char *buf, size_t len);
 
 long parse_long_opt(const char *opt, const char *s, long min, long max);
+/* The strict integer at the start of s, up to the first character of stop
+ * or the end; *next points there. 0, or -1 when it is no integer. */
+int parse_long_item(const char *s, const char *stop, long *v, const char **next);
 uint64_t parse_seed(const char *s);
 double parse_fraction(const char *opt, const char *s);
 double parse_seconds(const char *opt, const char *s);

@@ -17,26 +17,33 @@
 
 const char *cmd_name = NULL; /* current command, for messages */
 
+/* One "topomap: " line on stderr. Arguments and file contents can hold
+ * control characters (ESC, CR): the line is made printable first. */
 static void msg(const char *fmt, va_list ap)
 {
-    fputs("topomap: ", stderr);
-    if (cmd_name)
-        fprintf(stderr, "%s: ", cmd_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char line[TOPOMAP_ERRLEN + 1024], safe[sizeof line];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(stderr, "topomap: %s%s%s\n", cmd_name ? cmd_name : "", cmd_name ? ": " : "",
+            topomap_printable(line, safe, sizeof safe));
+}
+
+void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    msg(fmt, ap);
+    va_end(ap);
 }
 
 /* Bad usage: one line, a pointer to the help, exit 2. */
 void usage_error(const char *fmt, ...)
 {
+    char line[TOPOMAP_ERRLEN + 1024];
     va_list ap;
     va_start(ap, fmt);
-    fputs("topomap: ", stderr);
-    if (cmd_name)
-        fprintf(stderr, "%s: ", cmd_name);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see 'topomap help%s%s')\n", cmd_name ? " " : "", cmd_name ? cmd_name : "");
+    say("%s (see 'topomap help%s%s')", line, cmd_name ? " " : "", cmd_name ? cmd_name : "");
     exit(EXIT_USAGE);
 }
 
@@ -89,42 +96,47 @@ const char *jnum(double v, char *buf, size_t len)
     return num(v, buf, len);
 }
 
+/* Numbers are parsed strictly by the library's helpers: no blanks, no '+'. */
 long parse_long_opt(const char *opt, const char *s, long min, long max)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < min || v > max)
+    long v;
+    if (topomap_parse_long(s, &v) < 0 || v < min || v > max)
         usage_error("%s: '%s' is not an integer from %ld to %ld", opt, s, min, max);
     return v;
 }
 
+int parse_long_item(const char *s, const char *stop, long *v, const char **next)
+{
+    char item[32];
+    size_t len = strcspn(s, stop);
+    *next = s + len;
+    if (len >= sizeof item)
+        return -1;
+    memcpy(item, s, len);
+    item[len] = 0;
+    return topomap_parse_long(item, v);
+}
+
 uint64_t parse_seed(const char *s)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || strchr(s, '-'))
+    uint64_t v;
+    if (topomap_parse_u64(s, &v) < 0)
         usage_error("--seed: '%s' is not an integer from 0 to 18446744073709551615", s);
-    return (uint64_t)v;
+    return v;
 }
 
 double parse_fraction(const char *opt, const char *s)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v <= 0 || v >= 1)
+    double v;
+    if (topomap_parse_double(s, &v) < 0 || v <= 0 || v >= 1)
         usage_error("%s: '%s' is not a number between 0 and 1", opt, s);
     return v;
 }
 
 double parse_seconds(const char *opt, const char *s)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v) || v <= 0)
+    double v;
+    if (topomap_parse_double(s, &v) < 0 || v <= 0)
         usage_error("%s: '%s' is not a positive number of seconds", opt, s);
     return v;
 }
@@ -385,7 +397,9 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
         case OPT_NODE_PLACE: a->o.node_place = parse_node_place(optarg); break;
-        case OPT_THREADS: a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, 4096); break;
+        case OPT_THREADS:
+            a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, TOPOMAP_MAX_THREADS);
+            break;
         case OPT_TIME_LIMIT: a->o.time_limit = parse_seconds("--time-limit", optarg); break;
         case OPT_PROFILE_FORMAT: a->profile_format = parse_profile_format(optarg); break;
         case OPT_FORMAT: a->format = parse_mapping_format(optarg, 0); break;

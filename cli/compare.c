@@ -34,8 +34,8 @@ const char help_compare[] =
     "  --algos LIST          comma-separated algorithms (default: all of them)\n"
     "  --seed S              seed of randomised algorithms (default: 1)\n"
     "  --affinity KIND       bytes (default) or msgs\n"
-    "  --threads N           OpenMP threads for the algorithms (default: 1, or\n"
-    "                        OMP_NUM_THREADS when set)\n"
+    "  --threads N           OpenMP threads for the algorithms, 1 to 1024 (default:\n"
+    "                        1, or OMP_NUM_THREADS when set)\n"
     "  --time-limit SEC      time limit of each algorithm (auto: 60 s unless given)\n"
     "  --refine              run the swap-refinement engine after each algorithm\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: n/2)\n"
@@ -179,7 +179,7 @@ int cmd_compare(int argc, char **argv)
                 if (i == 0) /* block failing means the inputs do not fit */
                     input_error("%s%s", liberr(err, algo, e), fit_hint(t, e));
                 fflush(stdout);
-                fprintf(stderr, "topomap: compare: %s: %s\n", algo, liberr(err, algo, e));
+                say("%s: %s", algo, liberr(err, algo, e));
                 failed = 1;
             } else {
                 if (topomap_eval_slots(p, al, r2s, &res[i].m) < 0)

@@ -114,12 +114,12 @@ struct plot_args {
 /* --size W or WxH. */
 static void parse_size(const char *s, topomap_plot_opts_t *po)
 {
-    char *end;
-    long w = strtol(s, &end, 10), h = 0;
-    if (*end == 'x')
-        h = strtol(end + 1, &end, 10);
-    if (end == s || *end || w < 64 || w > 16384 || (h && (h < 64 || h > 16384)) ||
-        (strchr(s, 'x') && !h))
+    const char *end;
+    long w, h = 0;
+    int bad = parse_long_item(s, "x", &w, &end) < 0;
+    if (!bad && *end == 'x')
+        bad = parse_long_item(end + 1, "", &h, &end) < 0;
+    if (bad || w < 64 || w > 16384 || (h && (h < 64 || h > 16384)) || (strchr(s, 'x') && !h))
         usage_error("--size: '%s' is not W or WxH with sides from 64 to 16384", s);
     po->width = (int)w;
     po->height = (int)h;

@@ -75,10 +75,9 @@ int cmd_stats(int argc, char **argv)
     int ks[TOPOMAP_STATS_MAXK], nk = 0;
     const char *klist = a.k ? a.k : "4,8,16,24";
     for (const char *s = klist;;) {
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (end == s || errno || v < 1 || v > 1 << 24 || (*end && *end != ','))
+        const char *end;
+        long v;
+        if (parse_long_item(s, ",", &v, &end) < 0 || v < 1 || v > 1 << 24)
             usage_error("--k: '%s' is not a comma-separated list of positive integers", klist);
         if (nk == TOPOMAP_STATS_MAXK)
             usage_error("--k: at most %d values", TOPOMAP_STATS_MAXK);

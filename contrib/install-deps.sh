@@ -3,7 +3,8 @@
 # Install what topomap needs to build, test and demo on Debian 12 (run as root,
 # or it uses sudo). The single list of the project's Debian dependencies.
 # cairo draws the pictures of `topomap plot` (optional at build time); the
-# DejaVu fonts, fontconfig's fc-match and xmllint serve their tests.
+# DejaVu fonts, fontconfig's fc-match and xmllint serve their tests; clang
+# builds the libFuzzer harnesses of tests/fuzz (run by .ci/run).
 #
 #   contrib/install-deps.sh             what the build, make check and CI need
 #   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
@@ -15,7 +16,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
       libscotch-dev
-      libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils"
+      libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils
+      clang"
 # make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
 # and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
 # (both built against Debian's Open MPI).

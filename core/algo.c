@@ -133,6 +133,11 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
     }
     if (!algo || !p || !a || !rank_to_slot)
         return topomap_fail(err, errlen, EINVAL, "topomap_map: NULL argument");
+    /* The OpenMP runtime aborts the process when it cannot start the threads
+     * asked for: refuse absurd counts here, with a message. */
+    if (o->nthreads < 0 || o->nthreads > TOPOMAP_MAX_THREADS)
+        return topomap_fail(err, errlen, EINVAL, "%d threads: not in 0..%d", o->nthreads,
+                            TOPOMAP_MAX_THREADS);
     int suffix_refine;
     const struct topomap_algo *al = find_algo(algo, &suffix_refine);
     if (!al)

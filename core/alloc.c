@@ -21,21 +21,20 @@ static int parse_slots(const char *spec, int n, int *counts, char *err, size_t e
     int filled = 0;
     const char *p = spec;
     while (*p) {
-        char *end;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno || v <= 0 || v > 1 << 20)
+        /* Digits only: no sign, no blanks (strict, as every count topomap reads). */
+        long v, rep = 1;
+        int k = topomap_scan_count(p, TOPOMAP_MAX_SLOTS, &v);
+        if (k < 0 || v == 0)
             return topomap_fail(err, errlen, EINVAL,
                                 "slots '%s': expected a positive count at '%s'", spec, p);
-        long rep = 1;
-        p = end;
+        p += k;
         if (*p == '(') {
             if (p[1] != 'x')
                 return topomap_fail(err, errlen, EINVAL, "slots '%s': expected '(xN)'", spec);
-            rep = strtol(p + 2, &end, 10);
-            if (end == p + 2 || *end != ')' || rep <= 0)
+            k = topomap_scan_count(p + 2, TOPOMAP_MAX_NODES, &rep);
+            if (k < 0 || p[2 + k] != ')' || rep == 0)
                 return topomap_fail(err, errlen, EINVAL, "slots '%s': bad repeat count", spec);
-            p = end + 1;
+            p += 3 + k;
         }
         if (*p == ',')
             p++;
@@ -47,7 +46,7 @@ static int parse_slots(const char *spec, int n, int *counts, char *err, size_t e
                 counts[i] = (int)v;
             return 0;
         }
-        for (long k = 0; k < rep; k++) {
+        for (long i = 0; i < rep; i++) {
             if (filled >= n)
                 return topomap_fail(err, errlen, EINVAL,
                                     "slots '%s' gives more counts than the %d nodes", spec, n);
@@ -108,8 +107,9 @@ topomap_alloc_t *topomap_alloc_create(const topomap_topology_t *t, const char *h
     long total = 0;
     for (int i = 0; i < n; i++)
         total += counts[i];
-    if (total > 1 << 28) {
-        topomap_fail(err, errlen, EINVAL, "%ld slots is too many", total);
+    if (total > TOPOMAP_MAX_SLOTS) {
+        topomap_fail(err, errlen, EINVAL, "%ld slots is over the limit of %d", total,
+                     TOPOMAP_MAX_SLOTS);
         goto fail;
     }
     a->nslots = (int)total;

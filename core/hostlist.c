@@ -15,8 +15,9 @@
 #include "topology_priv.h"
 
 /* Cap on the names one expression may expand to: "n[0-999999999]" is a typo,
- * not a machine, and must not exhaust memory. */
-#define HOSTLIST_MAX_NAMES (1u << 24)
+ * not a machine, and must not exhaust memory. Checked on the counts of the
+ * ranges before any name is made. */
+#define HOSTLIST_MAX_NAMES ((unsigned)TOPOMAP_MAX_NODES)
 /* Range bounds have at most this many digits (fits in unsigned long long). */
 #define HOSTLIST_MAX_DIGITS 18
 
@@ -204,6 +205,15 @@ static int expand_item(const char *expr, const char *item, size_t len, topomap_h
     int ng = 0, cap = 0, rc = -1;
     size_t lit = 0, i = 0;
     char *name = NULL;
+    /* Host names end up in mapping files, hostfiles and on terminals: no
+     * control characters (Slurm's names have none either). */
+    for (size_t k = 0; k < len; k++)
+        if ((unsigned char)item[k] < 0x20 || item[k] == 0x7f) {
+            topomap_fail(err, errlen, EINVAL,
+                         "hostlist '%s': control character 0x%02x in a host name", expr,
+                         (unsigned char)item[k]);
+            goto out;
+        }
     while (i < len) {
         if (item[i] == ']') {
             topomap_fail(err, errlen, EINVAL, "hostlist '%s': unbalanced ']'", expr);

@@ -81,16 +81,16 @@ static void acc_free(struct edges_acc *a)
     free(a->msgs);
 }
 
-/* A rank: decimal digits only, below INT_MAX. */
+/* A rank: decimal digits only, below TOPOMAP_MAX_RANKS. -1 with errno
+ * EINVAL (not a number) or ERANGE (over the limit). */
 static int parse_rank(const char *s, int *out)
 {
-    long v = 0;
-    if (!*s)
+    long v;
+    int k = topomap_scan_count(s, TOPOMAP_MAX_RANKS - 1, &v);
+    if (k < 0 || s[k]) {
+        if (k >= 0 || errno != ERANGE || s[strspn(s, "0123456789")])
+            errno = EINVAL;
         return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (INT_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (*s - '0');
     }
     *out = (int)v;
     return 0;
@@ -154,30 +154,43 @@ struct ompi_state {
     size_t world_path;
     long world_line;
     int maxrank;
+    size_t max_path; /* where maxrank was first seen */
+    long max_line;
+    double tbytes, tmsgs; /* kept below TOPOMAP_MAX_TOTAL */
 };
+
+static void see_rank(struct ompi_state *st, int r, size_t fi, long line)
+{
+    if (r > st->maxrank) {
+        st->maxrank = r;
+        st->max_path = fi;
+        st->max_line = line;
+    }
+}
+
+static int rank_error(const char *path, long lineno, const char *what, char *err, size_t errlen)
+{
+    if (errno == ERANGE)
+        return topomap_fail(err, errlen, EINVAL, "%s:%ld: %s is over the limit of %d ranks", path,
+                            lineno, what, TOPOMAP_MAX_RANKS);
+    return topomap_fail(err, errlen, EINVAL, "%s:%ld: %s is not a non-negative integer", path,
+                        lineno, what);
+}
 
 /* One file. 0 or -1 (err filled). */
 static int read_ompi_file(struct ompi_state *st, size_t fi, unsigned kinds, struct edges_acc *acc,
                           char *err, size_t errlen)
 {
     const char *path = st->paths[fi];
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return topomap_fail(err, errlen, errno, "%s: %s", path, strerror(errno));
-    char *line = NULL, *fl[8];
-    size_t cap = 0;
-    long lineno = 0;
-    ssize_t len;
+    struct topomap_lines ln = {.path = path};
+    if (!(ln.f = topomap_input_open(path, err, errlen)))
+        return -1;
+    char *fl[8];
     int rc = 0, nr = name_rank(path);
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = 0;
-        if ((size_t)len != strlen(line)) {
-            rc = topomap_fail(err, errlen, EINVAL, "%s:%ld: NUL byte in line", path, lineno);
-            break;
-        }
-        if (!len || line[0] == '#')
+    while ((rc = topomap_lines_next(&ln, err, errlen)) > 0) {
+        char *line = ln.line;
+        long lineno = ln.lineno;
+        if (!ln.len || line[0] == '#')
             continue;
         int nf = split_tabs(line, fl, 8);
         const char *t = fl[0];
@@ -188,19 +201,24 @@ static int read_ompi_file(struct ompi_state *st, size_t fi, unsigned kinds, stru
             if (nf >= 3 && !strcmp(fl[1], "MPI_COMM_WORLD") && !strncmp(fl[2], "procs: ", 7)) {
                 int count = 0, r;
                 char *p = fl[2] + 7, *q;
-                do {
+                for (;;) {
                     q = strchr(p, ',');
                     if (q)
                         *q = 0;
                     if (parse_rank(p, &r) < 0 || r != count) {
-                        rc = topomap_fail(err, errlen, EINVAL,
-                                          "%s:%ld: MPI_COMM_WORLD process list is not 0, 1, "
-                                          "2, ...", path, lineno);
+                        if (errno == ERANGE)
+                            rc = rank_error(path, lineno, "MPI_COMM_WORLD's size", err, errlen);
+                        else
+                            rc = topomap_fail(err, errlen, EINVAL,
+                                              "%s:%ld: MPI_COMM_WORLD process list is not 0, "
+                                              "1, 2, ...", path, lineno);
                         goto out;
                     }
                     count++;
+                    if (!q)
+                        break;
                     p = q + 1;
-                } while (q);
+                }
                 if (st->world && st->world != count) {
                     rc = topomap_fail(err, errlen, EINVAL,
                                       "%s:%ld: MPI_COMM_WORLD has %d processes here but %d in "
@@ -237,8 +255,7 @@ static int read_ompi_file(struct ompi_state *st, size_t fi, unsigned kinds, stru
             break;
         }
         if (parse_rank(fl[1], &s) < 0 || parse_rank(fl[2], &d) < 0) {
-            rc = topomap_fail(err, errlen, EINVAL, "%s:%ld: rank is not a non-negative integer",
-                              path, lineno);
+            rc = rank_error(path, lineno, "rank", err, errlen);
             break;
         }
         if (parse_amount(fl[3], "bytes", &b) < 0 || parse_amount(fl[4], "msgs", &m) < 0) {
@@ -262,31 +279,35 @@ static int read_ompi_file(struct ompi_state *st, size_t fi, unsigned kinds, stru
                               st->file_rank[fi]);
             break;
         }
-        if (s > st->maxrank)
-            st->maxrank = s;
-        if (d > st->maxrank)
-            st->maxrank = d;
+        see_rank(st, s, fi, lineno);
+        see_rank(st, d, fi, lineno);
         if (!(kinds & kind) || (b == 0 && m == 0))
             continue;
+        /* As the profile reader: bounded totals keep every metric finite. */
+        st->tbytes += b;
+        st->tmsgs += m;
+        if (st->tbytes > TOPOMAP_MAX_TOTAL || st->tmsgs > TOPOMAP_MAX_TOTAL) {
+            rc = topomap_fail(err, errlen, EINVAL, "%s:%ld: total %s pass %g, the limit of a "
+                              "profile", path, lineno, st->tbytes > TOPOMAP_MAX_TOTAL ? "bytes"
+                              : "messages", TOPOMAP_MAX_TOTAL);
+            break;
+        }
         /* R lines count data received from the peer: it flowed peer -> rank. */
         if (!strcmp(t, "R") ? acc_push(acc, d, s, b, m) : acc_push(acc, s, d, b, m)) {
             rc = topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory", path, lineno);
             break;
         }
     }
-    if (!rc && ferror(f))
-        rc = topomap_fail(err, errlen, EIO, "%s:%ld: read error", path, lineno + 1);
 out:
-    free(line);
-    fclose(f);
+    topomap_lines_close(&ln);
     if (!rc && st->file_rank[fi] < 0)
         st->file_rank[fi] = nr; /* a rank that sent nothing: only its name tells */
     if (!rc && st->file_rank[fi] < 0)
         rc = topomap_fail(err, errlen, EINVAL,
                           "%s: cannot tell which rank wrote this file (no data line, name not "
                           "PREFIX.RANK.prof)", path);
-    if (!rc && st->file_rank[fi] > st->maxrank)
-        st->maxrank = st->file_rank[fi];
+    if (!rc)
+        see_rank(st, st->file_rank[fi], fi, 0);
     return rc;
 }
 
@@ -310,7 +331,8 @@ topomap_profile_t *topomap_import_ompi(const char *const *paths, size_t npaths, 
     int *owner = NULL;
     st.file_rank = malloc(npaths * sizeof *st.file_rank);
     if (!st.file_rank) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s: out of memory for %zu file names", paths[0],
+                     npaths);
         return NULL;
     }
     for (size_t i = 0; i < npaths; i++)
@@ -330,7 +352,9 @@ topomap_profile_t *topomap_import_ompi(const char *const *paths, size_t npaths, 
      * that rank sent. */
     owner = malloc((size_t)n * sizeof *owner);
     if (!owner) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory for %d ranks", n);
+        topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory for %d ranks",
+                     paths[st.world ? st.world_path : st.max_path],
+                     st.world ? st.world_line : st.max_line, n);
         goto out;
     }
     for (int r = 0; r < n; r++)
@@ -351,7 +375,15 @@ topomap_profile_t *topomap_import_ompi(const char *const *paths, size_t npaths, 
                          "needed)", paths[0], r, n);
             goto out;
         }
-    p = topomap_profile_create(n, acc.n, acc.src, acc.dst, acc.bytes, acc.msgs, err, errlen);
+    /* Monitoring files always count messages: a run that sent nothing still
+     * gives a profile with a message column (msgs must not be NULL then). */
+    double none = 0;
+    p = topomap_profile_create(n, acc.n, acc.src, acc.dst, acc.bytes, acc.n ? acc.msgs : &none,
+                               err, errlen);
+    if (!p && errno == ENOMEM)
+        topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory for a profile of %d ranks and "
+                     "%zu entries", paths[st.world ? st.world_path : st.max_path],
+                     st.world ? st.world_line : st.max_line, n, acc.n);
 out:
     {
         int e = errno;
@@ -371,7 +403,7 @@ static int has_suffix(const char *s, const char *suf)
 
 int topomap_import_is_ompi(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = topomap_input_open(path, NULL, 0);
     if (!f)
         return -1;
     char line[64] = "";
@@ -430,7 +462,8 @@ topomap_profile_t *topomap_import(const char *const *paths, size_t npaths, unsig
         size_t k;
         char **list = expand_prefix(paths[0], &k);
         if (!list && errno == ENOMEM) {
-            topomap_fail(err, errlen, ENOMEM, "out of memory");
+            topomap_fail(err, errlen, ENOMEM, "%s: out of memory listing the monitoring files",
+                         paths[0]);
             return NULL;
         }
         if (k) {
@@ -446,6 +479,9 @@ topomap_profile_t *topomap_import(const char *const *paths, size_t npaths, unsig
     }
     size_t nompi = 0, other = 0;
     for (size_t i = 0; i < npaths; i++) {
+        /* The reason a path cannot be read (missing, a FIFO, ...), first. */
+        if (topomap_input_check(paths[i], err, errlen) < 0)
+            return NULL;
         int r = topomap_import_is_ompi(paths[i]);
         if (r < 0) {
             topomap_fail(err, errlen, errno, "%s: %s", paths[i], strerror(errno));

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "topomap.h"
 
 /* One mapping problem, built once by topomap_map() and handed to an algorithm.
@@ -292,6 +293,36 @@ int topomap_chol_factor(struct topomap_chol *c, const double *diag);
 int topomap_chol_solve(struct topomap_chol *c, const double *b, double *x, int nrhs);
 void topomap_chol_free(struct topomap_chol *c);
 
+/* input.c: reading input files (see there why). */
+/* 0 if path names a regular file, else -1 with errno and "PATH: is a FIFO
+ * (named pipe), not a regular file" (EISDIR for a directory, else EINVAL;
+ * the errno of a failed stat). */
+int topomap_input_check(const char *path, char *err, size_t errlen);
+/* Open @path for reading: "-" is standard input (duplicated: fclose leaves
+ * it open), anything else a regular file, opened without ever blocking on a
+ * FIFO or device; gzip data is decompressed. NULL with errno and "PATH:
+ * reason" in @err on failure. Caller fcloses. */
+FILE *topomap_input_open(const char *path, char *err, size_t errlen);
+/* A whole regular file of at most max bytes, NUL-terminated, its size in
+ * *len; NULL with errno EFBIG ("PATH: ... over the MAX allowed for WHAT"),
+ * EINVAL ("PATH:LINE: NUL byte in line"), ENOMEM, or the open's. Caller frees. */
+char *topomap_input_slurp(const char *path, long max, const char *what, size_t *len, char *err,
+                          size_t errlen);
+/* Lines of an opened file: set f and path (zero the rest), then call
+ * topomap_lines_next() until it returns 0 (end of file) or -1 (errno and
+ * "PATH:LINE: problem": NUL byte, read error, out of memory); on 1, line
+ * holds the line without its newline and trailing CRs (len bytes) and lineno
+ * its 1-based number. topomap_lines_close() frees the line and closes f. */
+struct topomap_lines {
+    FILE *f;
+    const char *path;
+    char *line;
+    size_t cap, len;
+    long lineno;
+};
+int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen);
+void topomap_lines_close(struct topomap_lines *l);
+
 /* node_place.c: the node-internal placement (opts.node_place, enum
  * topomap_node_place) of r2s, in place; *gain (may be NULL): the SumCom it
  * removed. Never changes the node of a rank. 0, or -1 + errno (ENOMEM). */
@@ -327,21 +358,21 @@ int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
-/* Open @path for reading: "-" is standard input (duplicated: fclose leaves
- * it open), gzip data is decompressed (core/input.c). NULL with errno and
- * "PATH: reason" in @err on failure. Caller fcloses. */
-FILE *topomap_input_open(const char *path, char *err, size_t errlen);
 double topomap_now(void);
 /* OpenMP threads when none were asked for: 1, or OMP_NUM_THREADS's. */
 int topomap_default_threads(void);
 /* 1 once the problem's deadline has passed. */
 int topomap_expired(const struct topomap_problem *pb);
+/* splitmix64's finaliser: every output bit depends on every input bit. */
+uint64_t topomap_mix64(uint64_t z);
 /* splitmix64: small, seedable, same stream on every platform. */
 uint64_t topomap_rng_next(uint64_t *state);
 /* Uniform integer in [0, n). */
 uint64_t topomap_rng_below(uint64_t *state, uint64_t n);
-/* Strict number parsing: whole string must be consumed. 0 or -1. */
-int topomap_parse_long(const char *s, long *out);
-int topomap_parse_double(const char *s, double *out);
+/* Strict number parsing (topomap_parse_long() and friends are public):
+ * the decimal digits at the start of s (at least one, no sign, no blanks)
+ * as a value <= max. Returns the number of digits read, or -1 (no digit,
+ * or above max) with errno EINVAL / ERANGE. */
+int topomap_scan_count(const char *s, long max, long *out);
 
 #endif

@@ -174,6 +174,70 @@ static int split(char *s, char **field, int max)
     }
 }
 
+/* Ranks sharing a core. Slurm binds one task per CPU and shares a CPU only
+ * when every CPU of the node already has a task (--overcommit), and topomap's
+ * own allocations give slot s core s mod cores: so two ranks on one core are
+ * refused while the node has a core without a rank. by[] holds the ranks
+ * sorted by (node, core). */
+struct placed {
+    int node, core, rank;
+};
+
+static int placed_cmp(const void *a, const void *b)
+{
+    const struct placed *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->core != y->core)
+        return x->core < y->core ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int check_shared_cores(const char *path, const topomap_topology_t *t, int nranks,
+                              const int *node, const int *core, const long *line_of, char *err,
+                              size_t errlen)
+{
+    struct placed *by = malloc((nranks ? (size_t)nranks : 1) * sizeof *by);
+    if (!by)
+        return topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory", path,
+                            nranks ? line_of[nranks - 1] : 1L);
+    for (int r = 0; r < nranks; r++)
+        by[r] = (struct placed){node[r], core[r], r};
+    qsort(by, (size_t)nranks, sizeof *by, placed_cmp);
+    int cores = topomap_topology_cores(t), rc = 0;
+    for (int i = 0; i < nranks && !rc;) {
+        /* One node: by[i..j). shared: the first entry whose core repeats. */
+        int j = i, distinct = 0, shared = -1;
+        for (; j < nranks && by[j].node == by[i].node; j++) {
+            if (j == i || by[j].core != by[j - 1].core)
+                distinct++;
+            else if (shared < 0)
+                shared = j;
+        }
+        if (shared >= 0 && distinct < cores) {
+            /* The lowest shared core: its two ranks placed first, by line. */
+            int a = -1, b = -1;
+            for (int k = shared - 1; k < j && by[k].core == by[shared].core; k++) {
+                int r = by[k].rank;
+                if (a < 0 || line_of[r] < line_of[a]) {
+                    b = a;
+                    a = r;
+                } else if (b < 0 || line_of[r] < line_of[b]) {
+                    b = r;
+                }
+            }
+            rc = topomap_fail(err, errlen, EINVAL,
+                              "%s:%ld: rank %d shares core %d of '%s' with rank %d (line %ld) "
+                              "while %d of the node's %d cores have no rank",
+                              path, line_of[b], b, core[b], topomap_topology_node_name(t, node[b]),
+                              a, line_of[a], cores - distinct, cores);
+        }
+        i = j;
+    }
+    free(by);
+    return rc;
+}
+
 /* One mapping line of @format into its fields: slots "RANK HOST CORE",
  * rankfile "rank R=HOST slot=CORE" (returned as R, HOST, CORE), hostfile
  * "HOST". Returns 1, or -1 with the message set. */
@@ -237,28 +301,22 @@ static const char *const format_line[] = {"'RANK HOSTNAME CORE'", "hostname",
 static int read_stream(FILE *f, const char *path, int format, const topomap_topology_t *t,
                        int nranks, int *node, int *core, char *err, size_t errlen)
 {
+    struct topomap_lines ln = {.f = f, .path = path};
     /* line_of[r]: the line that placed rank r (0: none yet), for duplicates. */
     long *line_of = calloc(nranks > 0 ? (size_t)nranks : 1, sizeof *line_of);
     /* A hostfile gives the k-th rank of a node its core k. */
     int *next_core = NULL;
-    char *buf = NULL;
-    size_t cap = 0;
-    long lineno = 0, hostfile_rank = 0;
-    int rc = -1;
+    long hostfile_rank = 0;
+    int rc = -1, got;
     if (!line_of) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s:1: out of memory for %d ranks", path, nranks);
         goto out;
     }
     int cores = topomap_topology_cores(t);
-    ssize_t len;
-    errno = 0;
-    while ((len = getline(&buf, &cap, f)) >= 0) {
-        lineno++;
-        if ((size_t)len != strlen(buf)) {
-            topomap_fail(err, errlen, EINVAL, "%s:%ld: NUL byte in line", path, lineno);
-            goto out;
-        }
-        char *fld[3];
+    /* NUL bytes, read errors and corrupt gzip data end it with PATH:LINE. */
+    while ((got = topomap_lines_next(&ln, err, errlen)) > 0) {
+        long lineno = ln.lineno;
+        char *buf = ln.line, *fld[3];
         char *scan = buf;
         while (*scan && isspace((unsigned char)*scan))
             scan++;
@@ -272,7 +330,7 @@ static int read_stream(FILE *f, const char *path, int format, const topomap_topo
         const char *host;
         if (format == TOPOMAP_MAPPING_HOSTFILE) {
             if (!next_core && !(next_core = calloc((size_t)topomap_topology_nnodes(t), sizeof(int)))) {
-                topomap_fail(err, errlen, ENOMEM, "out of memory");
+                topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory", path, lineno);
                 goto out;
             }
             r = hostfile_rank++;
@@ -332,13 +390,9 @@ static int read_stream(FILE *f, const char *path, int format, const topomap_topo
         line_of[r] = lineno;
         node[r] = nd;
         core[r] = (int)c;
-        errno = 0;
     }
-    if (ferror(f)) {
-        int e = errno ? errno : EIO;
-        topomap_fail(err, errlen, e, "%s:%ld: read error: %s", path, lineno + 1, strerror(e));
+    if (got < 0)
         goto out;
-    }
     int missing = 0, first_missing = -1;
     for (int r = 0; r < nranks; r++)
         if (!line_of[r]) {
@@ -352,19 +406,20 @@ static int read_stream(FILE *f, const char *path, int format, const topomap_topo
         topomap_fail(err, errlen, EINVAL,
                      "%s:%ld: no mapping lines: expected one %s line for each of the profile's "
                      "%d ranks",
-                     path, lineno ? lineno : 1, what, nranks);
+                     path, ln.lineno ? ln.lineno : 1, what, nranks);
         goto out;
     }
     if (missing) {
         topomap_fail(err, errlen, EINVAL,
                      "%s:%ld: missing rank %d at end of file (%d of the profile's %d ranks have "
                      "no line)",
-                     path, lineno, first_missing, missing, nranks);
+                     path, ln.lineno, first_missing, missing, nranks);
         goto out;
     }
-    rc = 0;
+    /* A hostfile cannot share a core (next_core); the others are checked. */
+    rc = check_shared_cores(path, t, nranks, node, core, line_of, err, errlen);
 out:
-    free(buf);
+    free(ln.line); /* f is the caller's */
     free(line_of);
     free(next_core);
     return rc;

@@ -154,7 +154,7 @@ static void csr_free(struct csr *c)
 static void counting_sort(const int *key, const size_t *idx, size_t m, int n, int64_t *cnt,
                           size_t *out)
 {
-    memset(cnt, 0, (size_t)(n + 1) * sizeof *cnt);
+    memset(cnt, 0, ((size_t)n + 1) * sizeof *cnt);
     for (size_t k = 0; k < m; k++)
         cnt[key[idx[k]] + 1]++;
     for (int i = 0; i < n; i++)
@@ -174,7 +174,7 @@ static int build_directed(int n, size_t m, const int *src, const int *dst, const
         keep += bytes[k] > 0 || (msgs && msgs[k] > 0);
     a = malloc((keep ? keep : 1) * sizeof *a);
     b = malloc((keep ? keep : 1) * sizeof *b);
-    cnt = malloc((size_t)(n + 1) * sizeof *cnt);
+    cnt = malloc(((size_t)n + 1) * sizeof *cnt);
     c->xadj = calloc((size_t)n + 1, sizeof *c->xadj);
     c->adj = malloc((keep ? keep : 1) * sizeof *c->adj);
     c->bytes = malloc((keep ? keep : 1) * sizeof *c->bytes);
@@ -396,13 +396,9 @@ static void edges_free(struct edges *e)
 /* A line reader over one file, with one line of push-back (format detection
  * reads ahead) and the state that the three parsers share. */
 struct reader {
-    FILE *f;
+    struct topomap_lines l; /* l.line: current line, newline stripped */
     const char *path; /* as shown in messages ("standard input" for "-") */
     int from_stdin;   /* 1: no side file, no extension */
-    char *line;     /* current line, NUL-terminated, newline stripped */
-    size_t cap;
-    size_t len;
-    long lineno;
     int pushed;     /* 1: the next read returns the current line again */
     char *err;
     size_t errlen;
@@ -414,6 +410,7 @@ struct reader {
     long maxrank_line; /* where it was first seen */
     struct edges e;
     int has_msgs;
+    double tbytes, tmsgs; /* running totals, kept below TOPOMAP_MAX_TOTAL */
 };
 
 static int rd_fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -425,26 +422,19 @@ static int rd_fail(struct reader *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return topomap_fail(r->err, r->errlen, EINVAL, "%s:%ld: %s", r->path, r->lineno, msg);
+    return topomap_fail(r->err, r->errlen, EINVAL, "%s:%ld: %s", r->path, r->l.lineno, msg);
 }
 
 static int rd_nomem(struct reader *r)
 {
-    return topomap_fail(r->err, r->errlen, ENOMEM, "%s: out of memory", r->path);
+    return topomap_fail(r->err, r->errlen, ENOMEM, "%s:%ld: out of memory", r->path,
+                        r->l.lineno);
 }
 
 /* A token made printable and short for messages. */
 static const char *shown(const char *tok, char buf[40])
 {
-    size_t i;
-    for (i = 0; tok[i] && i < 32; i++)
-        buf[i] = isprint((unsigned char)tok[i]) ? tok[i] : '?';
-    if (tok[i]) {
-        memcpy(buf + i, "...", 3);
-        i += 3;
-    }
-    buf[i] = 0;
-    return buf;
+    return topomap_printable(tok, buf, 40);
 }
 
 /* Next raw line: 1, 0 at end of file, -1 on a read error (message set). */
@@ -454,27 +444,9 @@ static int rd_raw(struct reader *r)
         r->pushed = 0;
         return 1;
     }
-    errno = 0;
-    ssize_t len = getline(&r->line, &r->cap, r->f);
-    if (len < 0) {
-        if (ferror(r->f)) {
-            int e = errno ? errno : EIO;
-            if (e == EBADMSG) /* from core/input.c */
-                return topomap_fail(r->err, r->errlen, e, "%s:%ld: corrupt or truncated gzip data",
-                                    r->path, r->lineno + 1);
-            return topomap_fail(r->err, r->errlen, e, "%s: %s", r->path, strerror(e));
-        }
-        return 0;
-    }
-    r->lineno++;
-    while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r'))
-        len--;
-    r->line[len] = 0;
-    /* A NUL byte means a binary or corrupt file, never a valid line. */
-    r->len = strlen(r->line);
-    if (r->len != (size_t)len)
-        return rd_fail(r, "NUL byte in line");
-    return 1;
+    /* A NUL byte (a binary or corrupt file) is an error naming its line;
+     * corrupt gzip data is one too (core/input.c). */
+    return topomap_lines_next(&r->l, r->err, r->errlen);
 }
 
 /* Metadata keys: what rd_comment() recognises, so that written metadata reads
@@ -487,30 +459,25 @@ static int is_key(const char *s, size_t len)
     return len > 0;
 }
 
+/* len bytes of s, all digits; values past LONG_MAX are errors. */
 static int parse_count(const char *s, size_t len, long *out)
 {
-    long v = 0;
-    if (!len)
-        return -1;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9' || v > (LONG_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    *out = v;
-    return 0;
+    int k = topomap_scan_count(s, LONG_MAX, out);
+    return k > 0 && (size_t)k == len ? 0 : -1;
 }
 
 /* Record the rank count n declared on the current line. */
 static int rd_declare(struct reader *r, long n, const char *what)
 {
-    if (n < 1 || n > INT_MAX)
+    if (n < 1)
         return rd_fail(r, "%s %ld is not a positive rank count", what, n);
+    if (n > TOPOMAP_MAX_RANKS)
+        return rd_fail(r, "%s %ld is over the limit of %d ranks", what, n, TOPOMAP_MAX_RANKS);
     if (r->declared && r->declared != n)
         return rd_fail(r, "%s %ld conflicts with nranks=%d given on line %ld", what, n,
                        r->declared, r->declared_line);
     r->declared = (int)n;
-    r->declared_line = r->lineno;
+    r->declared_line = r->l.lineno;
     return 0;
 }
 
@@ -556,7 +523,7 @@ static int rd_data(struct reader *r, char cc)
         int rc = rd_raw(r);
         if (rc <= 0)
             return rc;
-        char *s = r->line;
+        char *s = r->l.line;
         while (*s == ' ' || *s == '\t')
             s++;
         if (*s == cc) {
@@ -579,7 +546,7 @@ static int rd_data(struct reader *r, char cc)
 static int rd_split(struct reader *r, char **tok, int max)
 {
     int n = 0;
-    char *s = r->line;
+    char *s = r->l.line;
     for (;;) {
         while (*s == ' ' || *s == '\t' || *s == '\r' || *s == ',')
             s++;
@@ -630,7 +597,10 @@ static int rd_rank(struct reader *r, const char *tok, int base, int *out)
             return rd_fail(r, "negative rank '%s'", shown(tok, buf));
         return rd_fail(r, "rank '%s' is not a non-negative integer", shown(tok, buf));
     }
-    if (v < base || v - base >= INT_MAX || (r->declared && v - base >= r->declared)) {
+    if (!r->declared && v - base >= TOPOMAP_MAX_RANKS)
+        return rd_fail(r, "rank %s is over the limit of %d ranks", shown(tok, buf),
+                       TOPOMAP_MAX_RANKS);
+    if (v < base || (r->declared && v - base >= r->declared)) {
         if (base)
             return rd_fail(r, "index %s out of range 1..%d", shown(tok, buf), r->declared);
         if (r->declared)
@@ -640,13 +610,20 @@ static int rd_rank(struct reader *r, const char *tok, int base, int *out)
     *out = (int)(v - base);
     if (*out > r->maxrank) {
         r->maxrank = *out;
-        r->maxrank_line = r->lineno;
+        r->maxrank_line = r->l.lineno;
     }
     return 0;
 }
 
 static int rd_push(struct reader *r, int s, int d, double b, double m)
 {
+    /* Values are finite and non-negative, so every sum the profile and the
+     * metrics form stays below the totals: bounding these keeps them finite. */
+    r->tbytes += b;
+    r->tmsgs += m;
+    if (r->tbytes > TOPOMAP_MAX_TOTAL || r->tmsgs > TOPOMAP_MAX_TOTAL)
+        return rd_fail(r, "total %s pass %g, the limit of a profile", r->tbytes >
+                       TOPOMAP_MAX_TOTAL ? "bytes" : "messages", TOPOMAP_MAX_TOTAL);
     return edges_push(&r->e, s, d, b, m) < 0 ? rd_nomem(r) : 0;
 }
 
@@ -691,7 +668,7 @@ static int parse_dense(struct reader *r)
     int rc, row = 0, n = 0;
     long lastline = 0;
     while ((rc = rd_data(r, '#')) > 0) {
-        char *s = r->line;
+        char *s = r->l.line;
         int col = 0;
         for (;;) {
             while (*s == ' ' || *s == '\t' || *s == ',')
@@ -706,8 +683,9 @@ static int parse_dense(struct reader *r)
             double v;
             if (rd_value(r, t, &v) < 0)
                 return -1;
-            if (row == 0 && col == INT_MAX - 1)
-                return rd_fail(r, "too many columns");
+            if (row == 0 && col == TOPOMAP_MAX_RANKS)
+                return rd_fail(r, "more than %d columns: over the limit of %d ranks",
+                               TOPOMAP_MAX_RANKS, TOPOMAP_MAX_RANKS);
             if (n && col >= n)
                 return rd_fail(r, "more than %d values in a row of a %d x %d matrix", n, n, n);
             if (v > 0 && rd_push(r, row, col, v, 0) < 0)
@@ -721,12 +699,12 @@ static int parse_dense(struct reader *r)
         if (row >= n)
             return rd_fail(r, "more than %d rows in a %d x %d matrix", n, n, n);
         row++;
-        lastline = r->lineno;
+        lastline = r->l.lineno;
     }
     if (rc < 0)
         return -1;
     if (row && row < n) {
-        r->lineno = lastline;
+        r->l.lineno = lastline;
         return rd_fail(r, "truncated dense matrix: %d of %d rows", row, n);
     }
     if (n && r->declared && r->declared != n)
@@ -787,12 +765,15 @@ static int parse_mtx(struct reader *r)
             return rd_fail(r, "'%s' is not a non-negative integer", shown(tok[k], buf));
     if (rows != cols)
         return rd_fail(r, "matrix is not square (%ld x %ld)", rows, cols);
-    if (rows < 1 || rows >= INT_MAX)
+    if (rows < 1)
         return rd_fail(r, "matrix size %ld out of range", rows);
+    if (rows > TOPOMAP_MAX_RANKS)
+        return rd_fail(r, "matrix size %ld is over the limit of %d ranks", rows,
+                       TOPOMAP_MAX_RANKS);
     r->declared = (int)rows;
-    r->declared_line = r->lineno;
+    r->declared_line = r->l.lineno;
 
-    long seen = 0, lastline = r->lineno;
+    long seen = 0, lastline = r->l.lineno;
     int want = pattern ? 2 : 3;
     while ((rc = rd_data(r, '%')) > 0) {
         if (seen == nnz)
@@ -809,12 +790,12 @@ static int parse_mtx(struct reader *r)
         if (v > 0 && (rd_push(r, i, j, v, 0) < 0 || (sym && i != j && rd_push(r, j, i, v, 0) < 0)))
             return -1;
         seen++;
-        lastline = r->lineno;
+        lastline = r->l.lineno;
     }
     if (rc < 0)
         return -1;
     if (seen < nnz) {
-        r->lineno = lastline;
+        r->l.lineno = lastline;
         return rd_fail(r, "truncated Matrix Market file: %ld of %ld entries", seen, nnz);
     }
     return 0;
@@ -845,13 +826,13 @@ static int detect(struct reader *r)
     if (rc == 0)
         return TOPOMAP_FMT_EDGES; /* empty: reported as such by the parser */
     r->pushed = 1;
-    if (!strncasecmp(r->line, "%%MatrixMarket", 14))
+    if (!strncasecmp(r->l.line, "%%MatrixMarket", 14))
         return TOPOMAP_FMT_MTX;
     if ((rc = rd_data(r, '#')) <= 0)
         return rc < 0 ? -1 : TOPOMAP_FMT_EDGES;
     /* Count fields without splitting: the parser splits again. */
     int nf = 0;
-    for (const char *s = r->line; *s;) {
+    for (const char *s = r->l.line; *s;) {
         while (*s == ' ' || *s == '\t' || *s == ',')
             s++;
         if (!*s)
@@ -877,23 +858,23 @@ static int read_side_meta(struct reader *r, int *nranks)
         return rd_nomem(r);
     memcpy(mpath, r->path, plen);
     memcpy(mpath + plen, ".meta", 6);
-    FILE *f = fopen(mpath, "r");
-    if (!f && has_suffix(r->path, ".gz")) {
+    struct topomap_lines ml = {.path = mpath};
+    ml.f = topomap_input_open(mpath, r->err, r->errlen);
+    if (!ml.f && errno == ENOENT && has_suffix(r->path, ".gz")) {
         /* PROFILE.txt.gz: the side file of the uncompressed PROFILE.txt. */
         memcpy(mpath + plen - 3, ".meta", 6);
-        f = fopen(mpath, "r");
+        ml.f = topomap_input_open(mpath, r->err, r->errlen);
     }
-    if (!f) {
+    if (!ml.f) {
+        if ((errno == ENOENT || errno == ENOTDIR) && r->err && r->errlen)
+            r->err[0] = 0; /* no side file: not an error */
         free(mpath);
-        return 0;
+        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    long lineno = 0;
-    int ret = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
+    int ret;
+    while ((ret = topomap_lines_next(&ml, r->err, r->errlen)) > 0) {
+        char *line = ml.line;
+        size_t len = ml.len;
         while (len > 0 && isspace((unsigned char)line[len - 1]))
             line[--len] = 0;
         char *s = line, *eq;
@@ -910,24 +891,30 @@ static int read_side_meta(struct reader *r, int *nranks)
         if (klen == 6 && !memcmp(s, "nranks", 6)) {
             long n;
             char buf[40];
-            if (parse_count(v, strlen(v), &n) < 0 || n < 1 || n > INT_MAX) {
+            if (parse_count(v, strlen(v), &n) < 0 || n < 1) {
                 ret = topomap_fail(r->err, r->errlen, EINVAL,
                                    "%s:%ld: nranks '%s' is not a positive integer", mpath,
-                                   lineno, shown(v, buf));
+                                   ml.lineno, shown(v, buf));
+                break;
+            }
+            if (n > TOPOMAP_MAX_RANKS) {
+                ret = topomap_fail(r->err, r->errlen, EINVAL,
+                                   "%s:%ld: nranks %ld is over the limit of %d ranks", mpath,
+                                   ml.lineno, n, TOPOMAP_MAX_RANKS);
                 break;
             }
             *nranks = (int)n;
             continue;
         }
         if (is_key(s, klen) && meta_set(&r->meta, &r->nmeta, s, klen, v, strlen(v), 1) < 0) {
-            ret = rd_nomem(r);
+            ret = topomap_fail(r->err, r->errlen, ENOMEM, "%s:%ld: out of memory", mpath,
+                               ml.lineno);
             break;
         }
     }
-    free(line);
-    fclose(f);
+    topomap_lines_close(&ml);
     free(mpath);
-    return ret;
+    return ret < 0 ? -1 : 0;
 }
 
 static topomap_profile_t *load_stream(struct reader *r, int format)
@@ -952,7 +939,7 @@ static topomap_profile_t *load_stream(struct reader *r, int format)
     }
     if (rc < 0)
         return NULL;
-    if (r->lineno == 0 || (!r->declared && r->maxrank < 0 && format != TOPOMAP_FMT_MTX)) {
+    if (r->l.lineno == 0 || (!r->declared && r->maxrank < 0 && format != TOPOMAP_FMT_MTX)) {
         /* Nothing but blanks and comments (a rank-count line alone is a valid
          * profile without traffic). */
         topomap_fail(r->err, r->errlen, EINVAL, "%s: empty profile", r->path);
@@ -971,7 +958,7 @@ static topomap_profile_t *load_stream(struct reader *r, int format)
     if (!n)
         n = r->maxrank + 1;
     if (r->maxrank >= n) {
-        r->lineno = r->maxrank_line;
+        r->l.lineno = r->maxrank_line;
         rd_fail(r, "rank %d out of range (nranks=%d%s)", r->maxrank, n, from);
         return NULL;
     }
@@ -979,7 +966,10 @@ static topomap_profile_t *load_stream(struct reader *r, int format)
     topomap_profile_t *p = build_profile(n, r->e.len, r->e.src, r->e.dst, r->e.bytes,
                                          r->has_msgs ? r->e.msgs : NULL);
     if (!p) {
-        rd_nomem(r);
+        /* Name the line that asked for the size, if one did. */
+        topomap_fail(r->err, r->errlen, ENOMEM,
+                     "%s:%ld: out of memory for a profile of %d ranks and %zu entries", r->path,
+                     r->declared ? r->declared_line : r->l.lineno, n, r->e.len);
         return NULL;
     }
     /* The file's metadata after nranks, in file order; "nranks" itself is
@@ -1008,9 +998,10 @@ topomap_profile_t *topomap_profile_load(const char *path, int format, char *err,
         return NULL;
     struct reader r;
     memset(&r, 0, sizeof r);
-    r.f = f;
+    r.l.f = f;
     r.from_stdin = !strcmp(path, "-");
     r.path = r.from_stdin ? "standard input" : path;
+    r.l.path = r.path;
     r.err = err;
     r.errlen = errlen;
     r.maxrank = -1;
@@ -1025,10 +1016,9 @@ topomap_profile_t *topomap_profile_load(const char *path, int format, char *err,
         uselocale(old);
         freelocale(cloc);
     }
-    free(r.line);
+    topomap_lines_close(&r.l);
     edges_free(&r.e);
     meta_free(r.meta, r.nmeta);
-    fclose(f);
     errno = e;
     return p;
 }
@@ -1041,10 +1031,16 @@ topomap_profile_t *topomap_profile_create(int nranks, size_t nedges, const int *
         topomap_fail(err, errlen, EINVAL, "nranks %d is not a positive rank count", nranks);
         return NULL;
     }
+    if (nranks > TOPOMAP_MAX_RANKS) {
+        topomap_fail(err, errlen, EINVAL, "nranks %d is over the limit of %d ranks", nranks,
+                     TOPOMAP_MAX_RANKS);
+        return NULL;
+    }
     if (nedges && (!src || !dst || !bytes)) {
         topomap_fail(err, errlen, EINVAL, "%zu entries but no src, dst or bytes array", nedges);
         return NULL;
     }
+    double tb = 0, tm = 0;
     for (size_t k = 0; k < nedges; k++) {
         if (src[k] < 0 || src[k] >= nranks || dst[k] < 0 || dst[k] >= nranks) {
             topomap_fail(err, errlen, EINVAL, "entry %zu: rank %d out of range (nranks=%d)", k,
@@ -1054,6 +1050,14 @@ topomap_profile_t *topomap_profile_create(int nranks, size_t nedges, const int *
         if (!isfinite(bytes[k]) || bytes[k] < 0 || (msgs && (!isfinite(msgs[k]) || msgs[k] < 0))) {
             topomap_fail(err, errlen, EINVAL,
                          "entry %zu: bytes and messages must be finite and non-negative", k);
+            return NULL;
+        }
+        /* As the file reader: bounded totals keep every sum and metric finite. */
+        tb += bytes[k];
+        tm += msgs ? msgs[k] : 0;
+        if (tb > TOPOMAP_MAX_TOTAL || tm > TOPOMAP_MAX_TOTAL) {
+            topomap_fail(err, errlen, EINVAL, "entry %zu: total %s pass %g, the limit of a profile",
+                         k, tb > TOPOMAP_MAX_TOTAL ? "bytes" : "messages", TOPOMAP_MAX_TOTAL);
             return NULL;
         }
     }
@@ -1149,6 +1153,11 @@ int topomap_profile_write(const topomap_profile_t *p, FILE *f)
     for (size_t i = 0; i < p->nmeta && !bad; i++)
         if (strcmp(p->meta[i].key, "nranks"))
             bad = fprintf(f, "# %s=%s\n", p->meta[i].key, p->meta[i].val) < 0;
+    /* A profile with message counts but no entry left (every entry was zero)
+     * still has its message column: one zero entry, dropped again on reading,
+     * says so (a file without entry lines reads back without one). */
+    if (!bad && p->has_msgs && p->dir.xadj[p->n] == 0)
+        bad = fputs("0 0 0 0\n", f) == EOF;
     for (int i = 0; i < p->n && !bad; i++)
         for (int64_t e = p->dir.xadj[i]; e < p->dir.xadj[i + 1] && !bad; e++) {
             char line[128], *end = put_value(line, i);

@@ -40,17 +40,7 @@
 
 const char *topomap_store_clean(const char *s, char *buf, size_t len)
 {
-    size_t k = 0;
-    if (!len)
-        return buf;
-    if (!s)
-        s = "(null)";
-    for (; *s && k + 1 < len; s++)
-        buf[k++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-    buf[k] = 0;
-    if (*s && len > 4)
-        memcpy(buf + len - 4, "...", 4);
-    return buf;
+    return topomap_printable(s ? s : "(null)", buf, len); /* the library's one helper */
 }
 
 const char *topomap_store_dir(const char *dir)

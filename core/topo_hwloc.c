@@ -111,26 +111,30 @@ int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path,
                                     size_t errlen)
 {
     hwloc_topology_t topo;
-    char what[1024];
+    char what[1024], *xml = NULL;
+    size_t len = 0;
     if (!t)
         return topomap_fail(err, errlen, EINVAL, "topomap_topology_set_node_hwloc: NULL topology");
     if (xml_path) {
-        /* hwloc's own message for a missing file is vague: check first. */
-        FILE *f = fopen(xml_path, "r");
-        if (!f) {
-            int e = errno;
-            return topomap_fail(err, errlen, e, "%s: %s", xml_path, strerror(e));
-        }
-        fclose(f);
+        /* Read by us, not by hwloc: a clear message for a missing file, no
+         * FIFO or device (hwloc would block or read forever), a size cap. */
+        if (!(xml = topomap_input_slurp(xml_path, TOPOMAP_MAX_TOPOLOGY_FILE, "an hwloc XML file",
+                                        &len, err, errlen)))
+            return -1;
         snprintf(what, sizeof what, "%s", xml_path);
     } else {
         snprintf(what, sizeof what, "this machine (hwloc)");
     }
-    if (hwloc_topology_init(&topo) < 0)
+    if (hwloc_topology_init(&topo) < 0) {
+        free(xml);
         return topomap_fail(err, errlen, ENOMEM, "hwloc_topology_init failed");
-    if (xml_path) {
-        if (hwloc_topology_set_xml(topo, xml_path) < 0) {
-            int e = errno;
+    }
+    if (xml) {
+        /* The size counts the final NUL, as hwloc's own XML export gives it. */
+        int rc = hwloc_topology_set_xmlbuffer(topo, xml, (int)len + 1);
+        int e = errno;
+        free(xml);
+        if (rc < 0) {
             hwloc_topology_destroy(topo);
             return topomap_fail(err, errlen, EINVAL, "%s: not a usable hwloc XML file (%s)",
                                 xml_path, strerror(e));

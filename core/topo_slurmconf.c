@@ -32,6 +32,8 @@ struct conf {
     const char *path;
     struct sw *sw;
     int nsw, cap;
+    int *hash;    /* switch names: open addressing over sw[], -1 = empty */
+    size_t hmask; /* table size - 1 (a power of two, at least 2 nsw) */
     char *err;
     size_t errlen;
 };
@@ -67,6 +69,47 @@ static void conf_free(struct conf *c)
         free(c->sw[i].switches);
     }
     free(c->sw);
+    free(c->hash);
+}
+
+/* The switch called name, or -1. O(1) on average: a file of many switches
+ * stays linear (each switch is looked up when defined and when listed). */
+static int find_switch(const struct conf *c, const char *name)
+{
+    if (!c->hash)
+        return -1;
+    for (size_t h = (size_t)topo_name_hash(name) & c->hmask; c->hash[h] >= 0;
+         h = (h + 1) & c->hmask)
+        if (!strcmp(c->sw[c->hash[h]].name, name))
+            return c->hash[h];
+    return -1;
+}
+
+static void hash_put(struct conf *c, int i)
+{
+    size_t h = (size_t)topo_name_hash(c->sw[i].name) & c->hmask;
+    while (c->hash[h] >= 0)
+        h = (h + 1) & c->hmask;
+    c->hash[h] = i;
+}
+
+/* Enter switch i (the last of sw[]) in the table, doubling it at half full. */
+static int hash_add(struct conf *c, int i)
+{
+    if (!c->hash || 2 * (size_t)c->nsw > c->hmask + 1) {
+        size_t size = c->hash ? 2 * (c->hmask + 1) : 64;
+        int *nh = malloc(size * sizeof *nh);
+        if (!nh)
+            return -1;
+        memset(nh, 0xff, size * sizeof *nh);
+        free(c->hash);
+        c->hash = nh;
+        c->hmask = size - 1;
+        for (int k = 0; k < i; k++)
+            hash_put(c, k);
+    }
+    hash_put(c, i);
+    return 0;
 }
 
 /* One logical line: whitespace-separated key=value tokens. */
@@ -112,7 +155,7 @@ static int parse_line(struct conf *c, char *s, int line)
             goto fail;
         }
         if (!(*slot = strdup(val))) {
-            topomap_fail(c->err, c->errlen, ENOMEM, "out of memory");
+            topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
             goto fail;
         }
     }
@@ -122,37 +165,38 @@ static int parse_line(struct conf *c, char *s, int line)
         topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: line has no SwitchName=", c->path, line);
         goto fail;
     }
-    for (int i = 0; i < c->nsw; i++)
-        if (!strcmp(c->sw[i].name, w.name)) {
-            topomap_fail(c->err, c->errlen, EINVAL,
-                         "%s:%d: switch '%s' is already defined at line %d", c->path, line,
-                         w.name, c->sw[i].line);
-            goto fail;
-        }
+    int old = find_switch(c, w.name);
+    if (old >= 0) {
+        topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: switch '%s' is already defined at line %d",
+                     c->path, line, w.name, c->sw[old].line);
+        goto fail;
+    }
+    if (c->nsw == TOPOMAP_MAX_SWITCHES) {
+        topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: more than %d switches", c->path, line,
+                     TOPOMAP_MAX_SWITCHES);
+        goto fail;
+    }
     if (c->nsw == c->cap) {
         int cap = c->cap ? 2 * c->cap : 16;
         struct sw *ns = realloc(c->sw, (size_t)cap * sizeof *ns);
         if (!ns) {
-            topomap_fail(c->err, c->errlen, ENOMEM, "out of memory");
+            topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
             goto fail;
         }
         c->sw = ns;
         c->cap = cap;
     }
     c->sw[c->nsw++] = w;
+    if (hash_add(c, c->nsw - 1) < 0) {
+        c->nsw--;
+        topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
+        goto fail;
+    }
     return 0;
 fail:
     free(w.name);
     free(w.nodes);
     free(w.switches);
-    return -1;
-}
-
-static int find_switch(const struct conf *c, const char *name)
-{
-    for (int i = 0; i < c->nsw; i++)
-        if (!strcmp(c->sw[i].name, name))
-            return i;
     return -1;
 }
 
@@ -167,7 +211,7 @@ static int cmp_names(const void *a, const void *b)
 topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
                                          size_t errlen)
 {
-    struct conf c = {path, NULL, 0, 0, err, errlen};
+    struct conf c = {path, NULL, 0, 0, NULL, 0, err, errlen};
     topomap_topology_t *t = NULL;
     topomap_hostlist_t **kids = NULL, *names = NULL;
     int *stack = NULL, *leaf = NULL, *port = NULL, *parent = NULL, *depth = NULL;
@@ -177,7 +221,7 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     size_t tlen = strlen(text);
     char *logical = malloc(tlen + 1);
     if (!logical) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s:1: out of memory", path);
         return NULL;
     }
 
@@ -220,7 +264,8 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     int nsw = c.nsw;
     kids = calloc((size_t)nsw, sizeof *kids);
     if (!kids) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
+                     path, line, c.nsw);
         goto fail;
     }
     for (int i = 0; i < nsw; i++) {
@@ -276,7 +321,8 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     leaf = malloc(lcap * sizeof *leaf);
     port = malloc(lcap * sizeof *port);
     if (!stack || !parent || !depth || !swname || !names || !leaf || !port) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
+                     path, line, c.nsw);
         goto fail;
     }
     for (int i = 0; i < total_sw; i++) {
@@ -284,7 +330,8 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
         depth[i] = -1;
         swname[i] = strdup(i < nsw ? c.sw[i].name : "(root)");
         if (!swname[i]) {
-            topomap_fail(err, errlen, ENOMEM, "out of memory");
+            topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
+                         path, line, c.nsw);
             goto fail;
         }
     }
@@ -327,14 +374,19 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
                         port = np;
                     if (!nl || !np) {
                         topomap_hostlist_free(hl);
-                        topomap_fail(err, errlen, ENOMEM, "out of memory");
+                        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory", path,
+                                     c.sw[s].line);
                         goto fail;
                     }
                 }
                 if (nn >= TOPO_MAX_NODES || topo_hostlist_push(names, nm, strlen(nm)) < 0) {
                     topomap_hostlist_free(hl);
-                    topomap_fail(err, errlen, nn >= TOPO_MAX_NODES ? EINVAL : ENOMEM,
-                                 "%s: too many nodes", path);
+                    if (nn >= TOPO_MAX_NODES)
+                        topomap_fail(err, errlen, EINVAL, "%s:%d: more than %d nodes", path,
+                                     c.sw[s].line, TOPO_MAX_NODES);
+                    else
+                        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory", path,
+                                     c.sw[s].line);
                     goto fail;
                 }
                 leaf[nn] = s;
@@ -358,8 +410,19 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
             stack[a] = stack[b];
             stack[b] = tmp;
         }
-        for (int k = first; k < sp; k++)
-            depth[stack[k]] = depth[s] + 1;
+        for (int k = first; k < sp; k++) {
+            int w = stack[k];
+            depth[w] = depth[s] + 1;
+            /* Every hop climbs the tree switch by switch: bound its height
+             * (as a YAML fat-tree's levels; the virtual root not counted). */
+            if (depth[w] - vroot >= TOPO_MAX_LEVELS) {
+                topomap_fail(err, errlen, EINVAL,
+                             "%s:%d: switch '%s' is %d levels below the top: at most %d switch "
+                             "levels", path, c.sw[w].line, c.sw[w].name, depth[w] - vroot,
+                             TOPO_MAX_LEVELS);
+                goto fail;
+            }
+        }
     }
     for (int i = 0; i < nsw; i++)
         if (depth[i] < 0) {
@@ -373,13 +436,15 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
         goto fail;
     }
     if (topo_hostlist_seal(names) < 0) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
+                     path, line, c.nsw);
         goto fail;
     }
     /* A node under two switches: report both lines. */
     sorted = malloc(nn * sizeof *sorted);
     if (!sorted) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
+                     path, line, c.nsw);
         goto fail;
     }
     for (size_t i = 0; i < nn; i++)
@@ -402,10 +467,14 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
             goto fail;
         }
 
-    t = topo_new(&topo_itree_ops, "fat-tree", (int)nn, names, err, errlen);
+    /* What fails from here on (memory) is named at the file's last line. */
+    char berr[TOPOMAP_ERRLEN];
+    t = topo_new(&topo_itree_ops, "fat-tree", (int)nn, names, berr, sizeof berr);
     names = NULL; /* taken over */
-    if (!t)
+    if (!t) {
+        topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
         goto fail;
+    }
     struct topo_itree *T = &t->u.itree;
     T->nsw = total_sw;
     T->swname = swname;
@@ -416,12 +485,14 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     T->virtual_root = vroot;
     swname = NULL;
     parent = depth = leaf = port = NULL;
-    if (topo_itree_prepare(t, err, errlen) < 0) {
+    if (topo_itree_prepare(t, berr, sizeof berr) < 0) {
+        topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
         topomap_topology_free(t);
         t = NULL;
         goto fail;
     }
-    t = topo_finish(t, 1, err, errlen);
+    if (!(t = topo_finish(t, 1, berr, sizeof berr)))
+        topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
 fail:
     for (int i = 0; kids && i < c.nsw; i++)
         topomap_hostlist_free(kids[i]);

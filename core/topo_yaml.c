@@ -5,6 +5,7 @@
  * values out of range, inconsistent sizes, missing required keys, syntax). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +127,9 @@ static int get_int(struct ctx *c, yaml_node_t *n, const char *key, long min, lon
     return 0;
 }
 
+/* A number in [min, max] (min excluded when min_open). */
 static int get_double(struct ctx *c, yaml_node_t *n, const char *key, double min, int min_open,
-                      double *out)
+                      double max, double *out)
 {
     double v;
     if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
@@ -139,6 +141,8 @@ static int get_double(struct ctx *c, yaml_node_t *n, const char *key, double min
     if (v < min || (min_open && v == min))
         return fail_at(c, n, EINVAL, "'%s' must be %s %g, not %g", key, min_open ? ">" : ">=",
                        min, v);
+    if (v > max)
+        return fail_at(c, n, EINVAL, "'%s' must be at most %g, not %g", key, max, v);
     *out = v;
     return 0;
 }
@@ -191,8 +195,9 @@ static char *relative_path(const char *yaml_path, const char *file)
     return p;
 }
 
-/* nodes: one hostlist expression, or a list of them (concatenated). */
-static topomap_hostlist_t *parse_nodes(struct ctx *c, yaml_node_t *n)
+/* nodes: one hostlist expression, or a list of them (concatenated), of at
+ * most max names (aliases can repeat a long expression: stop at the cap). */
+static topomap_hostlist_t *parse_nodes(struct ctx *c, yaml_node_t *n, size_t max)
 {
     char herr[TOPOMAP_ERRLEN];
     if (n->type == YAML_SCALAR_NODE) {
@@ -221,6 +226,11 @@ static topomap_hostlist_t *parse_nodes(struct ctx *c, yaml_node_t *n)
         topomap_hostlist_t *hl = topomap_hostlist_parse(scalar(it), herr, sizeof herr);
         if (!hl) {
             fail_at(c, it, errno, "nodes: %s", herr);
+            goto fail;
+        }
+        if (topomap_hostlist_count(all) + topomap_hostlist_count(hl) > max) {
+            topomap_hostlist_free(hl);
+            fail_at(c, it, EINVAL, "'nodes' names more than the %zu hosts of the network", max);
             goto fail;
         }
         for (size_t k = 0; k < topomap_hostlist_count(hl); k++) {
@@ -277,12 +287,13 @@ static topomap_topology_t *load_network(struct ctx *c, yaml_node_t *root, yaml_n
                   is_th3 ? th3_keys : is_tree ? tree_keys : torus_keys) < 0)
         return NULL;
     *hop_cost = 1.0;
-    if ((v = get(c, net, "hop_cost")) && get_double(c, v, "hop_cost", 0, 1, hop_cost) < 0)
+    if ((v = get(c, net, "hop_cost")) && get_double(c, v, "hop_cost", 0, 1, TOPOMAP_MAX_COST, hop_cost) < 0)
         return NULL;
     /* Bytes per second of one channel (one direction of a cable); 0 = unknown. */
     *bandwidth = 0;
     if ((v = get(c, net, "link_bandwidth")) &&
-        get_double(c, v, "link_bandwidth", 0, 1, bandwidth) < 0)
+        get_double(c, v, "link_bandwidth", TOPOMAP_MIN_BANDWIDTH, 0, HUGE_VAL,
+                   bandwidth) < 0)
         return NULL;
 
     /* Parameters and node count, then the names, then the build. */
@@ -389,7 +400,7 @@ static topomap_topology_t *load_network(struct ctx *c, yaml_node_t *root, yaml_n
         return NULL;
     }
     if (nodes_node) {
-        if (!(names = parse_nodes(c, nodes_node)))
+        if (!(names = parse_nodes(c, nodes_node, (size_t)count)))
             return NULL;
         if (topomap_hostlist_count(names) != (size_t)count) {
             fail_at(c, nodes_node, EINVAL, "'nodes' names %zu hosts but the %s network has %d nodes",
@@ -402,7 +413,9 @@ static topomap_topology_t *load_network(struct ctx *c, yaml_node_t *root, yaml_n
     if (conf) {
         char *cpath = relative_path(c->path, conf);
         size_t len;
-        char *text = cpath ? topo_slurp(cpath, &len, berr, sizeof berr) : NULL;
+        char *text = cpath ? topomap_input_slurp(cpath, TOPOMAP_MAX_TOPOLOGY_FILE, "a topology",
+                                                 &len, berr, sizeof berr)
+                           : NULL;
         if (!cpath)
             fail_at(c, conf_node, ENOMEM, "out of memory");
         else if (!text)
@@ -457,7 +470,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
         return fail_at(c, costs, EINVAL, "'costs' goes with 'hwloc' (with 'levels', give each "
                                          "level a 'cost')");
     double self_cost = 0;
-    if (self && get_double(c, self, "self_cost", 0, 0, &self_cost) < 0)
+    if (self && get_double(c, self, "self_cost", 0, 0, TOPOMAP_MAX_COST, &self_cost) < 0)
         return -1;
     if (cores) {
         nl = 1;
@@ -489,7 +502,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
                 return fail_at(c, v, EINVAL, "'name' must be at most %d characters",
                                TOPO_NAME_LEN - 1);
             cost[k] = topo_default_cost(t, k);
-            if ((v = get(c, l, "cost")) && get_double(c, v, "cost", 0, 0, &cost[k]) < 0)
+            if ((v = get(c, l, "cost")) && get_double(c, v, "cost", 0, 0, TOPOMAP_MAX_COST, &cost[k]) < 0)
                 return -1;
         }
     } else {
@@ -531,7 +544,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
                     return fail_at(c, k, EINVAL, "'costs': hwloc found no level '%s' (levels: %s)",
                                    k->type == YAML_SCALAR_NODE ? scalar(k) : "?", list);
                 }
-                if (get_double(c, val, scalar(k), 0, 0, &cost[found]) < 0)
+                if (get_double(c, val, scalar(k), 0, 0, TOPOMAP_MAX_COST, &cost[found]) < 0)
                     return -1;
             }
         }
@@ -568,6 +581,61 @@ static void offset_to_mark(const char *text, size_t len, size_t off, unsigned lo
     }
 }
 
+/* libyaml's document loader has no bounds of its own, and its scanner is
+ * quadratic in the nesting depth (every token looks at the pending simple key
+ * of every open level). A first pass over the events stops at the first one
+ * past TOPOMAP_MAX_YAML_DEPTH or TOPOMAP_MAX_YAML_NODES, before the document
+ * is built; a syntax error is left to the loader, which reports it (no later
+ * than this pass would). 0, or -1 with err. */
+static int check_bounds(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    if (!yaml_parser_initialize(&parser))
+        return topomap_fail(err, errlen, ENOMEM, "%s:1:1: out of memory", path);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    long depth = 0, nodes = 0;
+    int rc = 0, done = 0;
+    while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
+        switch (ev.type) {
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            if (++depth > TOPOMAP_MAX_YAML_DEPTH)
+                rc = topomap_fail(err, errlen, EINVAL,
+                                  "%s:%lu:%lu: lists and mappings nested more than %d deep",
+                                  path, (unsigned long)ev.start_mark.line + 1,
+                                  (unsigned long)ev.start_mark.column + 1,
+                                  TOPOMAP_MAX_YAML_DEPTH);
+            nodes++;
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        case YAML_SCALAR_EVENT:
+        case YAML_ALIAS_EVENT:
+            nodes++;
+            break;
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        default:
+            break;
+        }
+        if (!rc && nodes > TOPOMAP_MAX_YAML_NODES)
+            rc = topomap_fail(err, errlen, EINVAL, "%s:%lu:%lu: more than %d YAML nodes", path,
+                              (unsigned long)ev.start_mark.line + 1,
+                              (unsigned long)ev.start_mark.column + 1, TOPOMAP_MAX_YAML_NODES);
+        yaml_event_delete(&ev);
+    }
+    if (!rc && parser.error == YAML_MEMORY_ERROR)
+        rc = topomap_fail(err, errlen, ENOMEM, "%s:%lu:%lu: out of memory", path,
+                          (unsigned long)parser.mark.line + 1,
+                          (unsigned long)parser.mark.column + 1);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len, char *err,
                                    size_t errlen)
 {
@@ -578,8 +646,10 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
     struct ctx c = {path, &doc, err, errlen};
     topomap_topology_t *t = NULL;
 
+    if (check_bounds(path, text, len, err, errlen) < 0)
+        return NULL;
     if (!yaml_parser_initialize(&parser)) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        topomap_fail(err, errlen, ENOMEM, "%s:1:1: out of memory", path);
         return NULL;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -588,7 +658,9 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
         if (parser.error == YAML_READER_ERROR)
             offset_to_mark(text, len, parser.problem_offset, &line, &col);
         if (parser.error == YAML_MEMORY_ERROR)
-            topomap_fail(err, errlen, ENOMEM, "out of memory");
+            topomap_fail(err, errlen, ENOMEM, "%s:%lu:%lu: out of memory", path,
+                         (unsigned long)parser.mark.line + 1,
+                         (unsigned long)parser.mark.column + 1);
         else
             topomap_fail(err, errlen, EINVAL, "%s:%lu:%lu: YAML syntax error: %s%s%s", path, line,
                          col, parser.problem ? parser.problem : "unknown problem",
@@ -647,7 +719,7 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
     if (load_node(&c, t, get(&c, root, "node")) < 0)
         goto fail;
     if (name && !(t->name = strdup(name))) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        fail_at(&c, get(&c, root, "name"), ENOMEM, "out of memory");
         goto fail;
     }
     goto out;

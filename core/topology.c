@@ -10,23 +10,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "internal.h"
 #include "topology_priv.h"
 
-/* Topology files larger than this are certainly not descriptions. */
-#define TOPO_MAX_FILE (64L << 20)
-
 /* ---- names -------------------------------------------------------------- */
 
-static uint64_t name_hash(const char *s)
+uint64_t topo_name_hash(const char *s)
 {
-    /* FNV-1a: short hostnames, no adversary. */
+    /* FNV-1a, then splitmix64's finaliser so that the low bits used as the
+     * table index depend on every bit of every character (plain FNV-1a's low
+     * bits depend only on the characters' low bits: names that collide would
+     * be easy to write, and the linear probing would become quadratic). */
     uint64_t h = 1469598103934665603ULL;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return topomap_mix64(h);
 }
 
 /* Build the name table; error on duplicates (lookups would be ambiguous). */
@@ -42,7 +41,7 @@ static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
     t->hmask = size - 1;
     for (int i = 0; i < t->nnodes; i++) {
         const char *name = topomap_hostlist_get(t->names, (size_t)i);
-        size_t h = (size_t)name_hash(name) & t->hmask;
+        size_t h = (size_t)topo_name_hash(name) & t->hmask;
         while (t->hash[h] >= 0) {
             if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), name))
                 return topomap_fail(err, errlen, EINVAL,
@@ -159,10 +158,10 @@ int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const 
     }
     if (cost)
         for (int k = 0; k <= nlevels; k++)
-            if (!isfinite(cost[k]) || cost[k] < 0)
+            if (!isfinite(cost[k]) || cost[k] < 0 || cost[k] > TOPOMAP_MAX_COST)
                 return topomap_fail(err, errlen, EINVAL,
-                                    "node cost %d must be a finite number >= 0, not %g", k,
-                                    cost[k]);
+                                    "node cost %d must be a number from 0 to %g, not %g", k,
+                                    TOPOMAP_MAX_COST, cost[k]);
     t->nlevels = nlevels;
     t->cores = (int)cores;
     int inner = 1;
@@ -197,7 +196,7 @@ int topomap_topology_set_node_levels(topomap_topology_t *t, int nlevels, const i
 
 int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost)
 {
-    if (!t || !isfinite(hop_cost) || hop_cost < 0) {
+    if (!t || !isfinite(hop_cost) || hop_cost < 0 || hop_cost > TOPOMAP_MAX_COST) {
         errno = EINVAL;
         return -1;
     }
@@ -212,7 +211,8 @@ double topomap_topology_hop_cost(const topomap_topology_t *t)
 
 int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s)
 {
-    if (!t || !isfinite(bytes_per_s) || bytes_per_s < 0) {
+    if (!t || !isfinite(bytes_per_s) || bytes_per_s < 0 ||
+        (bytes_per_s > 0 && bytes_per_s < TOPOMAP_MIN_BANDWIDTH)) {
         errno = EINVAL;
         return -1;
     }
@@ -261,7 +261,7 @@ const char *topomap_topology_node_name(const topomap_topology_t *t, int node)
 int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname)
 {
     if (hostname) {
-        size_t h = (size_t)name_hash(hostname) & t->hmask;
+        size_t h = (size_t)topo_name_hash(hostname) & t->hmask;
         for (; t->hash[h] >= 0; h = (h + 1) & t->hmask)
             if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), hostname))
                 return t->hash[h];
@@ -359,10 +359,13 @@ int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, 
 int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
 {
     int n = t->nnodes;
+    /* Names come from files (and file names): printed safe for a terminal.
+     * Host names are free of control characters already (hostlist.c). */
+    char safe[1100];
     if (t->name)
-        fprintf(f, "name: %s\n", t->name);
+        fprintf(f, "name: %s\n", topomap_printable(t->name, safe, sizeof safe));
     if (t->source)
-        fprintf(f, "source: %s\n", t->source);
+        fprintf(f, "source: %s\n", topomap_printable(t->source, safe, sizeof safe));
     fprintf(f, "kind: %s\n", t->kind);
     if (t->ops->describe(t, f) < 0)
         return -1;
@@ -370,11 +373,14 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
             topomap_topology_node_name(t, n - 1));
     fprintf(f, "cores per node: %d (", t->cores);
     for (int k = 0; k < t->nlevels; k++)
-        fprintf(f, "%s%s %d", k ? " x " : "", t->level_name[k], t->arity[k]);
-    fprintf(f, ")%s%s\n", t->node_source ? " from " : "", t->node_source ? t->node_source : "");
+        fprintf(f, "%s%s %d", k ? " x " : "",
+                topomap_printable(t->level_name[k], safe, sizeof safe), t->arity[k]);
+    fprintf(f, ")%s%s\n", t->node_source ? " from " : "",
+            t->node_source ? topomap_printable(t->node_source, safe, sizeof safe) : "");
     fprintf(f, "node costs:");
     for (int k = 0; k < t->nlevels; k++)
-        fprintf(f, " %s %g,", t->level_name[k], t->cost[k]);
+        fprintf(f, " %s %g,", topomap_printable(t->level_name[k], safe, sizeof safe),
+                t->cost[k]);
     fprintf(f, " same core %g\n", t->cost[t->nlevels]);
     fprintf(f, "diameter: %d hops\n", t->diameter);
     fprintf(f, "hop_cost: %g\n", t->hop_cost);
@@ -388,62 +394,6 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
 }
 
 /* ---- loading ------------------------------------------------------------ */
-
-char *topo_slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "r");
-    struct stat st;
-    if (!f) {
-        int e = errno;
-        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
-        return NULL;
-    }
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        topomap_fail(err, errlen, EISDIR, "%s: %s", path, strerror(EISDIR));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            if (cap > (size_t)TOPO_MAX_FILE) {
-                free(buf);
-                fclose(f);
-                topomap_fail(err, errlen, EFBIG, "%s: file is too large for a topology", path);
-                return NULL;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (!buf) {
-        fclose(f);
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
-        return NULL;
-    }
-    if (ferror(f)) {
-        int e = errno ? errno : EIO;
-        free(buf);
-        fclose(f);
-        topomap_fail(err, errlen, e, "%s: %s", path, strerror(e));
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
 
 /* Machine descriptions of other tools that look like ours but are not read:
  * a sentence saying so and what to give instead, or NULL. */
@@ -487,7 +437,8 @@ topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t er
         topomap_fail(err, errlen, EINVAL, "topomap_topology_load: NULL path");
         return NULL;
     }
-    char *text = topo_slurp(path, &len, err, errlen);
+    char *text = topomap_input_slurp(path, TOPOMAP_MAX_TOPOLOGY_FILE, "a topology", &len, err,
+                                     errlen);
     if (!text)
         return NULL;
     const char *unsupported = topo_unsupported(path, text);

@@ -12,7 +12,7 @@
 #include "topomap.h"
 
 /* Bounds that keep every product in an int and reject typos early. */
-#define TOPO_MAX_NODES (1 << 24)
+#define TOPO_MAX_NODES TOPOMAP_MAX_NODES
 #define TOPO_MAX_CORES (1 << 20)
 #define TOPO_MAX_LEVELS 16 /* node levels and tree levels */
 #define TOPO_MAX_DIMS 16   /* torus/mesh dimensions */
@@ -126,8 +126,8 @@ topomap_topology_t *topo_finish(topomap_topology_t *t, int cores, char *err, siz
  * (defaults: hop_cost / 2^(k+1) for level k, 0 for a core and itself). */
 int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const double *cost,
                     const char *const *names, char *err, size_t errlen);
-/* Read a whole file (NUL-terminated, caller frees); NULL with "PATH: reason". */
-char *topo_slurp(const char *path, size_t *len, char *err, size_t errlen);
+/* Hash of a node or switch name for the open-addressing tables. */
+uint64_t topo_name_hash(const char *s);
 /* Default cost of level k of a node (see topologies/README.md). */
 double topo_default_cost(const topomap_topology_t *t, int k);
 

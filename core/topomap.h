@@ -47,6 +47,71 @@ extern "C" {
 const char *topomap_version(void);
 
 /* ======================================================================== */
+/* Input limits and small helpers for callers                                 */
+/* ======================================================================== */
+
+/*
+ * Input limits (README, "Input limits"). An input that declares more is
+ * refused with errno EINVAL and a "FILE:LINE: ..." message before anything
+ * proportional to the declared size is allocated: a 10-byte file cannot ask
+ * for gigabytes. Every input file must be a regular file: FIFOs, devices and
+ * directories are refused before anything is read, so that a reader never
+ * blocks on them.
+ */
+/** Ranks of a profile (declared rank count, matrix size, a rank number + 1). */
+#define TOPOMAP_MAX_RANKS (1 << 22)
+/** Nodes of a topology, and the names one hostlist expression expands to. */
+#define TOPOMAP_MAX_NODES (1 << 20)
+/** Switches of a Slurm topology.conf. */
+#define TOPOMAP_MAX_SWITCHES (1 << 20)
+/** Slots of an allocation (nodes x slots per node). */
+#define TOPOMAP_MAX_SLOTS (1 << 24)
+/** Bytes of a topology file (YAML, topology.conf) or hwloc XML file. */
+#define TOPOMAP_MAX_TOPOLOGY_FILE (64L << 20)
+/** Nesting depth (mappings and lists inside each other) of a topology YAML. */
+#define TOPOMAP_MAX_YAML_DEPTH 64
+/** Nodes (scalars, mappings, lists) of a topology YAML. */
+#define TOPOMAP_MAX_YAML_NODES (1 << 21)
+/** Total bytes, and total messages, of a profile (real traffic is far below).
+ *  With the cost and bandwidth bounds below, every metric stays finite:
+ *  hop-bytes, SumCom, congestion, statistics. */
+#define TOPOMAP_MAX_TOTAL 1e30
+/** Largest SumCom cost of one hop and of a node level (YAML hop_cost, cost,
+ *  self_cost, costs; topomap_topology_set_hop_cost(), _set_node_levels()). */
+#define TOPOMAP_MAX_COST 1e6
+/** Smallest link bandwidth other than 0 (unknown), in bytes per second. */
+#define TOPOMAP_MIN_BANDWIDTH 1.0
+/** OpenMP threads of topomap_opts_t.nthreads. */
+#define TOPOMAP_MAX_THREADS 1024
+
+/**
+ * A copy of @p s that is safe to print on a terminal: control characters
+ * (C0 including tab, DEL, C1), bytes that are not UTF-8 and Unicode
+ * bidirectional overrides become '?'; other UTF-8 text is kept. At most
+ * @p len - 1 bytes: a longer @p s is cut and ends with "...". @p buf may be
+ * @p s itself (in place). Every error message of the library is made safe
+ * this way.
+ * @return @p buf (NUL-terminated when @p len > 0).
+ */
+char *topomap_printable(const char *s, char *buf, size_t len);
+
+/**
+ * Strict decimal integer: an optional '-' and digits, nothing else (no
+ * blanks, no '+', no base prefix), that fits in a long.
+ * @return 0 with *@p out set, or -1 with errno EINVAL (not such an integer)
+ *         or ERANGE (too large).
+ */
+int topomap_parse_long(const char *s, long *out);
+/** Same for an unsigned 64-bit integer (digits only). */
+int topomap_parse_u64(const char *s, uint64_t *out);
+/**
+ * Strict finite number: what strtod() reads in the C locale, all of @p s,
+ * with no leading blanks, not inf or nan.
+ * @return 0, or -1 with errno EINVAL or ERANGE (overflow).
+ */
+int topomap_parse_double(const char *s, double *out);
+
+/* ======================================================================== */
 /* Hostlists (Slurm hostlist expressions such as "cn[0000-0003,0010],login1") */
 /* ======================================================================== */
 
@@ -104,8 +169,10 @@ enum topomap_affinity {
  * list), the matrix size (dense, mtx), "nranks=" in the side file PATH.meta,
  * else the largest rank + 1.
  * Rejected with file:line in @p err and errno EINVAL: negative, NaN or infinite
- * values, ranks out of range, malformed or truncated lines, empty files. errno
- * is ENOENT/EACCES etc. for files that cannot be read.
+ * values, totals over TOPOMAP_MAX_TOTAL, rank counts over TOPOMAP_MAX_RANKS,
+ * ranks out of range, malformed or truncated lines, NUL bytes, empty files,
+ * files that are not regular files. errno is ENOENT/EACCES etc. for files
+ * that cannot be read, ENOMEM (with file:line) when memory runs out.
  * @return a new profile (caller frees with topomap_profile_free) or NULL.
  */
 topomap_profile_t *topomap_profile_load(const char *path, int format, char *err, size_t errlen);
@@ -113,7 +180,9 @@ topomap_profile_t *topomap_profile_load(const char *path, int format, char *err,
 /**
  * Build a profile from @p nedges directed entries (src[k] -> dst[k], bytes[k],
  * msgs[k]); @p msgs may be NULL (no message counts). Duplicates are summed.
- * Arrays are copied. @return a new profile or NULL (errno EINVAL, ENOMEM).
+ * Arrays are copied. @return a new profile or NULL (errno EINVAL: ranks out
+ * of range or over TOPOMAP_MAX_RANKS, values negative or not finite, totals
+ * over TOPOMAP_MAX_TOTAL; ENOMEM).
  */
 topomap_profile_t *topomap_profile_create(int nranks, size_t nedges, const int *src,
                                           const int *dst, const double *bytes,
@@ -138,7 +207,9 @@ const char *topomap_profile_meta(const topomap_profile_t *p, const char *key);
  * Write @p p in the edge-list format to @p f: "# key=value" header lines
  * (nranks first, then every metadata entry of @p p), then one
  * "src dst bytes msgs" line per entry in (src, dst) order ("src dst bytes"
- * when the profile has no message counts). Values read back bit for bit.
+ * when the profile has no message counts; a profile with message counts but
+ * no nonzero entry gets one "0 0 0 0" line, so that it reads back with its
+ * message column). Values read back bit for bit.
  * The stream is flushed, not closed.
  * @return 0, or -1 with errno from the stream (EINVAL for NULL arguments).
  */
@@ -260,7 +331,8 @@ int topomap_topology_diameter(const topomap_topology_t *t);
 /**
  * Set the SumCom cost of one network hop (default 1, or the YAML hop_cost).
  * Intra-node costs already set are not rescaled.
- * @return 0, or -1 with errno EINVAL (negative or not finite).
+ * @return 0, or -1 with errno EINVAL (negative, not finite, or over
+ *         TOPOMAP_MAX_COST).
  */
 int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost);
 /** The SumCom cost of one network hop. */
@@ -268,7 +340,8 @@ double topomap_topology_hop_cost(const topomap_topology_t *t);
 /**
  * Set the bandwidth of one channel (one direction of a cable), in bytes per
  * second (the YAML key network.link_bandwidth); 0 means not known.
- * @return 0, or -1 with errno EINVAL (negative or not finite).
+ * @return 0, or -1 with errno EINVAL (negative, not finite, or between 0 and
+ *         TOPOMAP_MIN_BANDWIDTH).
  */
 int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s);
 /** Bandwidth of one channel in bytes per second, 0 when not known. */
@@ -363,7 +436,9 @@ typedef struct topomap_opts {
     int affinity;      /**< enum topomap_affinity (default bytes) */
     int nthreads;      /**< OpenMP threads; 0 (default): 1, or OMP_NUM_THREADS
                             when the environment sets it (the runtime's
-                            default of every CPU busy-waits on shared nodes) */
+                            default of every CPU busy-waits on shared nodes);
+                            at most TOPOMAP_MAX_THREADS (else topomap_map():
+                            EINVAL) */
     double time_limit; /**< seconds, 0 = none; exceeded: -1, errno ETIMEDOUT,
                             except `auto`, which returns its best so far */
     int refine;        /**< 1: run the swap-refinement engine afterwards */
@@ -615,7 +690,10 @@ int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
  * Read a mapping in the slots format (as written above; '#' comments) for a
  * profile of @p nranks ranks on @p t: fills node[r] and core[r].
  * Errors (errno EINVAL, "FILE:LINE: problem"): unknown hostname, core out of
- * range, rank out of range, missing or duplicate rank, malformed line.
+ * range, rank out of range, missing or duplicate rank, malformed line, NUL
+ * byte, two ranks on one core while that node has a core without a rank
+ * (Slurm shares a CPU only when every CPU is busy), a path that is not a
+ * regular file.
  */
 int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nranks,
                          int *node, int *core, char *err, size_t errlen);

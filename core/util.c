@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Small shared helpers: error reporting, clock, random numbers, number parsing. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -13,6 +16,60 @@
 
 #include "internal.h"
 
+/* Replace in place what a terminal would act on (see topomap_printable()):
+ * the replacement is one byte per bad byte, so the text never grows. */
+static void make_printable(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        if (c < 0x80) {
+            if (c < 0x20 || c == 0x7f)
+                *p = '?';
+            p++;
+            continue;
+        }
+        /* A UTF-8 sequence: its length and code point, or invalid. */
+        int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        unsigned cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+        for (int k = 1; k < n; k++) {
+            if ((p[k] & 0xc0) != 0x80) {
+                n = 0;
+                break;
+            }
+            cp = cp << 6 | (p[k] & 0x3f);
+        }
+        int bad = n == 0 || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+                  (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f /* C1 controls */ ||
+                  (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+                  cp == 0x200e || cp == 0x200f || cp == 0x061c;
+        if (bad) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}
+
+char *topomap_printable(const char *s, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return buf;
+    size_t n = s ? strlen(s) : 0;
+    if (n < len) {
+        memmove(buf, s ? s : "", n + 1); /* buf may be s */
+    } else {
+        size_t keep = len > 4 ? len - 4 : len - 1;
+        memmove(buf, s, keep);
+        buf[keep] = 0;
+        if (len > 4)
+            memcpy(buf + keep, "...", 4);
+    }
+    make_printable(buf);
+    return buf;
+}
+
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
     if (err && errlen) {
@@ -20,6 +77,7 @@ int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
+        make_printable(err);
     }
     errno = e;
     return -1;
@@ -31,8 +89,12 @@ int topomap_default_threads(void)
 {
 #ifdef _OPENMP
     const char *env = getenv("OMP_NUM_THREADS");
-    if (env && *env)
-        return omp_get_max_threads();
+    if (env && *env) {
+        /* Bounded as the option is: OMP_NUM_THREADS=4096 must not make the
+         * runtime abort the caller when it cannot start them. */
+        int n = omp_get_max_threads();
+        return n > TOPOMAP_MAX_THREADS ? TOPOMAP_MAX_THREADS : n;
+    }
 #endif
     return 1;
 }
@@ -49,12 +111,16 @@ int topomap_expired(const struct topomap_problem *pb)
     return pb->deadline > 0 && topomap_now() > pb->deadline;
 }
 
-uint64_t topomap_rng_next(uint64_t *state)
+uint64_t topomap_mix64(uint64_t z)
 {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+uint64_t topomap_rng_next(uint64_t *state)
+{
+    return topomap_mix64(*state += 0x9e3779b97f4a7c15ULL);
 }
 
 uint64_t topomap_rng_below(uint64_t *state, uint64_t n)
@@ -67,15 +133,65 @@ uint64_t topomap_rng_below(uint64_t *state, uint64_t n)
     return x % n;
 }
 
+int topomap_scan_count(const char *s, long max, long *out)
+{
+    long v = 0;
+    int i = 0;
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        int d = s[i] - '0';
+        if (v > (max - d) / 10) {
+            errno = ERANGE;
+            return -1;
+        }
+        v = v * 10 + d;
+    }
+    if (!i) {
+        errno = EINVAL;
+        return -1;
+    }
+    *out = v;
+    return i;
+}
+
 int topomap_parse_long(const char *s, long *out)
 {
-    char *end;
-    if (!s || !*s)
+    long v;
+    if (!s || !out) {
+        errno = EINVAL;
         return -1;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end)
+    }
+    int neg = *s == '-';
+    int k = topomap_scan_count(s + neg, LONG_MAX, &v); /* -LONG_MAX at the least */
+    if (k < 0)
         return -1;
+    if (s[neg + k]) {
+        errno = EINVAL;
+        return -1;
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+int topomap_parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    if (!s || !out) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) {
+            errno = ERANGE;
+            return -1;
+        }
+        v = v * 10 + d;
+    }
+    if (!i || s[i]) {
+        errno = EINVAL;
+        return -1;
+    }
     *out = v;
     return 0;
 }
@@ -83,12 +199,22 @@ int topomap_parse_long(const char *s, long *out)
 int topomap_parse_double(const char *s, double *out)
 {
     char *end;
-    if (!s || !*s)
+    if (!s || !out || !*s || isspace((unsigned char)*s)) {
+        errno = EINVAL;
         return -1;
+    }
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v))
+    if (*end || end == s) {
+        errno = EINVAL;
         return -1;
+    }
+    if (errno == ERANGE)
+        return -1;
+    if (!isfinite(v)) {
+        errno = EINVAL;
+        return -1;
+    }
     *out = v;
     return 0;
 }
@@ -107,5 +233,6 @@ void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    make_printable(line);
     pb->opts->log(line, pb->opts->log_arg);
 }

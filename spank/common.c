@@ -13,10 +13,8 @@
 
 char *topomap_sp_clean(char *s)
 {
-    for (char *c = s; c && *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return s;
+    /* libtopomap's one helper: C1 controls and bidi overrides too. */
+    return s ? topomap_printable(s, s, strlen(s) + 1) : s;
 }
 
 int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -50,14 +48,11 @@ void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
     topomap_sp_clean(err + len);
 }
 
+/* Both through libtopomap's strict parsers: no blanks, no '+'. */
 int topomap_sp_count(const char *s, long *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end || errno || v < 0 || v > INT_MAX || *s == '-' || *s == '+' || *s == ' ')
+    long v;
+    if (topomap_parse_long(s, &v) < 0 || v < 0 || v > INT_MAX)
         return -1;
     *out = v;
     return 0;
@@ -65,15 +60,7 @@ int topomap_sp_count(const char *s, long *out)
 
 int topomap_sp_real(const char *s, double *out)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    return topomap_parse_double(s, out);
 }
 
 char *topomap_sp_strdup(const char *s)

@@ -70,9 +70,11 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 topomap_sp_set(&s->dflt, v);
         } else if (KEY("min_gain")) {
             double g;
-            if (topomap_sp_real(v, &g) < 0 || g >= 1) {
+            /* g < 0 would remap to worse layouts (found by tests/fuzz/fuzz_site). */
+            if (topomap_sp_real(v, &g) < 0 || g < 0 || g >= 1) {
                 topomap_sp_append(err, errlen,
-                                  "plugstack.conf: min_gain=%s is not a fraction below 1", v);
+                                  "plugstack.conf: min_gain=%s is not a fraction below 1 (0 or "
+                                  "more)", v);
                 bad++;
             } else
                 s->min_gain = g;

@@ -474,7 +474,7 @@ static void bandwidth_and_errors(void)
     fclose(f);
     t = topomap_topology_load(path, err, sizeof err);
     ok(t == NULL && errno == EINVAL, "negative link_bandwidth rejected");
-    like(err, "ring.yaml:4:19: 'link_bandwidth' must be > 0", "message names the value");
+    like(err, "ring.yaml:4:19: 'link_bandwidth' must be >= 1", "message names the value");
     topomap_topology_free(t);
     remove(path);
     rmdir(dir);

@@ -267,8 +267,13 @@ static void mapping_files(void)
     ok(node[0] == 0 && core[0] == 0 && node[1] == 2 && core[1] == 1 && node[2] == 0 &&
            core[2] == 1,
        "read gives the nodes and cores written");
-    ok(read_text(t, "0 cn04 1\n1 cn04 1\n", 2, node, core, err, sizeof err) == 0,
-       "two ranks on one core are allowed (oversubscription)");
+    ok(read_text(t, "0 cn04 1\n1 cn04 0\n2 cn04 1\n", 3, node, core, err, sizeof err) == 0,
+       "two ranks on one core when every core is busy (oversubscription): %s", err);
+    ok(read_text(t, "0 cn04 1\n1 cn04 1\n", 2, node, core, err, sizeof err) < 0 &&
+           errno == EINVAL,
+       "two ranks on one core while a core is idle: EINVAL");
+    like(err, "map.txt:2: rank 1 shares core 1 of 'cn04' with rank 0 (line 1) while 1 of the "
+              "node's 2 cores have no rank", "  message: %s", err);
 
     /* Every error class, with its message. */
     struct {

@@ -336,7 +336,7 @@ static void test_malformed(void)
     bad("alpharank.txt", "0 1 5\nx 1 5\n", A, ":2: rank 'x' is not a non-negative integer");
     bad("floatrank.txt", "0 1.0 5\n", A, ":1: rank '1.0' is not a non-negative integer");
     bad("negrank.txt", "0 1 5\n-1 0 5\n", A, ":2: negative rank '-1'");
-    bad("bigrank.txt", "0 99999999999 5\n", A, ":1: rank 99999999999 out of range");
+    bad("bigrank.txt", "0 99999999999 5\n", A, ":1: rank 99999999999 is over the limit of 4194304 ranks");
 
     /* Ranks against each way of declaring the count. */
     bad("range-comment.txt", "# nranks=2\n0 1 5\n1 2 5\n", A, ":3: rank 2 out of range (nranks=2)");
@@ -419,7 +419,7 @@ static void test_malformed(void)
     char missing[600];
     snprintf(missing, sizeof missing, "%s/does-not-exist.txt", tmpdir);
     bad_file(missing, A, ENOENT, ": No such file or directory", "missing file");
-    bad_file(tmpdir, A, EISDIR, ": Is a directory", "a directory");
+    bad_file(tmpdir, A, EISDIR, ": is a directory, not a regular file", "a directory");
     FILE *f = fopen(put("nul.txt", ""), "w");
     fwrite("0 1 5\n1 0\0 5\n", 1, 13, f);
     fclose(f);

@@ -118,6 +118,13 @@ static void layout_tests(void)
     ok(topomap_cpus_per_node("4(3),2", 2, cpus, err, sizeof err) < 0, "4(3) rejected");
     ok(topomap_cpus_per_node("4(x0)", 1, cpus, err, sizeof err) < 0, "repeat 0 rejected");
     ok(topomap_cpus_per_node("a", 1, cpus, err, sizeof err) < 0, "garbage rejected");
+    /* Found by tests/fuzz/fuzz_cpulist: the value was echoed raw. */
+    ok(topomap_cpus_per_node("\n0", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\n'),
+       "a newline in the counts: refused with a one-line message: %s", err);
+    ok(topomap_cpus_per_node(" 4", 1, cpus, err, sizeof err) < 0 &&
+           topomap_cpus_per_node("4(x 1)", 1, cpus, err, sizeof err) < 0 &&
+           topomap_cpus_per_node("\t4", 1, cpus, err, sizeof err) < 0,
+       "blanks refused (strict numbers)");
     ok(topomap_cpus_per_node("", 1, cpus, err, sizeof err) < 0, "empty rejected");
     ok(topomap_cpus_per_node("4\033[2J", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\033') &&
            strstr(err, "'4?[2J'"),
@@ -172,6 +179,13 @@ static void layout_tests(void)
     o.ntasks_per_node = 2;
     ok(layout(&o, 4, c4, got, sizeof got, err) == 0 && !strcmp(got, "2,2"),
        "-N2 --ntasks-per-node=2 and no -n: 2 x 2 tasks, as srun (%s)", got);
+    /* Found by tests/fuzz/fuzz_srun: -n 2000000000 -O looped for minutes. */
+    o.ntasks = 2000000000;
+    o.nnodes = o.ntasks_per_node = -1;
+    o.overcommit = 1;
+    ok(layout(&o, 4, c4, got, sizeof got, err) < 0 && errno == EINVAL,
+       "-n 2000000000 -O declined at once");
+    like(err, "2000000000 tasks: over topomap's limit of 4194304 ranks", "  %s", err);
     topomap_srun_free(&o);
 }
 

@@ -50,6 +50,14 @@ static void site_tests(void)
            strstr(err, "bind=?[2Jcores? is not cores or none"),
        "control characters in a value shown as '?': %s", err);
     is_double(s.min_gain, 0.2, 0, "good tokens after bad ones still apply");
+    /* Found by tests/fuzz/fuzz_site: a negative min_gain remapped to worse layouts. */
+    char *neg[] = {"min_gain=-.5", "default=\x1b]0;x\x07", "time_limit= 5"};
+    is_int(topomap_site_parse(&s, 1, neg, err, sizeof err), 1, "min_gain=-.5 refused");
+    like(err, "min_gain=-.5 is not a fraction below 1 (0 or more)", "  message: %s", err);
+    is_double(s.min_gain, 0.2, 0, "  min_gain kept");
+    is_int(topomap_site_parse(&s, 3, neg, err, sizeof err), 2,
+           "default=ESC... accepted, time_limit=' 5' refused (strict numbers)");
+    ok(!strchr(err, '\x1b') && !strchr(err, '\x07'), "messages without control characters");
     is_str(s.topology, "/etc/topo.yaml", "a bad token keeps the earlier value");
     char *gm[] = {"gain_metric=links", "gain_metric=congestion"};
     is_int(topomap_site_parse(&s, 2, gm, err, sizeof err), 1, "gain_metric=links refused");

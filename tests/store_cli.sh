@@ -19,13 +19,7 @@ S=$tmp/store
 ME=$(id -u)
 MINE=$S/users/$ME
 
-n=0
-failed=0
-check() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+. "$top_srcdir/tests/tap.sh"
 # expect RC PATTERN ARGS...: exit status RC and PATTERN on stdout+stderr.
 expect() {
     rc=$1 pat=$2
@@ -193,5 +187,4 @@ else
     check $? "$U1 has no 'app' of his own any more: rm says so"
 fi
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

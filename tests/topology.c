@@ -187,7 +187,7 @@ static void test_torus(void)
     int big[3] = {1024, 1024, 1024};
     ok(!topomap_topology_torus(3, big, NULL, 1, NULL, err, sizeof err) && errno == EINVAL,
        "2^30 nodes rejected");
-    like(err, "more than 16777216 nodes", "  message: %s", err);
+    like(err, "more than 1048576 nodes", "  message: %s", err);
     int two[1] = {2};
     ok(!topomap_topology_torus(1, two, NULL, 1, "a,b,c", err, sizeof err) && errno == EINVAL,
        "3 names for 2 nodes rejected");
@@ -428,7 +428,7 @@ static void test_costs(void)
     double neg[3] = {1, -1, 0};
     ok(topomap_topology_set_node_levels(t, 2, arity, neg, err, sizeof err) < 0 && errno == EINVAL,
        "negative cost rejected");
-    like(err, "node cost 1 must be a finite number >= 0", "  message: %s", err);
+    like(err, "node cost 1 must be a number from 0 to 1e+06", "  message: %s", err);
     is_int(topomap_topology_cores(t), 8, "  the topology is unchanged");
     is_int(topomap_topology_node_lookup(t, "node15"), 15, "lookup node15");
     errno = 0;

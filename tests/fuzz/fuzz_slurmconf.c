@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Slurm topology.conf files (core/topo_slurmconf.c): the input is the file;
+ * what has no SwitchName= line goes to the YAML reader, as in the library. */
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_topology_file("topology.conf", data, size);
+    return 0;
+}
