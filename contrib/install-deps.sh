@@ -5,6 +5,10 @@
 # cairo draws the pictures of `topomap plot` (optional at build time); the
 # DejaVu fonts, fontconfig's fc-match and xmllint serve their tests; clang
 # builds the libFuzzer harnesses of tests/fuzz (run by .ci/run).
+#
+#   contrib/install-deps.sh             what the build, make check and CI need
+#   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
+#                                       emulated cluster and its applications)
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev zlib1g-dev libsuitesparse-dev
@@ -14,6 +18,15 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libscotch-dev
       libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils
       clang"
+# make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
+# and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
+# (both built against Debian's Open MPI).
+BENEFIT_PKGS="iproute2 util-linux lammps gromacs"
+case ${1:-} in
+"") ;;
+--benefit) PKGS="$PKGS $BENEFIT_PKGS" ;;
+*) echo "install-deps: unknown option '$1' (--benefit adds what make benefit needs)" >&2; exit 2 ;;
+esac
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=

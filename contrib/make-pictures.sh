@@ -10,6 +10,8 @@
 #   links.png           the same two placements' link loads
 #   mapping-tianhe3.png the PETSc profile on 8 nodes of 3 Tianhe-3 chips
 #   bench.png           the saved benchmark run
+#   benefit-links.png   make benefit's LAMMPS run (the recorded profile) on
+#                       its emulated star of 4 nodes: block against auto
 # and VERSIONS, the cairo and font the pictures were drawn with: the test
 # tests/pictures.sh draws them again and compares them pixel by pixel where
 # both are the same, so that the pictures cannot drift from the code.
@@ -51,6 +53,15 @@ run mapping --profile "$P/petsc-ex45-mg65-16.txt" --topology "$T/tianhe3-prototy
     --nodes 'cn[0000-0001,0048-0049,0096-0097,0384-0385]' --tasks-per-node 2 \
     --compare block --algo auto -o "$OUT/mapping-tianhe3.png" \
     --title "PETSc ex45, 16 ranks on 8 Tianhe-3 nodes of 3 chips: block (left), auto (right)"
+# The emulated cluster's topology as netemu.sh writes it (a star of 4 nodes).
+star=$(mktemp "${TMPDIR:-/tmp}/make-pictures.XXXXXX") || die "no temporary file"
+sh "$here/netemu/netemu.sh" topology -n 4 -c 4 > "$star" || { rm -f "$star"; die "netemu.sh topology failed"; }
+"$TOPOMAP" plot links --profile "$P/lammps-walls-16.txt" --topology "$star" --nodes 'n[1-4]' \
+    --tasks-per-node 4 --compare block --algo auto -o "$OUT/benefit-links.png" \
+    --title "LAMMPS between walls, 16 ranks on the emulated star of make benefit: bytes per link, block (left) and auto (right)"
+rc=$?
+rm -f "$star"
+[ $rc -eq 0 ] || die "topomap plot links failed"
 run bench --table "$here/bench-reference.txt" -o "$OUT/bench.png" \
     --title "The saved benchmark run (contrib/bench-reference.txt)"
 

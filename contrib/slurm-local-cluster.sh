@@ -30,6 +30,12 @@
 #   --plugin-kind K      optional (what README.md recommends) or required: the
 #                        plugstack.conf keyword of the plugin line
 #                        [TOPOMAP_SLURM_PLUGIN_KIND, optional]
+#   --netns DIR          run each slurmd in a node of the emulated cluster whose
+#                        state is in DIR (contrib/netemu/netemu.sh up -d DIR): in
+#                        its network namespace, with its address and hostname;
+#                        slurmctld is reached at the host's address on the
+#                        cluster's bridge. Nodes take the emulated names (n1..),
+#                        --nodes and --prefix must match them [TOPOMAP_SLURM_NETNS]
 #
 # Use the cluster with:  eval "$(contrib/slurm-local-cluster.sh env)"; srun -N4 -n8 hostname
 #
@@ -58,6 +64,7 @@ TASK_PLUGIN=${TOPOMAP_SLURM_TASK_PLUGIN:-}
 PLUGIN=${TOPOMAP_SLURM_PLUGIN:-}
 PLUGIN_ARGS=${TOPOMAP_SLURM_PLUGIN_ARGS:-}
 PLUGIN_KIND=${TOPOMAP_SLURM_PLUGIN_KIND:-optional}
+NETNS=${TOPOMAP_SLURM_NETNS:-}
 
 need_arg() { [ $# -ge 2 ] || die "option $1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -72,6 +79,7 @@ while [ $# -gt 0 ]; do
     --plugin) need_arg "$@"; PLUGIN=$2; shift 2 ;;
     --plugin-args) need_arg "$@"; PLUGIN_ARGS=$2; shift 2 ;;
     --plugin-kind) need_arg "$@"; PLUGIN_KIND=$2; shift 2 ;;
+    --netns) need_arg "$@"; NETNS=$2; shift 2 ;;
     -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -92,6 +100,17 @@ case $PLUGIN_KIND in optional|required) ;; *) die "--plugin-kind must be optiona
 case $DIR in /*) ;; *) DIR=$(pwd)/$DIR ;; esac
 if [ -n "$PLUGIN" ]; then
     case $PLUGIN in /*) ;; *) PLUGIN=$(pwd)/$PLUGIN ;; esac
+fi
+
+# The emulated cluster: "name address namespace" per node.
+CTLD_ADDR=127.0.0.1
+if [ -n "$NETNS" ]; then
+    [ -f "$NETNS/hosts" ] || die "--netns $NETNS: no emulated cluster there (netemu.sh up -d $NETNS)"
+    [ "$(wc -l < "$NETNS/hosts")" -eq "$NODES" ] ||
+        die "--netns $NETNS has $(wc -l < "$NETNS/hosts") nodes, not --nodes $NODES"
+    awk -v p="$PREFIX" '$1 != p NR {exit 1}' "$NETNS/hosts" ||
+        die "--netns $NETNS: node names are not $PREFIX""1..$PREFIX$NODES"
+    CTLD_ADDR=$(awk 'NR == 1 {sub(/\.[0-9]+$/, ".254", $2); print $2}' "$NETNS/hosts")
 fi
 
 CONF=$DIR/etc/slurm.conf
@@ -126,7 +145,7 @@ write_conf() {
     cat >"$1" <<EOF
 # written by slurm-local-cluster.sh: $NODES nodes on this host
 ClusterName=topomap
-SlurmctldHost=localhost(127.0.0.1)
+SlurmctldHost=localhost($CTLD_ADDR)
 SlurmctldPort=$CTLD_PORT
 SlurmdPort=$NODE_PORT
 SlurmUser=root
@@ -169,6 +188,14 @@ EOF
     # Port= takes a range only in brackets.
     sed -i "s/Port=$NODE_PORT-$LAST_PORT/Port=[$NODE_PORT-$LAST_PORT]/" "$1"
     [ "$NODES" -eq 1 ] && sed -i "s/Port=\[$NODE_PORT-$LAST_PORT\]/Port=$NODE_PORT/" "$1"
+    # Emulated nodes: one line each, with the node's own address.
+    if [ -n "$NETNS" ]; then
+        awk -v port="$NODE_PORT" -v cpus="$CPUS" '
+            /^NodeName=/ {while ((getline l < hosts) > 0) {split(l, f, " ")
+                printf "NodeName=%s NodeHostname=%s NodeAddr=%s Port=%d CPUs=%d State=UNKNOWN\n",
+                    f[1], f[1], f[2], port++, cpus}; next} {print}' hosts="$NETNS/hosts" "$1" > "$1.ns" &&
+            mv -f "$1.ns" "$1"
+    fi
     return 0
 }
 
@@ -283,7 +310,15 @@ do_start() {
     slurmctld -f "$CONF" >"$LOG/slurmctld.out" 2>&1 ||
         { cat "$LOG/slurmctld.out" >&2; show_logs; do_stop >/dev/null; die "slurmctld failed to start"; }
     for n in $(node_names); do
-        slurmd -f "$CONF" -N "$n" >"$LOG/slurmd-$n.out" 2>&1 ||
+        ns=
+        [ -n "$NETNS" ] && ns=$(awk -v n="$n" '$1 == n {print $3}' "$NETNS/hosts")
+        if [ -n "$ns" ]; then
+            # In the node's namespace, under its own hostname (its tasks see it too).
+            nsenter --net="/run/netns/$ns" unshare --uts sh -c \
+                'hostname "$1" && exec slurmd -f "$2" -N "$1"' slurmd "$n" "$CONF"
+        else
+            slurmd -f "$CONF" -N "$n"
+        fi >"$LOG/slurmd-$n.out" 2>&1 ||
             { cat "$LOG/slurmd-$n.out" >&2; show_logs; do_stop >/dev/null; die "slurmd $n failed to start"; }
     done
 

@@ -228,10 +228,19 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
              algo, n, step_hosts, slots.s, mdef.hop_bytes, mnew.hop_bytes,
              gain == 0 ? 0.0 : -100.0 * gain, 1000.0 * d->seconds);
 
+    /* The metric min_gain compares: hop-bytes, or the busiest link's load. */
+    const char *gname = site->gain_congestion ? "busiest-link load" : "hop-bytes";
+    double gdef = site->gain_congestion ? mdef.congestion_max : mdef.hop_bytes;
+    double gnew = site->gain_congestion ? mnew.congestion_max : mnew.hop_bytes;
+    if (site->gain_congestion) {
+        gain = gdef > 0 ? (gdef - gnew) / gdef : 0;
+        snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
+                 ", busiest link %.6g -> %.6g bytes", gdef, gnew);
+    }
     int same_nodes = 1;
     for (int r = 0; r < n && same_nodes; r++)
         same_nodes = topomap_alloc_slot_node(alloc, r2s[r]) == topomap_alloc_slot_node(alloc, r);
-    if (same_nodes || !(mnew.hop_bytes < mdef.hop_bytes * (1 - site->min_gain))) {
+    if (same_nodes || !(gnew < gdef * (1 - site->min_gain))) {
         d->outcome = TOPOMAP_KEEP;
         if (same_nodes)
             strncat(d->summary, ": same nodes as Slurm's layout, kept", sizeof d->summary -
@@ -241,14 +250,14 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
                     sizeof d->summary - strlen(d->summary) - 1);
         if (d->explicit_req && !same_nodes && gain > 0)
             snprintf(d->message, sizeof d->message,
-                     "topomap: %s would save %.1f%% of hop-bytes, less than min_gain=%g%%; "
+                     "topomap: %s would save %.1f%% of %s, less than min_gain=%g%%; "
                      "using Slurm's default layout",
-                     algo, 100.0 * gain, 100.0 * site->min_gain);
+                     algo, 100.0 * gain, gname, 100.0 * site->min_gain);
         else if (d->explicit_req && !same_nodes)
             snprintf(d->message, sizeof d->message,
-                     "topomap: %s does not reduce hop-bytes (%.6g -> %.6g); using Slurm's "
+                     "topomap: %s does not reduce %s (%.6g -> %.6g); using Slurm's "
                      "default layout",
-                     algo, mdef.hop_bytes, mnew.hop_bytes);
+                     algo, gname, gdef, gnew);
         goto out;
     }
 

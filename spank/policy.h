@@ -62,7 +62,9 @@ struct topomap_site {
     char *topology;    /* topology= site YAML (or topology.conf); NULL: none */
     char *profiles;    /* profiles= store directory; NULL: topomap_store_dir(NULL) */
     char *dflt;        /* default= algorithm when the user gives none; "off" */
-    double min_gain;   /* min_gain= fraction of hop-bytes saved to remap; 0 */
+    double min_gain;   /* min_gain= fraction of gain_metric saved to remap; 0 */
+    int gain_congestion; /* gain_metric=congestion (1): min_gain compares the
+                          * busiest link (congestion_max); hop_bytes (0, default) */
     double time_limit; /* time_limit= milliseconds for a placement; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */

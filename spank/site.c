@@ -78,6 +78,17 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 bad++;
             } else
                 s->min_gain = g;
+        } else if (KEY("gain_metric")) {
+            /* make benefit (README "Does it help?"): run time followed the
+             * busiest link, not hop-bytes, on the emulated cluster. */
+            if (!strcmp(v, "hop_bytes") || !strcmp(v, "congestion"))
+                s->gain_congestion = v[0] == 'c';
+            else {
+                topomap_sp_append(err, errlen,
+                                  "plugstack.conf: gain_metric=%s is not hop_bytes or congestion",
+                                  v);
+                bad++;
+            }
         } else if (KEY("time_limit")) {
             double t;
             if (topomap_sp_real(v, &t) < 0 || t <= 0) {
@@ -106,7 +117,7 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
             topomap_sp_append(
                 err, errlen,
                 "plugstack.conf: unknown key '%.*s' (known: topology, profiles, default, "
-                "min_gain, time_limit, bind, strict, profiler, spool)",
+                "min_gain, time_limit, bind, strict, profiler, spool, gain_metric)",
                 (int)klen, tok);
             bad++;
         }

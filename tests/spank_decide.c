@@ -169,6 +169,56 @@ static void decide_tests(const char *store)
     topomap_decision_free(&d);
     topomap_srun_free(&o);
 
+    /* gain_metric=congestion (issue 15): the busiest link decides. Profile
+     * hb8: 0->2 1000 bytes, 0<->4 100 each way. Block (n1: 0 1, n2: 2 3,
+     * n3: 4 5) loads n1->n2 with 1000 and n1<->n3 with 100: hop-bytes 1200;
+     * cyclic (n1: 0 4, n3: 2 6) keeps 0<->4 on n1 and sends 0->2 over
+     * n1->n3: hop-bytes 1000, the busiest link still 1000. */
+    {
+        int gs[3] = {0, 0, 4}, gd[3] = {2, 4, 0};
+        double gb[3] = {1000, 100, 100};
+        topomap_profile_t *hb8 = topomap_profile_create(8, 3, gs, gd, gb, NULL, err, sizeof err);
+        ok(hb8 && topomap_store_add(store, "hb8", hb8, err, sizeof err) == 0, "stored hb8");
+        topomap_profile_free(hb8);
+    }
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=hb8",
+          "--topomap-verbose", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_default == 1200 && d.hop_bytes_new == 1000,
+       "gain_metric=hop_bytes (default): hop-bytes 1200 -> 1000, remapped");
+    topomap_decision_free(&d);
+    char *gm[] = {"gain_metric=congestion"};
+    is_int(topomap_site_parse(&s, 1, gm, err, sizeof err), 0, "gain_metric=congestion accepted");
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    is_int(d.outcome, TOPOMAP_KEEP, "gain_metric=congestion: busiest link 1000 -> 1000, kept");
+    is_str(d.message,
+           "topomap: cyclic does not reduce busiest-link load (1000 -> 1000); using Slurm's "
+           "default layout",
+           "... and the user is told why, in one line");
+    like(d.summary, "busiest link 1000 -> 1000 bytes: gain below min_gain", "summary");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* pair8: cyclic takes both 2000-byte links off the network (10 left). */
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
+          "--topomap-verbose", "app", NULL);
+    s.min_gain = 0.99;
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP, "gain_metric=congestion: busiest link 2000 -> 10 passes "
+                                   "min_gain=0.99");
+    like(d.summary, "busiest link 2000 -> 10 bytes", "summary gives the busiest link");
+    topomap_decision_free(&d);
+    s.min_gain = 0.999;
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    is_str(d.message,
+           "topomap: cyclic would save 99.5% of busiest-link load, less than min_gain=99.9%; "
+           "using Slurm's default layout",
+           "... and 99.5% is less than min_gain=0.999");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    char *gh[] = {"gain_metric=hop_bytes", "min_gain=0"};
+    topomap_site_parse(&s, 2, gh, err, sizeof err);
+    ok(!s.gain_congestion && s.min_gain == 0, "gain_metric=hop_bytes restores the default");
+
     /* A profile given as a path. */
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=" DATA "/pair8.txt",
           "app", NULL);

@@ -59,6 +59,10 @@ static void site_tests(void)
            "default=ESC... accepted, time_limit=' 5' refused (strict numbers)");
     ok(!strchr(err, '\x1b') && !strchr(err, '\x07'), "messages without control characters");
     is_str(s.topology, "/etc/topo.yaml", "a bad token keeps the earlier value");
+    char *gm[] = {"gain_metric=links", "gain_metric=congestion"};
+    is_int(topomap_site_parse(&s, 2, gm, err, sizeof err), 1, "gain_metric=links refused");
+    like(err, "gain_metric=links is not hop_bytes or congestion", "bad gain_metric");
+    ok(s.gain_congestion == 1, "gain_metric=congestion");
     topomap_site_free(&s);
 
     /* --topomap-record's keys: absolute paths only (used on the nodes). */

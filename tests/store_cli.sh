@@ -135,7 +135,7 @@ expect 0 "Usage: topomap profile add NAME FILE" profile --help
 
 # --- Two unprivileged users ---------------------------------------------------
 NUSERS=13
-if ! users_setup topomap-sc; then
+if ! users_setup topomap-sc "$TOPOMAP" "$PAIR8"; then
     i=0; while [ $i -lt $NUSERS ]; do skip "two users: $users_why"; i=$((i + 1)); done
 else
     T=$tmp/shared
