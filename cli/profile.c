@@ -189,8 +189,11 @@ int cmd_profile(int argc, char **argv)
                                                   sizeof path, err, sizeof err);
         if (!p)
             input_error("%s", liberr(err, pos[1], errno));
+        /* Metadata and paths come from files and the environment: printed
+         * safe for a terminal (control characters as '?'). */
+        char safe[sizeof path];
         printf("%-12s %s\n", "name", pos[1]);
-        printf("%-12s %s\n", "file", path);
+        printf("%-12s %s\n", "file", topomap_printable(path, safe, sizeof safe));
         printf("%-12s %s\n", "scope", scope == TOPOMAP_STORE_USER ? "user" : "site");
         printf("%-12s %d\n", "ranks", topomap_profile_nranks(p));
         printf("%-12s %zu\n", "entries", topomap_profile_nedges(p));
@@ -199,7 +202,8 @@ int cmd_profile(int argc, char **argv)
         static const char *const keys[] = {"application", "date", "counted", "source", NULL};
         for (int i = 0; keys[i]; i++)
             if (topomap_profile_meta(p, keys[i]))
-                printf("%-12s %s\n", keys[i], topomap_profile_meta(p, keys[i]));
+                printf("%-12s %s\n", keys[i],
+                       topomap_printable(topomap_profile_meta(p, keys[i]), safe, sizeof safe));
         topomap_profile_free(p);
     } else {
         if ((site ? topomap_store_remove(store, pos[1], err, sizeof err)
