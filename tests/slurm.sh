@@ -39,6 +39,10 @@ for k in 1 2 3 4 5 6 8 12 300; do
     echo "# nranks=$k" >> "$DIR/ring$k.txt"
     "$TOPOMAP" profile add "ring$k" "$DIR/ring$k.txt" --site --store "$DIR/store" > /dev/null
 done
+i=0
+while [ $i -lt 300 ]; do echo "$i $(((i + 75) % 300)) 100"; i=$((i + 1)); done > "$DIR/far300.txt"
+echo "# nranks=300" >> "$DIR/far300.txt"
+"$TOPOMAP" profile add far300 "$DIR/far300.txt" --site --store "$DIR/store" > /dev/null
 printf '# nranks=8\n0 1 100\n1 two 100\n' > "$DIR/store/corrupt.profile"
 
 # One line per rank, in rank order: "RANK NODE CPUS".
@@ -222,14 +226,14 @@ done
 $CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS" > /dev/null 2>&1
 
 # A layout too irregular for a PMI2 process mapping (a random one of 300
-# ranks; min_gain=-1000 lets a worse layout through): rank 0 warns once,
-# and only when the step uses pmi2.
-$CLUSTER start $CL --plugin "$PLUGIN" --plugin-args "$ARGS min_gain=-1000" > /dev/null 2>&1
-$SALLOC -N4 --exclusive srun -n300 -O --mpi=pmi2 --topomap=random --topomap-profile=ring300 true \
+# ranks on a profile where ranks i and i+75 talk: Slurm's block layout puts
+# every pair on two nodes 1.5 hops apart on average, a random one 1 hop, so
+# it passes min_gain): rank 0 warns once, and only when the step uses pmi2.
+$SALLOC -N4 --exclusive srun -n300 -O --mpi=pmi2 --topomap=random --topomap-profile=far300 true \
     > /dev/null 2> "$DIR/pmi2.err"
 [ "$(grep -c 'topomap: this layout is too irregular for --mpi=pmi2' "$DIR/pmi2.err")" -eq 1 ]
 ok $? "a random layout of 300 ranks under --mpi=pmi2: one warning that MPI loses locality"
-$SALLOC -N4 --exclusive srun -n300 -O --mpi=none --topomap=random --topomap-profile=ring300 true \
+$SALLOC -N4 --exclusive srun -n300 -O --mpi=none --topomap=random --topomap-profile=far300 true \
     > /dev/null 2> "$DIR/pmi2.err"
 ! grep -q 'topomap:' "$DIR/pmi2.err"
 ok $? "... and none under --mpi=none"
