@@ -79,10 +79,13 @@ grid "$DIR/topomap.out"
 echo
 echo "rank node cpus (with --topomap=$ALGO)"
 sort -n "$DIR/topomap.out" | awk '{printf "%4s %4s %4s\n", $1, $2, $3}'
-# The two placements as mapping files (rank, node, first allowed CPU as the
-# core), drawn side by side: Slurm's on the left, topomap's on the right.
+# The two placements as mapping files (rank, node, core), drawn side by side:
+# Slurm's on the left, topomap's on the right. The core is the one CPU a
+# rank is bound to; a rank allowed several CPUs (bind=none on a small host)
+# gets the next core of its node in rank order, so no two share one.
 to_map() { # OUT FILE: 'RANK NODE CORE' lines from the JOB's output
-    sort -n "$1" | awk 'NF >= 3 { split($3, c, "[-,]"); print $1, $2, c[1] % 4 }' > "$2"
+    sort -n "$1" | awk 'NF >= 3 { k = used[$2]++
+        if ($3 ~ /^[0-9]+$/) print $1, $2, $3 % 4; else print $1, $2, k % 4 }' > "$2"
 }
 to_map "$DIR/slurm.out" "$DIR/slurm-layout.map"
 to_map "$DIR/topomap.out" "$DIR/topomap-$ALGO.map"
