@@ -45,7 +45,19 @@ out=$1
 shift
 echo "$SLURM_JOB_CPUS_PER_NODE" > "$out.cpn"
 s=0
+# Until slurmctld has every step of this job finished: a step still ending on
+# a node keeps its CPUs, and the next step would then go elsewhere (the
+# plugin predicts a step alone in its allocation).
+idle() {
+    i=0
+    while [ $i -lt 50 ] && squeue -h -s -j "$SLURM_JOB_ID" -o %i 2> /dev/null |
+        grep -qv '\.\(extern\|batch\|interactive\)$'; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+}
 for step in "$@"; do
+    idle
     opts=$(echo "$step" | tr _ ' ')
     [ "$opts" = - ] && opts=
     # shellcheck disable=SC2086
@@ -53,6 +65,7 @@ for step in "$@"; do
     k=$(wc -l < "$out.$s.def")
     [ "$k" -gt 0 ] || k=1
     # shellcheck disable=SC2086
+    idle
     srun $opts --topomap=block --topomap-profile="ring$k" --topomap-verbose true > /dev/null 2> "$out.$s.pred"
     s=$((s + 1))
 done
