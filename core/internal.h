@@ -369,6 +369,8 @@ uint64_t topomap_mix64(uint64_t z);
 uint64_t topomap_rng_next(uint64_t *state);
 /* Uniform integer in [0, n). */
 uint64_t topomap_rng_below(uint64_t *state, uint64_t n);
+/* qsort comparator of ints, ascending. */
+int topomap_cmp_int(const void *a, const void *b);
 /* Strict number parsing (topomap_parse_long() and friends are public):
  * the decimal digits at the start of s (at least one, no sign, no blanks)
  * as a value <= max. Returns the number of digits read, or -1 (no digit,

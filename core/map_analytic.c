@@ -49,12 +49,6 @@
 
 /* ---- the box ---------------------------------------------------------------- */
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
-}
-
 void topomap_an_box_free(struct an_box *B)
 {
     free(B->bin_node);
@@ -151,7 +145,7 @@ int topomap_an_box_init(struct an_box *B, const struct topomap_problem *pb, int 
     for (int k = 0; k < gd; k++) {
         for (int i = 0; i < m; i++)
             vals[i] = bc[(size_t)i * AN_MAXD + (size_t)k];
-        qsort(vals, (size_t)m, sizeof(int), cmp_int);
+        qsort(vals, (size_t)m, sizeof(int), topomap_cmp_int);
         int u = 0;
         for (int i = 0; i < m; i++)
             if (i == 0 || vals[i] != vals[u - 1])
@@ -465,7 +459,7 @@ static int quotient(struct an *A)
                 acc[gq] += g->w[e];
             }
         }
-        qsort(touched, (size_t)nt, sizeof(int), cmp_int);
+        qsort(touched, (size_t)nt, sizeof(int), topomap_cmp_int);
         for (int i = 0; i < nt; i++) {
             A->qa[k] = touched[i];
             A->qw[k++] = acc[touched[i]];
@@ -532,7 +526,7 @@ static int fix_corners(struct an *A, int bft, int *fixed_bin, int *nfixed)
         /* The continuous domain's links, without the wraparound ones: with
          * them every torus node looks alike to RCM (README, "Analytic"). */
         int d = topomap_an_neighbours(B, B->node_bin[i], 0, tmp);
-        qsort(tmp, (size_t)d, sizeof(int), cmp_int);
+        qsort(tmp, (size_t)d, sizeof(int), topomap_cmp_int);
         for (int t = 0; t < d; t++)
             if (B->bin_node[tmp[t]] >= 0) {
                 na[k] = B->bin_node[tmp[t]];

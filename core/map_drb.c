@@ -233,12 +233,6 @@ static int cmp_key(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Extent of dimension k over nodes[lo..hi): for a ring, its size minus the
  * largest empty arc; for a line, max - min + 1; for a category (tree level,
  * chip row), the number of distinct values. *start: the value the order
@@ -248,7 +242,7 @@ static int dim_extent(struct drb *d, int lo, int hi, int k, int *start)
     int c = 0;
     for (int i = lo; i < hi; i++)
         d->vals[c++] = d->coord[(size_t)d->nodes[i] * (size_t)d->nd + (size_t)k];
-    qsort(d->vals, (size_t)c, sizeof(int), cmp_int);
+    qsort(d->vals, (size_t)c, sizeof(int), topomap_cmp_int);
     int u = 0;
     for (int i = 0; i < c; i++)
         if (i == 0 || d->vals[i] != d->vals[u - 1])
@@ -575,7 +569,7 @@ static int drb_run(struct drb *d, int *r2s, char *err, size_t errlen)
         if (J.nhi - J.nlo == 1) {
             /* One node: its ranks (in rank order) on its slots in order. */
             int v = d->nodes[J.nlo];
-            qsort(d->ranks + J.rlo, (size_t)nr, sizeof(int), cmp_int);
+            qsort(d->ranks + J.rlo, (size_t)nr, sizeof(int), topomap_cmp_int);
             for (int k = 0; k < nr; k++)
                 r2s[d->ranks[J.rlo + k]] = d->first[v] + k;
             continue;

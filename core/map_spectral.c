@@ -199,12 +199,6 @@ static int spec_init(struct spec *S, const struct topomap_problem *pb, int schem
     return 0;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Coefficient of variation of the nonzero volumes between the processes
  * ranks[0..nr) (0 when there are none); *nedges: how many. */
 static double volume_cv(struct spec *S, const int *ranks, int nr, long *nedges)
@@ -398,7 +392,7 @@ static int assign(struct spec *S, int lo, int hi, int rlo, int rhi, int lv, char
     if (nr == 0)
         return 0;
     int *R = S->ranks + rlo;
-    qsort(R, (size_t)nr, sizeof(int), cmp_int);
+    qsort(R, (size_t)nr, sizeof(int), topomap_cmp_int);
     if (hi - lo == 1) {
         int v = S->nodes[lo];
         for (int k = 0; k < nr; k++)

@@ -458,12 +458,6 @@ static int eig(const struct simgraph *G, int k, uint64_t seed, const struct topo
     return eig_arpack(G, k, seed, pb, V, err, errlen);
 }
 
-static int cmp_int_asc(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double unit_rand(uint64_t *st)
 {
     return (double)(topomap_rng_next(st) >> 11) * 0x1p-53;
@@ -881,8 +875,8 @@ static int fit_rec(const struct topomap_problem *pb, const int *ranks, int *sub,
     if (kl_swaps(pb, ranks, sub, nr, (int)nl, loc, key, err, errlen) < 0)
         return -1;
     /* Sub-arrays in ascending index order (deterministic subgraphs). */
-    qsort(sub, (size_t)nl, sizeof(int), cmp_int_asc);
-    qsort(sub + nl, (size_t)(nr - nl), sizeof(int), cmp_int_asc);
+    qsort(sub, (size_t)nl, sizeof(int), topomap_cmp_int);
+    qsort(sub + nl, (size_t)(nr - nl), sizeof(int), topomap_cmp_int);
     if (fit_rec(pb, ranks, sub, (int)nl, c0, cm, cap, loc, label, tmp, key, err, errlen) < 0)
         return -1;
     return fit_rec(pb, ranks, sub + nl, nr - (int)nl, cm, c1, cap, loc, label, tmp, key, err,

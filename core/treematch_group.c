@@ -62,12 +62,6 @@ double tm_group_weight(const topomap_graph_t *g, const int *grp)
 
 /* ---- aggregation (AggregateComMatrix) ------------------------------------ */
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 int tm_aggregate(const topomap_graph_t *g, const int *grp, int ng, topomap_graph_t *out)
 {
     int n = g->n;
@@ -108,7 +102,7 @@ int tm_aggregate(const topomap_graph_t *g, const int *grp, int ng, topomap_graph
                 acc[o] += g->w[k];
             }
         }
-        qsort(touched, (size_t)nt, sizeof(int), cmp_int);
+        qsort(touched, (size_t)nt, sizeof(int), topomap_cmp_int);
         for (int q = 0; q < nt; q++) {
             adj[m] = touched[q];
             w[m++] = acc[touched[q]];

@@ -52,12 +52,6 @@ struct sig {
     int len, v;
 };
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static int cmp_sig(const void *a, const void *b)
 {
     const struct sig *x = a, *y = b;
@@ -83,7 +77,7 @@ static int intern_shapes(struct tm_tree *T, int d)
     memcpy(sorted, T->shape[d + 1], sizeof(int) * (size_t)nc);
     for (int v = 0; v < nv; v++) {
         int lo = T->cx[d][v], hi = T->cx[d][v + 1];
-        qsort(sorted + lo, (size_t)(hi - lo), sizeof(int), cmp_int);
+        qsort(sorted + lo, (size_t)(hi - lo), sizeof(int), topomap_cmp_int);
         sg[v] = (struct sig){sorted + lo, hi - lo, v};
     }
     qsort(sg, (size_t)nv, sizeof *sg, cmp_sig);

@@ -123,6 +123,12 @@ uint64_t topomap_rng_next(uint64_t *state)
     return topomap_mix64(*state += 0x9e3779b97f4a7c15ULL);
 }
 
+int topomap_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 uint64_t topomap_rng_below(uint64_t *state, uint64_t n)
 {
     /* Rejection sampling: no modulo bias. */
