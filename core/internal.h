@@ -112,7 +112,13 @@ int topomap_rcm_order(const topomap_graph_t *g, int *order);
  * distinct points), or -1 + errno. */
 int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
                   int *label, char *err, size_t errlen);
-/* spectral_cluster.c, ours (spectral-fit): ranks[0..nr) cut into the k
+/* spectral_cluster.c: steps 1-5 of CP-NSC on the subgraph induced by
+ * ranks[0..nr), 2 <= k < nr: the rows of U (nr x *dimp, row major, caller
+ * frees); walk = 1: the rows of D^-1/2 V unscaled (spectral-fit; LAPACK only
+ * up to 128 ranks), 0: the paper's rows of norm sqrt(k - 1). 0, or -1 + errno. */
+int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k,
+                        int *loc, int walk, double **Up, int *dimp, char *err, size_t errlen);
+/* spectral_fit.c, ours (spectral-fit): ranks[0..nr) cut into the k
  * parts of cap[0..k) slots by recursive spectral bisection: the parts split
  * in two runs of about half the slots, the ranks sorted by the Fiedler vector
  * of their subgraph (CP-NSC's similarities, steps 1-4) and cut in proportion
