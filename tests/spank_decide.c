@@ -11,24 +11,6 @@
 #include "spank_test.h"
 #include "tap.h"
 
-/* A temporary store; "rm -rf" of it at the end. */
-static int make_store(char *store)
-{
-    if (!mkdtemp(store)) {
-        ok(0, "temporary store");
-        return -1;
-    }
-    return 0;
-}
-
-static void remove_store(const char *store)
-{
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store);
-    if (system(cmd) != 0)
-        printf("# could not remove %s\n", store);
-}
-
 /* The placement decision on the 2x2 mesh of tests/data/slurm. */
 static void decide_tests(const char *store)
 {

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers of the tests of the plugin's Slurm-free files (tests/spank_*.c):
- * a fake environment and srun command lines given as arguments. */
+ * a fake environment, srun command lines given as arguments, temporary
+ * profile stores. */
 #ifndef TOPOMAP_SPANK_TEST_H
 #define TOPOMAP_SPANK_TEST_H
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
+#include "tap.h"
 
 #define DATA SRCDIR "/data/slurm"
 
@@ -34,5 +38,23 @@ static inline int parse(struct topomap_srun *o, const char *const *env, char *er
     argv[argc] = NULL;
     topomap_srun_init(o);
     return topomap_srun_parse(o, argc, argv, fake_env, (void *)env, err, TOPOMAP_ERRLEN);
+}
+
+/* A temporary store; "rm -rf" of it at the end. */
+static inline int make_store(char *store)
+{
+    if (!mkdtemp(store)) {
+        ok(0, "temporary store");
+        return -1;
+    }
+    return 0;
+}
+
+static inline void remove_store(const char *store)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store);
+    if (system(cmd) != 0)
+        printf("# could not remove %s\n", store);
 }
 #endif
