@@ -377,6 +377,8 @@ uint64_t topomap_rng_next(uint64_t *state);
 uint64_t topomap_rng_below(uint64_t *state, uint64_t n);
 /* qsort comparator of ints, ascending. */
 int topomap_cmp_int(const void *a, const void *b);
+/* qsort comparator of int64_t, ascending. */
+int topomap_cmp_i64(const void *a, const void *b);
 /* Strict number parsing (topomap_parse_long() and friends are public):
  * the decimal digits at the start of s (at least one, no sign, no blanks)
  * as a value <= max. Returns the number of digits read, or -1 (no digit,

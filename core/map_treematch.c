@@ -38,12 +38,6 @@
 
 #include "treematch.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The kind of level d: 1 every vertex has one child; 2 every vertex has the
  * same shape whose children are all alike (the paper's case: arity *k);
  * 0 otherwise. need: the sorted children shapes of every vertex. */
@@ -124,8 +118,8 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n, int impro
                 vk[v] = (int64_t)need[cx[v]] * nv + v;
             for (int e = 0; e < ne; e++)
                 key[e] = (int64_t)eshape[e] * ne + e;
-            qsort(vk, (size_t)nv, sizeof *vk, cmp_i64);
-            qsort(key, (size_t)ne, sizeof *key, cmp_i64);
+            qsort(vk, (size_t)nv, sizeof *vk, topomap_cmp_i64);
+            qsort(key, (size_t)ne, sizeof *key, topomap_cmp_i64);
             for (int q = 0; q < nv; q++)
                 grp[d][key[q] % ne] = (int)(vk[q] % nv);
             free(vk);
@@ -193,12 +187,12 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n, int impro
         for (int e = 0; e < ne; e++)
             mk[tmp[grp[d][e]]++] = (int64_t)es[e] * ne + e;
         for (int v = 0; v < nv; v++)
-            qsort(mk + mx[v], (size_t)(mx[v + 1] - mx[v]), sizeof *mk, cmp_i64);
+            qsort(mk + mx[v], (size_t)(mx[v + 1] - mx[v]), sizeof *mk, topomap_cmp_i64);
         for (int x = 0; x < nv; x++) {
             int t = at[x], lo = T->cx[d][x], hi = T->cx[d][x + 1];
             for (int c = lo; c < hi; c++)
                 key[c - lo] = (int64_t)cs[c] * ne + c;
-            qsort(key, (size_t)(hi - lo), sizeof *key, cmp_i64);
+            qsort(key, (size_t)(hi - lo), sizeof *key, topomap_cmp_i64);
             for (int q = 0; q < hi - lo; q++)
                 nat[key[q] % ne] = (int)(mk[mx[t] + q] % ne);
         }
@@ -266,10 +260,22 @@ static int map_tm(const struct topomap_problem *pb, int improve, int *r2s, char 
         rc = topomap_fail(err, errlen, errno, "treematch: %s",
                           errno == ENOMEM ? "out of memory" : "the tree is too deep");
     } else {
-        rc = tm_match(&T, &pb->g, pb->n, improve, pb, 0, leaf_of, err, errlen);
+        /* treematch-paper: the paper's Algorithm 1. treematch (ours, see
+         * treematch_kpart.c): the top-down split down to the cores, then
+         * per node the better of TreeMatch's grouping and that split
+         * (node_place.c, each refined), then the SumCom refinement of
+         * every level (treematch_sumcom.c). */
+        if (improve)
+            rc = tm_kpart(&T, T.depth - 1, &pb->g, pb->n, pb, leaf_of, err, errlen);
+        else
+            rc = tm_match(&T, &pb->g, pb->n, 0, pb, 0, leaf_of, err, errlen);
         for (int r = 0; rc == 0 && r < pb->n; r++)
             r2s[r] = T.leaf_slot[leaf_of[r]];
         tm_tree_free(&T);
+        if (rc == 0 && improve)
+            rc = topomap_node_place(pb, r2s, TOPOMAP_NODE_PLACE_AUTO, NULL, err, errlen);
+        if (rc == 0 && improve)
+            rc = topomap_refine_sumcom(pb, r2s, err, errlen);
     }
     free(slots), free(leaf_of);
     return rc;

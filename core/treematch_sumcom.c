@@ -16,12 +16,6 @@
 
 #include "treematch.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The children of vertex v (level l) sorted by (shape, index) into out. */
 static void sorted_children(const struct tm_tree *T, int l, int v, int64_t *key, int *out)
 {
@@ -29,7 +23,7 @@ static void sorted_children(const struct tm_tree *T, int l, int v, int64_t *key,
     int64_t big = T->nv[l + 1];
     for (int i = 0; i < n; i++)
         key[i] = (int64_t)T->shape[l + 1][a + i] * big + a + i;
-    qsort(key, (size_t)n, sizeof *key, cmp_i64);
+    qsort(key, (size_t)n, sizeof *key, topomap_cmp_i64);
     for (int i = 0; i < n; i++)
         out[i] = (int)(key[i] % big);
 }

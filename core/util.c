@@ -129,6 +129,12 @@ int topomap_cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int topomap_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 uint64_t topomap_rng_below(uint64_t *state, uint64_t n)
 {
     /* Rejection sampling: no modulo bias. */
