@@ -125,8 +125,14 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     struct cand c[16];
     int nc = candidates(pb, c);
     int *tmp = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
-    if (!tmp)
+    /* raw: the mapping of candidate `rawk` before refinement, reused by a
+     * next candidate of the same algorithm and seed (treematch, then
+     * treematch+refine). */
+    int *raw = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1)), rawk = -1;
+    if (!tmp || !raw) {
+        free(tmp), free(raw);
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
     double t0 = topomap_now();
     struct topomap_problem sub = *pb;
     topomap_opts_t so = *pb->opts;
@@ -148,7 +154,14 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         }
         double tc = topomap_now();
         so.seed = pb->opts->seed + c[k].seed_offset;
-        int rc = c[k].fn(&sub, tmp, err, errlen);
+        int rc = 0;
+        if (rawk == k - 1 && k > 0 && c[k].fn == c[k - 1].fn &&
+            c[k].seed_offset == c[k - 1].seed_offset) {
+            memcpy(tmp, raw, sizeof(int) * (size_t)pb->n);
+        } else if ((rc = c[k].fn(&sub, tmp, err, errlen)) == 0) {
+            memcpy(raw, tmp, sizeof(int) * (size_t)pb->n);
+            rawk = k;
+        }
         if (rc == 0 && c[k].refine) {
             struct topomap_refine_params rp = {0, sub.deadline, REFINE_MIN_GAIN,
                                                TOPOMAP_REFINE_AUTO};
@@ -167,7 +180,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
                 continue;
             }
             int e = errno;
-            free(tmp);
+            free(tmp), free(raw);
             errno = e;
             return -1;
         }
@@ -197,12 +210,12 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
                 memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
             }
         } else if (errno == ENOMEM) {
-            free(tmp);
+            free(tmp), free(raw);
             return -1;
         }
     }
     topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", c[chosen].name, tried,
                 nc, topomap_now() - t0);
-    free(tmp);
+    free(tmp), free(raw);
     return 0;
 }

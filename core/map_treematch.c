@@ -31,7 +31,15 @@
  *    O(edges + slots x levels), no n x n matrix (the paper's dense matrix of
  *    the processes would take 32 GiB at 65,536 ranks).
  * The tree is ordered (switches, nodes, cores ascending), ties go to the
- * lowest entity, so the result depends only on the inputs. */
+ * lowest entity, so the result depends only on the inputs.
+ *
+ * That is `treematch-paper`. `treematch` (ours) replaces the bottom-up
+ * grouping, which meets the costly network levels last, by a top-down
+ * split of the tree down to the cores (treematch_kpart.c), then places each
+ * node's processes with the better of TreeMatch's grouping (tm_match() on
+ * the node's subtree, with our refinements: treematch_group.c,
+ * treematch_refine.c) and that split (node_place.c), then runs the SumCom
+ * refinement of every level (treematch_sumcom.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -92,11 +92,11 @@ int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, in
 #define TM_REFINE_PASSES 8
 
 /* treematch_kpart.c. Improvement (ours): the top-down split of levels
- * 0 .. levels-1 (the switches): the processes 0 .. n-1 (graph g) under each
- * vertex are cut by METIS into one part per child, of the child's allocated
+ * 0 .. levels-1: the processes 0 .. n-1 (graph g) under each vertex are cut
+ * (METIS bisections, FM) into one part per child, of the child's allocated
  * leaves (compact when there are fewer processes), down to the vertices of
- * level `levels` (the nodes), whose processes take their first leaves in
- * order: leaf_of[e]. 0, or -1 + errno (ENOMEM, E2BIG, ETIMEDOUT) with err. */
+ * level `levels`, whose processes take their first leaves in order:
+ * leaf_of[e]. 0, or -1 + errno (ENOMEM, E2BIG, EINVAL, ETIMEDOUT) with err. */
 int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int n,
              const struct topomap_problem *pb, int *leaf_of, char *err, size_t errlen);
 

@@ -1,35 +1,49 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The top-down split of the network levels, an improvement to TreeMatch
- * (ours) used by `treematch`; `treematch-paper` groups bottom-up at every
- * level.
+/* The top-down split, an improvement to TreeMatch (ours) used by
+ * `treematch`; `treematch-paper` groups bottom-up at every level.
  *
  * Why: TreeMatch's bottom-up grouping forms the small groups first (the
  * cores of a NUMA domain, then sockets, then nodes) and meets the network
  * last, where the costs are largest: groups of six chosen for the traffic
  * inside them are then glued into nodes, and a node's border is whatever
- * the small groups left. Between nodes a byte costs 2 to 4 hops here against
- * at most 0.5 inside a node, so the cut between nodes decides SumCom, and a
- * top-down cut (what Scotch's recursive bisection and drb do) finds a better
- * one. TreeMatch's own library does the same in one case: when the
- * processes are restricted to some of the machine's cores it builds the
- * tree by a top-down k-partitioning of the affinity matrix (tm_kpartitioning.c
- * of Tessier's TreeMatch, used by Open MPI; that code is not used here), and
- * an allocation is exactly such a restriction.
+ * the small groups left. Between nodes a byte costs 2 hops or more in the
+ * benchmark against at most 0.5 inside a node, so the cut between nodes
+ * decides SumCom, and a top-down cut (Scotch's recursive bisection, drb)
+ * finds a better one. TreeMatch's own library does the same in one case:
+ * when the processes are restricted to some of the machine's cores it
+ * builds the tree by a top-down k-partitioning of the affinity matrix
+ * (tm_kpartitioning.c of Tessier's TreeMatch, as shipped with Open MPI; its
+ * code is not used here), and an allocation is such a restriction.
  *
- * The split: from the root down to the nodes, the processes under each
- * switch are cut into one part per child subtree, part sizes the child's
- * allocated slots, minimising the traffic between the parts (METIS, one
- * call per switch with as many parts as children that get processes). On a
- * tree every child of a switch is equally far from everything outside the
- * switch, so the cut inside the switch is all that the split there decides:
- * unlike the bisections of drb on a torus, no external gains are needed.
- * With fewer processes than slots the processes are kept compact (the
- * fewest children: the largest ones filled, the rest on the smallest child
- * that holds it). METIS balances only approximately; a part over its size
- * gives up the processes least attached to it, each to the part with room
- * it sends most to. Inside the nodes TreeMatch's grouping takes over
- * (map_treematch.c). Cost: one METIS partition per switch over its
- * processes, O(edges x levels) in all. */
+ * The split, level by level from the root down to the cores: the
+ * processes under each vertex are cut into one part per child, of the
+ * child's allocated slots. On a tree every child of a vertex is as far from
+ * everything outside the vertex as its siblings are, so the cut inside the
+ * vertex is all that the split there decides (unlike drb's bisections on a
+ * torus, no external gains). A split into k children is a recursive
+ * bisection of the children (contiguous groups, children by target size):
+ *  - each bisection: METIS (recursive bisection, target sizes as part
+ *    weights), a fix-up to exact sizes (the side over its size gives up
+ *    its processes most attached to the other side), then Fiduccia-
+ *    Mattheyses passes with the sizes kept (moves alternate between the
+ *    sides; each pass keeps its best prefix). At switch levels, up to
+ *    KP_TRIES_MAX processes, KP_TRIES seeds and the least cut;
+ *  - the first cut fixes which children are cut apart first and no cut
+ *    below undoes it: where the targets differ (a partly used node), every
+ *    first cut is tried (up to KP_TRY_K children; three beyond) and the
+ *    split with the least traffic between children kept (on 64 ranks on
+ *    nodes of 24, 24 and 16 cores, 48 | 16 then 24 | 24 beats 24 | 40 then
+ *    24 | 16);
+ *  - then each pair of children that exchange traffic gets FM passes on
+ *    their union from where it is (sizes kept).
+ * With fewer processes than slots the processes are kept compact: the
+ * fewest children, the largest filled, the rest on the smallest child that
+ * holds it. Children of one slot each (the cores of a NUMA domain) are all
+ * alike and take the processes in order. The caller then puts each node
+ * through the node-internal placement (node_place.c: the better of
+ * TreeMatch's grouping and this split, each refined) and the SumCom
+ * refinement (treematch_sumcom.c). Cost: O(edges) per level for the
+ * bisections' graphs, METIS and FM near linear. */
 #include <errno.h>
 #include <math.h>
 #include <metis.h>
