@@ -44,7 +44,7 @@ static const struct topomap_algo algos[] = {
      topomap_map_spectral_mr, 0, 0},
     {"spectral-fit", "ours: spectral bisection (CP-NSC similarities) + KL into parts of each switch level's slots, parts ordered by traffic x hops",
      topomap_map_spectral_fit, 0, 0},
-    {"treematch", "TreeMatch (Jeannot et al. 2014) on switches and node levels, with our refinement of each level's groups (up) and placement (down)",
+    {"treematch", "TreeMatch (Jeannot et al. 2014) on switches and node levels, ours: top-down METIS/FM split of the tree, TreeMatch's grouping inside nodes, SumCom refinement",
      topomap_map_treematch, 0, 0},
     {"treematch-paper", "TreeMatch as published: groups of each tree level's arity bottom-up, then mapped top-down",
      topomap_map_treematch_paper, 0, 0},
