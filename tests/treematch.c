@@ -596,6 +596,19 @@ static void test_topdown(void)
     rc |= topomap_map("treematch", p, a, &o, m4, err, sizeof err);
     ok(rc == 0 && valid(m1, 252, 253) && !memcmp(m1, m2, sizeof m1) && !memcmp(m1, m4, sizeof m1),
        "treematch: one mapping with 1, 2 and 4 threads (252 ranks, 11 nodes, 3 leaf switches)");
+    /* auto keeps the lowest SumCom of its candidates, treematch and
+     * treematch+refine among them (the latter reusing treematch's mapping). */
+    topomap_metrics_t ma, mt, mr;
+    int ma_[252];
+    o.nthreads = 1;
+    rc = topomap_map("auto", p, a, &o, ma_, err, sizeof err);
+    rc |= topomap_map("treematch+refine", p, a, &o, m2, err, sizeof err);
+    topomap_eval_slots(p, a, ma_, &ma);
+    topomap_eval_slots(p, a, m1, &mt);
+    topomap_eval_slots(p, a, m2, &mr);
+    ok(rc == 0 && ma.sumcom <= mt.sumcom && ma.sumcom <= mr.sumcom,
+       "auto's SumCom %.0f <= treematch's %.0f and treematch+refine's %.0f", ma.sumcom, mt.sumcom,
+       mr.sumcom);
     topomap_profile_free(p);
     topomap_alloc_free(a);
     topomap_topology_free(t);
