@@ -239,6 +239,15 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
                    char *err, size_t errlen);
 
+/* refine_groups.c: exchanges of the whole contents of two nodes (ours; see
+ * the file), on the placement held in x, until a pass finds none or the
+ * deadline; *removed = the hop-bytes removed. Nothing to do with one slot
+ * per node. 0, or -1 + errno (ENOMEM). topomap_refine alternates it with the
+ * rank refinement up to REFINE_GROUP_ROUNDS times. */
+#define REFINE_GROUP_ROUNDS 4
+int topomap_refine_groups(struct topomap_xchg *x, double deadline, double *removed, char *err,
+                          size_t errlen);
+
 /* congestion.c: fill the congestion_* fields of m for ranks placed on
  * node[] (checked to be in range); 0, or -1 with errno (EINVAL, ENOMEM). */
 int topomap_congestion(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,

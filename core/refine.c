@@ -653,6 +653,24 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
         return -1;
     topomap_xchg_place(&x, r2s);
     int rc = topomap_xchg_refine(&x, rp, st, err, errlen);
+    /* Whole-node exchanges (refine_groups.c), then ranks again, while the
+     * node level finds something. */
+    double deadline = rp ? rp->deadline : 0;
+    for (int round = 0; rc == 0 && round < REFINE_GROUP_ROUNDS; round++) {
+        double removed;
+        struct topomap_refine_stats more;
+        rc = topomap_refine_groups(&x, deadline, &removed, err, errlen);
+        if (rc < 0 || removed <= 0)
+            break;
+        rc = topomap_xchg_refine(&x, rp, &more, err, errlen);
+        if (st && rc == 0) {
+            st->passes += more.passes;
+            st->swaps += more.swaps;
+            st->moves += more.moves;
+            st->gain += more.gain + removed;
+            st->converged = more.converged;
+        }
+    }
     if (rc == 0)
         memcpy(r2s, x.r2s, sizeof(int) * (size_t)pb->n);
     topomap_xchg_free(&x);
