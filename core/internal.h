@@ -114,18 +114,45 @@ int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, in
                   int *label, char *err, size_t errlen);
 /* spectral_cluster.c: steps 1-5 of CP-NSC on the subgraph induced by
  * ranks[0..nr), 2 <= k < nr: the rows of U (nr x *dimp, row major, caller
- * frees); walk = 1: the rows of D^-1/2 V unscaled (spectral-fit; LAPACK only
- * up to 128 ranks), 0: the paper's rows of norm sqrt(k - 1). 0, or -1 + errno. */
+ * frees), the paper's rows of norm sqrt(k - 1). 0, or -1 + errno. */
 int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k,
-                        int *loc, int walk, double **Up, int *dimp, char *err, size_t errlen);
+                        int *loc, double **Up, int *dimp, char *err, size_t errlen);
+/* spectral_cluster.c, for spectral-fit: the k leading eigenvectors of the
+ * walk matrix D^-1 S of the graph of n vertices whose similarities are w
+ * (CSR xadj/adj, symmetric, no diagonal) and self[i] on the diagonal (d_ii =
+ * self[i] + sum_j w_ij), with CP-NSC's solvers (dense up to
+ * topomap_cpnsc_dense_max vertices, ARPACK beyond). X: n x k column major,
+ * columns by decreasing eigenvalue (lambda[0..k)), each D^-1/2 v for a unit
+ * v. k < n. Returns the number of columns found (<= k), or -1 + errno. */
+int topomap_walk_vectors(const struct topomap_problem *pb, int n, const int64_t *xadj,
+                         const int *adj, const double *w, const double *self, int k, double *X,
+                         double *lambda, char *err, size_t errlen);
 /* spectral_fit.c, ours (spectral-fit): ranks[0..nr) cut into the k
- * parts of cap[0..k) slots by recursive spectral bisection: the parts split
- * in two runs of about half the slots, the ranks sorted by the Fiedler vector
- * of their subgraph (CP-NSC's similarities, steps 1-4) and cut in proportion
- * to the slots. label[i] = part of ranks[i]. 0, or -1 + errno (ENOSPC: fewer
- * slots than ranks, ENOMEM, ETIMEDOUT). */
+ * parts of cap[0..k) slots by recursive bisection: the parts split in two
+ * runs of about half the slots, the ranks by topomap_fit_bisect. label[i] =
+ * part of ranks[i]. 0, or -1 + errno (ENOSPC: fewer slots than ranks, ENOMEM,
+ * ETIMEDOUT). */
 int topomap_cpnsc_fit(const struct topomap_problem *pb, const int *ranks, int nr, int k,
                       const int *cap, int *loc, int *label, char *err, size_t errlen);
+/* A weighted graph for spectral-fit's bisection: traffic w on the edges
+ * (CSR, symmetric, no diagonal), vw ranks per vertex, self the similarity
+ * inside each vertex (the diagonal of CP-NSC's S, summed when vertices are
+ * merged). */
+struct topomap_bgraph {
+    int n;
+    int64_t *xadj;
+    int *adj;
+    double *w;
+    double *self;
+    int *vw;
+};
+/* spectral_bisect.c, ours: side[i] = 0 (left) or 1 (right) for the vertices
+ * of G, the vertex weight on the left in [lo, hi] (lo <= hi, reachable),
+ * closest to target among the cuts of least traffic found; multilevel
+ * spectral bisection with Fiduccia-Mattheyses refinement (see the file).
+ * Deterministic for a given seed. 0, or -1 + errno. */
+int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bgraph *G, long lo,
+                       long hi, long target, uint64_t seed, char *side, char *err, size_t errlen);
 /* Problems of up to this many ranks use the dense eigensolver (LAPACK),
  * larger ones ARPACK; changed only by tests. */
 extern int topomap_cpnsc_dense_max;
