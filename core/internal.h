@@ -150,9 +150,13 @@ struct topomap_bgraph {
  * of G, the vertex weight on the left in [lo, hi] (lo <= hi, reachable),
  * closest to target among the cuts of least traffic found; multilevel
  * spectral bisection with Fiduccia-Mattheyses refinement (see the file).
- * Deterministic for a given seed. 0, or -1 + errno. */
+ * With nalt > 1, up to nalt different cuts (side: nalt * G->n chars), the
+ * best first, the others from the coarse cuts within 1% of the best one;
+ * cuts[j] (may be NULL): the traffic across cut j. Deterministic for a given
+ * seed. Returns the number of cuts (>= 1), or -1 + errno. */
 int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bgraph *G, long lo,
-                       long hi, long target, uint64_t seed, char *side, char *err, size_t errlen);
+                       long hi, long target, uint64_t seed, int nalt, char *side, double *cuts,
+                       char *err, size_t errlen);
 /* Problems of up to this many ranks use the dense eigensolver (LAPACK),
  * larger ones ARPACK; changed only by tests. */
 extern int topomap_cpnsc_dense_max;

@@ -49,6 +49,8 @@
  * two (angles k * 180 / FIT_ANGLES degrees). */
 #define FIT_NVEC 3
 #define FIT_ANGLES 6
+/* Alternative cuts offered to the caller: within this share of the least. */
+#define FIT_NEAR 0.01
 /* FM: passes per level; a pass ends after this many moves (plus n /
  * FM_STALL_DIV) without a better cut. */
 #define FM_PASSES 10
@@ -141,6 +143,16 @@ static double cut_of(const struct topomap_bgraph *G, const char *side)
 static int better(long ex, double cut, long bex, double bcut, double eps)
 {
     return ex < bex || (ex == bex && cut < bcut - eps);
+}
+
+/* How far the left weight of side[] lies beyond tau outside [lo, hi]. */
+static long excess(const struct topomap_bgraph *G, const char *side, long lo, long hi, long tau)
+{
+    long wl = 0;
+    for (int i = 0; i < G->n; i++)
+        wl += side[i] ? 0 : G->vw[i];
+    long ex = outside(wl, lo, hi) - tau;
+    return ex > 0 ? ex : 0;
 }
 
 /* FM on side[] (see the top of the file): states whose left weight lies
@@ -436,18 +448,28 @@ static void sweep(const struct topomap_bgraph *G, const struct fkey *key, long l
         side[key[i].i] = 0;
 }
 
-/* Step 2 on the coarsest graph G into side[]. */
+/* The cuts of the coarsest graph, one per direction and end. */
+#define FIT_NCAND (2 * (FIT_ANGLES + 1))
+struct cand {
+    int n;
+    char *side; /* n * G->n */
+    long ex[FIT_NCAND];
+    double cut[FIT_NCAND];
+};
+
+/* Step 2 on the coarsest graph G: the candidate cuts into C. */
 static int coarse_cut(const struct topomap_problem *pb, const struct topomap_bgraph *G, long lo,
-                      long hi, long tau, int maxvw, long target, char *side, struct work *W,
+                      long hi, long tau, int maxvw, long target, struct cand *C, struct work *W,
                       char *err, size_t errlen)
 {
     int n = G->n, k = FIT_NVEC + 1 < n ? FIT_NVEC + 1 : n - 1, m = 0, rc = -1;
     double *X = NULL, *lam = malloc(sizeof(double) * (FIT_NVEC + 1));
     double *dir = malloc(sizeof(double) * (size_t)n);
     struct fkey *key = malloc(sizeof *key * (size_t)n);
-    char *try = malloc((size_t)n), *inl = calloc((size_t)n, 1);
-    int cols[FIT_NVEC + 1];
-    if (!lam || !dir || !key || !try || !inl) {
+    char *inl = calloc((size_t)n, 1);
+    int cols[FIT_NVEC + 1] = {0};
+    C->n = 0;
+    if (!lam || !dir || !key || !inl) {
         topomap_fail(err, errlen, ENOMEM, "out of memory");
         goto out;
     }
@@ -487,8 +509,6 @@ static int coarse_cut(const struct topomap_problem *pb, const struct topomap_bgr
     /* Directions: the Fiedler vector turned towards the next one by
      * 180 / FIT_ANGLES degrees at a time, then the third; none: index order. */
     int ndir = m == 0 ? 1 : m == 1 ? 1 : FIT_ANGLES + (m > 2);
-    long bex = -1;
-    double bcut = 0;
     for (int d = 0; d < ndir; d++) {
         for (int i = 0; i < n; i++) {
             if (m == 0) {
@@ -505,18 +525,10 @@ static int coarse_cut(const struct topomap_problem *pb, const struct topomap_bgr
             for (int i = 0; i < n; i++)
                 key[i] = (struct fkey){orient ? -dir[i] : dir[i], i};
             qsort(key, (size_t)n, sizeof *key, cmp_fkey);
+            char *try = C->side + (size_t)C->n * (size_t)n;
             sweep(G, key, lo, hi, tau, target, try, inl);
-            double cut = fm(G, try, lo, hi, tau, maxvw, W);
-            long wl = 0;
-            for (int i = 0; i < n; i++)
-                wl += try[i] ? 0 : G->vw[i];
-            long ex = outside(wl, lo, hi) - tau;
-            ex = ex > 0 ? ex : 0;
-            if (bex < 0 || better(ex, cut, bex, bcut, 0)) {
-                bex = ex;
-                bcut = cut;
-                memcpy(side, try, (size_t)n);
-            }
+            C->cut[C->n] = fm(G, try, lo, hi, tau, maxvw, W);
+            C->ex[C->n++] = excess(G, try, lo, hi, tau);
         }
     }
     rc = 0;
@@ -525,23 +537,33 @@ out:
     free(lam);
     free(dir);
     free(key);
-    free(try);
     free(inl);
     return rc;
 }
 
 /* ---- the driver ------------------------------------------------------------ */
 
+/* Is side a (n chars) the same cut as one of the k sides at S? */
+static int seen(const char *S, int k, const char *a, int n)
+{
+    for (int j = 0; j < k; j++)
+        if (!memcmp(S + (size_t)j * (size_t)n, a, (size_t)n))
+            return 1;
+    return 0;
+}
+
 int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bgraph *G, long lo,
-                       long hi, long target, uint64_t seed, char *side, char *err, size_t errlen)
+                       long hi, long target, uint64_t seed, int nalt, char *side, double *cuts,
+                       char *err, size_t errlen)
 {
     int n = G->n;
     if (n == 0)
-        return 0;
+        return 1;
     struct topomap_bgraph lev[FIT_MAXLEV];
     int *cmap[FIT_MAXLEV], maxw[FIT_MAXLEV], nl = 1, rc = -1;
     char *sides[FIT_MAXLEV];
     struct work W = {0};
+    struct cand C = {0};
     lev[0] = *G;
     memset(cmap, 0, sizeof cmap);
     memset(sides, 0, sizeof sides);
@@ -581,20 +603,52 @@ int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bg
             maxw[nl] = lev[nl].vw[v] > maxw[nl] ? lev[nl].vw[v] : maxw[nl];
         nl++;
     }
-    for (int l = 0; l < nl; l++)
-        if (!(sides[l] = l ? malloc((size_t)lev[l].n) : side))
+    for (int l = 1; l < nl; l++)
+        if (!(sides[l] = malloc((size_t)lev[l].n)))
             goto nomem;
-    /* Step 2, then 3. */
-    int L = nl - 1;
-    if (coarse_cut(pb, &lev[L], lo, hi, L ? maxw[L] : 0, maxw[L], target, sides[L], &W, err,
-                   errlen) < 0)
+    /* Step 2. */
+    int L = nl - 1, nL = lev[L].n;
+    if (!(C.side = malloc((size_t)FIT_NCAND * (size_t)nL)))
+        goto nomem;
+    if (coarse_cut(pb, &lev[L], lo, hi, L ? maxw[L] : 0, maxw[L], target, &C, &W, err, errlen) <
+        0)
         goto out;
-    for (int l = L - 1; l >= 0; l--) {
-        for (int v = 0; v < lev[l].n; v++)
-            sides[l][v] = sides[l + 1][cmap[l + 1][v]];
-        fm(&lev[l], sides[l], lo, hi, l ? maxw[l] : 0, maxw[l], &W);
+    /* The candidates in order of (excess, cut), ties by direction. */
+    int ord[FIT_NCAND], got = 0;
+    for (int i = 0; i < C.n; i++) {
+        int j = i;
+        for (; j > 0 && better(C.ex[i], C.cut[i], C.ex[ord[j - 1]], C.cut[ord[j - 1]], 0); j--)
+            ord[j] = ord[j - 1];
+        ord[j] = i;
     }
-    rc = 0;
+    /* Step 3 for the best one, and for up to nalt - 1 more distinct ones
+     * whose cut is within FIT_NEAR of it (the caller picks). */
+    for (int t = 0; t < C.n && got < nalt; t++) {
+        int c = ord[t];
+        const char *cs = C.side + (size_t)c * (size_t)nL;
+        if (t > 0 && (C.ex[c] != C.ex[ord[0]] || C.cut[c] > C.cut[ord[0]] * (1 + FIT_NEAR)))
+            continue;
+        int dup = 0;
+        for (int u = 0; u < t && !dup; u++)
+            dup = !memcmp(C.side + (size_t)ord[u] * (size_t)nL, cs, (size_t)nL);
+        if (dup)
+            continue;
+        char *out = side + (size_t)got * (size_t)n;
+        memcpy(L ? sides[L] : out, cs, (size_t)nL);
+        double cut = C.cut[c];
+        for (int l = L - 1; l >= 0; l--) {
+            char *sl = l ? sides[l] : out;
+            for (int v = 0; v < lev[l].n; v++)
+                sl[v] = sides[l + 1][cmap[l + 1][v]];
+            cut = fm(&lev[l], sl, lo, hi, l ? maxw[l] : 0, maxw[l], &W);
+        }
+        if (got > 0 && seen(side, got, out, n))
+            continue;
+        if (cuts)
+            cuts[got] = cut;
+        got++;
+    }
+    rc = got;
     goto out;
 nomem:
     rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
@@ -605,6 +659,7 @@ out:
     }
     for (int l = 1; l < FIT_MAXLEV; l++)
         free(cmap[l]);
+    free(C.side);
     free(W.gain);
     free(W.pos);
     free(W.moves);
