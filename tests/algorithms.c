@@ -746,7 +746,7 @@ static void test_auto(void)
         return;
     /* auto's candidates (map_auto.c) on a small job, where it tries all. */
     const char *cand[] = {"block",      "drb+refine", "block+refine",    "greedy+refine",
-                          "drb+refine", "drb+refine", "spectral+refine", "ohtma+refine"};
+                          "drb+refine", "drb+refine", "spectral-fit+refine", "ohtma+refine"};
     const int seedoff[] = {0, 0, 0, 0, 1, 2, 0, 0};
     for (int c = 0; c < 4; c++) {
         topomap_profile_t *p = c == 0 ? stencil(8, 4, 4, 10) : random_profile(100 + 9 * c, 4, 50);
