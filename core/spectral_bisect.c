@@ -121,6 +121,7 @@ static void heap_remove(struct heap *H, int *pos, const double *key, int v)
 struct work {
     double *gain;
     int *pos, *moves, *h0, *h1;
+    char *lock;
 };
 
 /* How far the left weight wl lies outside [lo, hi]. */
@@ -164,6 +165,7 @@ static double fm(const struct topomap_bgraph *G, char *side, long lo, long hi, l
     int n = G->n;
     double *gain = W->gain, wsum = 0;
     int *pos = W->pos;
+    char *lock = W->lock;
     struct heap H[2] = {{W->h0, 0}, {W->h1, 0}};
     long wl = 0;
     for (int v = 0; v < n; v++) {
@@ -175,22 +177,29 @@ static double fm(const struct topomap_bgraph *G, char *side, long lo, long hi, l
     double eps = 1e-12 * wsum, cut = 0;
     long limit = FM_STALL + n / FM_STALL_DIV;
     for (int pass = 0; pass < FM_PASSES; pass++) {
+        /* Gains; the boundary vertices into the heaps (the others join when
+         * a neighbour moves, or when the band needs them). */
         for (int v = 0; v < n; v++) {
             double g = 0;
-            for (int64_t e = G->xadj[v]; e < G->xadj[v + 1]; e++)
-                g += side[G->adj[e]] != side[v] ? G->w[e] : -G->w[e];
+            int ext = 0;
+            for (int64_t e = G->xadj[v]; e < G->xadj[v + 1]; e++) {
+                int o = side[G->adj[e]] != side[v];
+                g += o ? G->w[e] : -G->w[e];
+                ext |= o;
+            }
             gain[v] = g;
+            lock[v] = 0;
+            if (ext) {
+                struct heap *h = &H[(int)side[v]];
+                h->h[h->n] = v;
+                heap_up(h, pos, gain, h->n++);
+            }
         }
         cut = cut_of(G, side);
-        for (int v = 0; v < n; v++) {
-            struct heap *h = &H[(int)side[v]];
-            h->h[h->n] = v;
-            heap_up(h, pos, gain, h->n++);
-        }
         long bex = outside(wl, lo, hi) - tau;
         bex = bex > 0 ? bex : 0;
         double bcut = cut;
-        int nm = 0, nb = 0;
+        int nm = 0, nb = 0, all = 0;
         for (;;) {
             long viol = outside(wl, lo, hi);
             int pick = -1;
@@ -208,20 +217,39 @@ static double fm(const struct topomap_bgraph *G, char *side, long lo, long hi, l
                     pviol = nv;
                 }
             }
+            if (pick < 0 && viol > tau && !all) {
+                /* Out of the band with no boundary vertex to move: every
+                 * free vertex of the heavy side may go. */
+                all = 1;
+                int heavy = wl > hi ? 0 : 1;
+                for (int v = 0; v < n; v++)
+                    if (!lock[v] && pos[v] < 0 && side[v] == heavy) {
+                        H[heavy].h[H[heavy].n] = v;
+                        heap_up(&H[heavy], pos, gain, H[heavy].n++);
+                    }
+                continue;
+            }
             if (pick < 0)
                 break;
             int s = side[pick];
             heap_remove(&H[s], pos, gain, pick);
+            lock[pick] = 1;
             side[pick] = (char)!s;
             wl += s ? G->vw[pick] : -G->vw[pick];
             cut -= gain[pick];
             for (int64_t e = G->xadj[pick]; e < G->xadj[pick + 1]; e++) {
                 int u = G->adj[e];
-                if (pos[u] < 0)
+                if (lock[u])
                     continue;
                 gain[u] += side[u] == side[pick] ? -2 * G->w[e] : 2 * G->w[e];
-                heap_up(&H[(int)side[u]], pos, gain, pos[u]);
-                heap_down(&H[(int)side[u]], pos, gain, pos[u]);
+                struct heap *h = &H[(int)side[u]];
+                if (pos[u] < 0) {
+                    h->h[h->n] = u;
+                    heap_up(h, pos, gain, h->n++);
+                } else {
+                    heap_up(h, pos, gain, pos[u]);
+                    heap_down(h, pos, gain, pos[u]);
+                }
             }
             W->moves[nm++] = pick;
             long ex = outside(wl, lo, hi) - tau;
@@ -466,10 +494,10 @@ static int coarse_cut(const struct topomap_problem *pb, const struct topomap_bgr
     double *X = NULL, *lam = malloc(sizeof(double) * (FIT_NVEC + 1));
     double *dir = malloc(sizeof(double) * (size_t)n);
     struct fkey *key = malloc(sizeof *key * (size_t)n);
-    char *inl = calloc((size_t)n, 1);
+    char *inl = calloc((size_t)n, 1), *swept = malloc((size_t)FIT_NCAND * (size_t)n);
     int cols[FIT_NVEC + 1] = {0};
     C->n = 0;
-    if (!lam || !dir || !key || !inl) {
+    if (!lam || !dir || !key || !inl || !swept) {
         topomap_fail(err, errlen, ENOMEM, "out of memory");
         goto out;
     }
@@ -526,11 +554,24 @@ static int coarse_cut(const struct topomap_problem *pb, const struct topomap_bgr
                 key[i] = (struct fkey){orient ? -dir[i] : dir[i], i};
             qsort(key, (size_t)n, sizeof *key, cmp_fkey);
             char *try = C->side + (size_t)C->n * (size_t)n;
-            sweep(G, key, lo, hi, tau, target, try, inl);
+            char *pre = swept + (size_t)C->n * (size_t)n;
+            sweep(G, key, lo, hi, tau, target, pre, inl);
+            int same = -1; /* a sweep seen before: FM would give its cut again */
+            for (int j = 0; j < C->n && same < 0; j++)
+                if (!memcmp(swept + (size_t)j * (size_t)n, pre, (size_t)n))
+                    same = j;
+            if (same >= 0) {
+                memcpy(try, C->side + (size_t)same * (size_t)n, (size_t)n);
+                C->cut[C->n] = C->cut[same];
+                C->ex[C->n++] = C->ex[same];
+                continue;
+            }
+            memcpy(try, pre, (size_t)n);
             C->cut[C->n] = fm(G, try, lo, hi, tau, maxvw, W);
             C->ex[C->n++] = excess(G, try, lo, hi, tau);
         }
     }
+
     rc = 0;
 out:
     free(X);
@@ -538,6 +579,7 @@ out:
     free(dir);
     free(key);
     free(inl);
+    free(swept);
     return rc;
 }
 
@@ -581,7 +623,8 @@ int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bg
     W.moves = malloc(sizeof(int) * (size_t)n);
     W.h0 = malloc(sizeof(int) * (size_t)n);
     W.h1 = malloc(sizeof(int) * (size_t)n);
-    if (!W.gain || !W.pos || !W.moves || !W.h0 || !W.h1)
+    W.lock = malloc((size_t)n);
+    if (!W.gain || !W.pos || !W.moves || !W.h0 || !W.h1 || !W.lock)
         goto nomem;
     /* Step 1. */
     while (lev[nl - 1].n > FIT_COARSE && nl < FIT_MAXLEV) {
@@ -665,5 +708,6 @@ out:
     free(W.moves);
     free(W.h0);
     free(W.h1);
+    free(W.lock);
     return rc;
 }
