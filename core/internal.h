@@ -146,6 +146,8 @@ struct topomap_bgraph {
     double *self;
     int *vw;
 };
+/* spectral_bisect.c: frees G's arrays and zeroes it. */
+void topomap_bgraph_free(struct topomap_bgraph *G);
 /* spectral_bisect.c, ours: side[i] = 0 (left) or 1 (right) for the vertices
  * of G, the vertex weight on the left in [lo, hi] (lo <= hi, reachable),
  * closest to target among the cuts of least traffic found; multilevel

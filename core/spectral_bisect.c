@@ -281,7 +281,7 @@ static double fm(const struct topomap_bgraph *G, char *side, long lo, long hi, l
 
 /* ---- coarsening ----------------------------------------------------------- */
 
-static void bg_free(struct topomap_bgraph *G)
+void topomap_bgraph_free(struct topomap_bgraph *G)
 {
     free(G->xadj);
     free(G->adj);
@@ -378,7 +378,7 @@ static int coarsen(const struct topomap_bgraph *F, int maxvw, uint64_t *rng,
     C->self = malloc(sizeof(double) * (size_t)nc);
     C->vw = malloc(sizeof(int) * (size_t)nc);
     if (!C->xadj || !C->adj || !C->w || !C->self || !C->vw) {
-        bg_free(C);
+        topomap_bgraph_free(C);
         goto out;
     }
     for (int c = 0; c < nc; c++)
@@ -636,7 +636,7 @@ int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bg
         if (nc < 0)
             goto nomem;
         if (nc > F->n - F->n / 20) { /* under 5% fewer: stop */
-            bg_free(&lev[nl]);
+            topomap_bgraph_free(&lev[nl]);
             free(cmap[nl]);
             cmap[nl] = NULL;
             break;
@@ -697,7 +697,7 @@ nomem:
     rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
 out:
     for (int l = 1; l < nl; l++) {
-        bg_free(&lev[l]);
+        topomap_bgraph_free(&lev[l]);
         free(sides[l]);
     }
     for (int l = 1; l < FIT_MAXLEV; l++)

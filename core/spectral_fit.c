@@ -134,21 +134,13 @@ static int fit_rec(const struct topomap_problem *pb, const int *ranks, int *sub,
     int *sub0 = NULL, *best = NULL;
     if (sub_graph(pb, ranks, sub, nr, loc, &B) < 0 ||
         (nalt > 1 && !(alts = malloc((size_t)nalt * (size_t)nr)))) {
-        free(B.xadj);
-        free(B.adj);
-        free(B.w);
-        free(B.self);
-        free(B.vw);
+        topomap_bgraph_free(&B);
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     }
     uint64_t seed = pb->opts->seed ^ topomap_mix64(((uint64_t)(unsigned)c0 << 32) | (unsigned)nr);
     int na = topomap_fit_bisect(pb, &B, lo, hi, target, seed, nalt, nalt > 1 ? alts : side, NULL,
                                 err, errlen);
-    free(B.xadj);
-    free(B.adj);
-    free(B.w);
-    free(B.self);
-    free(B.vw);
+    topomap_bgraph_free(&B);
     if (na < 0)
         goto fail;
     if (nalt == 1) {
