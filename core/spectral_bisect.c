@@ -21,10 +21,13 @@
  *     an eigenvector, and the one a solver returns cuts grid planes
  *     arbitrarily) and the fourth; the vertices sorted by each, from either
  *     end, the cut of least traffic among the prefixes of allowed weight,
- *     refined by FM; the least cut wins;
+ *     refined by FM (sweeps equal to an earlier one share its FM); the
+ *     least cut wins, and the caller may ask for the other cuts within
+ *     FIT_NEAR of it too (spectral_fit.c follows them down a level);
  *  3. uncoarsening: the cut projected level by level, each time refined by
  *     Fiduccia-Mattheyses (FM; Chaco uses Kernighan-Lin): vertex moves in
- *     order of gain (max-heaps), each vertex once per pass, the weight on the
+ *     order of gain (max-heaps of the boundary vertices, the others joining
+ *     when a neighbour moves), each vertex once per pass, the weight on the
  *     left kept within the allowed band plus one vertex (so that moves
  *     alternate between the sides when the band is one point), hill climbing
  *     through moves that raise the cut, then back to the best point of the
@@ -32,7 +35,9 @@
  *     widened by the largest vertex weight; the finest level brings the
  *     weight back into the band.
  * Everything is sequential with ties broken by index: the result depends on
- * the seed only. */
+ * the seed only, for a given BLAS (a multithreaded OpenBLAS may return
+ * another basis of a repeated eigenvalue with another number of its own
+ * threads, as for CP-NSC). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
