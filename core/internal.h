@@ -38,6 +38,16 @@ static inline int64_t topomap_adj_find(const int64_t *xadj, const int *adj, int 
     return lo < xadj[i + 1] && adj[lo] == j ? lo : -1;
 }
 
+/* The largest row length of a CSR graph. */
+static inline int topomap_graph_maxdeg(const topomap_graph_t *g, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (g->xadj[i + 1] - g->xadj[i] > m)
+            m = (int)(g->xadj[i + 1] - g->xadj[i]);
+    return m;
+}
+
 /* Hop distance between two slots: network hops of their nodes (0 inside a node). */
 static inline int topomap_slot_hops(const struct topomap_problem *pb, int s1, int s2)
 {
@@ -267,6 +277,17 @@ struct topomap_refine_stats {
 };
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen);
+/* Local descent from the ranks in active[] (the iterated local search of
+ * refine_ils.c): ranks are taken from a queue, each commits its best
+ * improving exchange in the refinement's neighbourhood (all groups on small
+ * jobs), and a rank that moved queues itself, its partner and their
+ * neighbours again; until the queue is empty. No rank it looked at is left
+ * with an improving move to a free slot in its neighbourhood; an exchange
+ * whose other rank changed since may be left (cheap, not a full pass).
+ * *gain = hop-bytes removed.
+ * 0, or -1 + errno (ENOMEM). */
+int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
+                         double *gain, char *err, size_t errlen);
 /* Same from a rank -> slot array, updated in place; rp and st may be NULL. */
 int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
@@ -280,6 +301,16 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
 #define REFINE_GROUP_ROUNDS 4
 int topomap_refine_groups(struct topomap_xchg *x, double deadline, double *removed, char *err,
                           size_t errlen);
+/* refine_ils.c: iterated local search (ours; see the file) from r2s, with
+ * `tries` kicks (fewer when the deadline passes), updated in place when it
+ * found better; *removed = hop-bytes removed. 0, or -1 + errno (ENOMEM). */
+int topomap_refine_ils(const struct topomap_problem *pb, int *r2s, int tries, double deadline,
+                       double *removed, char *err, size_t errlen);
+/* The rank refinement (topomap_xchg_refine), then whole-node exchanges and
+ * the rank refinement again while they find something (at most
+ * REFINE_GROUP_ROUNDS rounds); st sums all of it. What topomap_refine runs. */
+int topomap_xchg_refine_full(struct topomap_xchg *x, const struct topomap_refine_params *rp,
+                             struct topomap_refine_stats *st, char *err, size_t errlen);
 
 /* congestion.c: fill the congestion_* fields of m for ranks placed on
  * node[] (checked to be in range); 0, or -1 with errno (EINVAL, ENOMEM). */
