@@ -32,6 +32,7 @@
  * parallel, each output element computed by one thread in a fixed order, and
  * every sum over points is taken sequentially, so results do not depend on
  * the thread count. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -451,14 +452,48 @@ static int components(const struct simgraph *G, int *comp, int *queue)
     return nc;
 }
 
+/* OpenBLAS starts threads of its own (one per core) and spins them on every
+ * call; --threads does not reach them, they double or triple the time of
+ * the small dense solves on a busy machine, and with repeated eigenvalues
+ * the basis returned depends on their number. So the solves run with one
+ * OpenBLAS thread, restored afterwards. The functions are looked up at run
+ * time: with another BLAS they are absent and nothing is changed. (The
+ * setting is process-wide: a host program that calls OpenBLAS from another
+ * thread at the same moment gets one thread for that call.) */
+typedef int (*blas_get_fn)(void);
+typedef void (*blas_set_fn)(int);
+
+static int blas_pin(void)
+{
+    blas_get_fn get = (blas_get_fn)dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    blas_set_fn set = (blas_set_fn)dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (!get || !set)
+        return 0;
+    int old = get();
+    if (old > 1)
+        set(1);
+    return old;
+}
+
+static void blas_restore(int old)
+{
+    blas_set_fn set = (blas_set_fn)dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (set && old > 1)
+        set(old);
+}
+
 /* Step 4: the (up to) k leading eigenvectors of M into V; dense or ARPACK
  * by size. Returns the number found, or -1. */
 static int eig(const struct simgraph *G, int k, uint64_t seed, const struct topomap_problem *pb,
                double *V, char *err, size_t errlen)
 {
+    int old = blas_pin(), rc;
     if (G->n <= topomap_cpnsc_dense_max || k >= G->n - 1)
-        return eig_dense(G, k, V, err, errlen) < 0 ? -1 : k;
-    return eig_arpack(G, k, seed, pb, V, err, errlen);
+        rc = eig_dense(G, k, V, err, errlen) < 0 ? -1 : k;
+    else
+        rc = eig_arpack(G, k, seed, pb, V, err, errlen);
+    blas_restore(old);
+    return rc;
 }
 
 static double unit_rand(uint64_t *st)
