@@ -42,7 +42,7 @@ static const struct topomap_algo algos[] = {
     {"spectral-ff", "spectral with the First-Fit cluster scheme at every level", topomap_map_spectral_ff, 0, 0},
     {"spectral-mr", "spectral with the Most-Reservation cluster scheme at every level",
      topomap_map_spectral_mr, 0, 0},
-    {"spectral-fit", "ours: spectral bisection (CP-NSC similarities) + KL into parts of each switch level's slots, parts ordered by traffic x hops",
+    {"spectral-fit", "ours: multilevel spectral bisection (CP-NSC similarities) + FM into parts of each switch level's slots, parts ordered by traffic x hops",
      topomap_map_spectral_fit, 0, 0},
     {"treematch", "TreeMatch (Jeannot et al. 2014) on switches and node levels, ours: top-down METIS/FM split of the tree, TreeMatch's grouping inside nodes, SumCom refinement",
      topomap_map_treematch, 0, 0},

@@ -38,6 +38,16 @@ static inline int64_t topomap_adj_find(const int64_t *xadj, const int *adj, int 
     return lo < xadj[i + 1] && adj[lo] == j ? lo : -1;
 }
 
+/* The largest row length of a CSR graph. */
+static inline int topomap_graph_maxdeg(const topomap_graph_t *g, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (g->xadj[i + 1] - g->xadj[i] > m)
+            m = (int)(g->xadj[i + 1] - g->xadj[i]);
+    return m;
+}
+
 /* Hop distance between two slots: network hops of their nodes (0 inside a node). */
 static inline int topomap_slot_hops(const struct topomap_problem *pb, int s1, int s2)
 {
@@ -114,18 +124,51 @@ int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, in
                   int *label, char *err, size_t errlen);
 /* spectral_cluster.c: steps 1-5 of CP-NSC on the subgraph induced by
  * ranks[0..nr), 2 <= k < nr: the rows of U (nr x *dimp, row major, caller
- * frees); walk = 1: the rows of D^-1/2 V unscaled (spectral-fit; LAPACK only
- * up to 128 ranks), 0: the paper's rows of norm sqrt(k - 1). 0, or -1 + errno. */
+ * frees), the paper's rows of norm sqrt(k - 1). 0, or -1 + errno. */
 int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k,
-                        int *loc, int walk, double **Up, int *dimp, char *err, size_t errlen);
+                        int *loc, double **Up, int *dimp, char *err, size_t errlen);
+/* spectral_cluster.c, for spectral-fit: the k leading eigenvectors of the
+ * walk matrix D^-1 S of the graph of n vertices whose similarities are w
+ * (CSR xadj/adj, symmetric, no diagonal) and self[i] on the diagonal (d_ii =
+ * self[i] + sum_j w_ij), with CP-NSC's solvers (dense up to
+ * topomap_cpnsc_dense_max vertices, ARPACK beyond). X: n x k column major,
+ * columns by decreasing eigenvalue (lambda[0..k)), each D^-1/2 v for a unit
+ * v. k < n. Returns the number of columns found (<= k), or -1 + errno. */
+int topomap_walk_vectors(const struct topomap_problem *pb, int n, const int64_t *xadj,
+                         const int *adj, const double *w, const double *self, int k, double *X,
+                         double *lambda, char *err, size_t errlen);
 /* spectral_fit.c, ours (spectral-fit): ranks[0..nr) cut into the k
- * parts of cap[0..k) slots by recursive spectral bisection: the parts split
- * in two runs of about half the slots, the ranks sorted by the Fiedler vector
- * of their subgraph (CP-NSC's similarities, steps 1-4) and cut in proportion
- * to the slots. label[i] = part of ranks[i]. 0, or -1 + errno (ENOSPC: fewer
- * slots than ranks, ENOMEM, ETIMEDOUT). */
+ * parts of cap[0..k) slots by recursive bisection: the parts split in two
+ * runs of about half the slots, the ranks by topomap_fit_bisect. label[i] =
+ * part of ranks[i]. 0, or -1 + errno (ENOSPC: fewer slots than ranks, ENOMEM,
+ * ETIMEDOUT). */
 int topomap_cpnsc_fit(const struct topomap_problem *pb, const int *ranks, int nr, int k,
                       const int *cap, int *loc, int *label, char *err, size_t errlen);
+/* A weighted graph for spectral-fit's bisection: traffic w on the edges
+ * (CSR, symmetric, no diagonal), vw ranks per vertex, self the similarity
+ * inside each vertex (the diagonal of CP-NSC's S, summed when vertices are
+ * merged). */
+struct topomap_bgraph {
+    int n;
+    int64_t *xadj;
+    int *adj;
+    double *w;
+    double *self;
+    int *vw;
+};
+/* spectral_bisect.c: frees G's arrays and zeroes it. */
+void topomap_bgraph_free(struct topomap_bgraph *G);
+/* spectral_bisect.c, ours: side[i] = 0 (left) or 1 (right) for the vertices
+ * of G, the vertex weight on the left in [lo, hi] (lo <= hi, reachable),
+ * closest to target among the cuts of least traffic found; multilevel
+ * spectral bisection with Fiduccia-Mattheyses refinement (see the file).
+ * With nalt > 1, up to nalt different cuts (side: nalt * G->n chars), the
+ * best first, the others from the coarse cuts within 1% of the best one;
+ * cuts[j] (may be NULL): the traffic across cut j. Deterministic for a given
+ * seed. Returns the number of cuts (>= 1), or -1 + errno. */
+int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bgraph *G, long lo,
+                       long hi, long target, uint64_t seed, int nalt, char *side, double *cuts,
+                       char *err, size_t errlen);
 /* Problems of up to this many ranks use the dense eigensolver (LAPACK),
  * larger ones ARPACK; changed only by tests. */
 extern int topomap_cpnsc_dense_max;
@@ -234,10 +277,40 @@ struct topomap_refine_stats {
 };
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen);
+/* Local descent from the ranks in active[] (the iterated local search of
+ * refine_ils.c): ranks are taken from a queue, each commits its best
+ * improving exchange in the refinement's neighbourhood (all groups on small
+ * jobs), and a rank that moved queues itself, its partner and their
+ * neighbours again; until the queue is empty. No rank it looked at is left
+ * with an improving move to a free slot in its neighbourhood; an exchange
+ * whose other rank changed since may be left (cheap, not a full pass).
+ * *gain = hop-bytes removed.
+ * 0, or -1 + errno (ENOMEM). */
+int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
+                         double *gain, char *err, size_t errlen);
 /* Same from a rank -> slot array, updated in place; rp and st may be NULL. */
 int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,
                    char *err, size_t errlen);
+
+/* refine_groups.c: exchanges of the whole contents of two nodes (ours; see
+ * the file), on the placement held in x, until a pass finds none or the
+ * deadline; *removed = the hop-bytes removed. Nothing to do with one slot
+ * per node. 0, or -1 + errno (ENOMEM). topomap_refine alternates it with the
+ * rank refinement up to REFINE_GROUP_ROUNDS times. */
+#define REFINE_GROUP_ROUNDS 4
+int topomap_refine_groups(struct topomap_xchg *x, double deadline, double *removed, char *err,
+                          size_t errlen);
+/* refine_ils.c: iterated local search (ours; see the file) from r2s, with
+ * `tries` kicks (fewer when the deadline passes), updated in place when it
+ * found better; *removed = hop-bytes removed. 0, or -1 + errno (ENOMEM). */
+int topomap_refine_ils(const struct topomap_problem *pb, int *r2s, int tries, double deadline,
+                       double *removed, char *err, size_t errlen);
+/* The rank refinement (topomap_xchg_refine), then whole-node exchanges and
+ * the rank refinement again while they find something (at most
+ * REFINE_GROUP_ROUNDS rounds); st sums all of it. What topomap_refine runs. */
+int topomap_xchg_refine_full(struct topomap_xchg *x, const struct topomap_refine_params *rp,
+                             struct topomap_refine_stats *st, char *err, size_t errlen);
 
 /* congestion.c: fill the congestion_* fields of m for ranks placed on
  * node[] (checked to be in range); 0, or -1 with errno (EINVAL, ENOMEM). */

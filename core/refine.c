@@ -566,10 +566,7 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
         return 0;
     }
     const topomap_graph_t *g = &x->pb->g;
-    int maxdeg = 0;
-    for (int i = 0; i < n; i++)
-        if (g->xadj[i + 1] - g->xadj[i] > maxdeg)
-            maxdeg = (int)(g->xadj[i + 1] - g->xadj[i]);
+    int maxdeg = topomap_graph_maxdeg(g, n);
     int all = searches_all(scope, n, x->ngrp);
     st->all = all;
     if (!all && !x->near_x && build_near(x) < 0)
@@ -652,9 +649,77 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
     if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
     topomap_xchg_place(&x, r2s);
-    int rc = topomap_xchg_refine(&x, rp, st, err, errlen);
+    int rc = topomap_xchg_refine_full(&x, rp, st, err, errlen);
     if (rc == 0)
         memcpy(r2s, x.r2s, sizeof(int) * (size_t)pb->n);
     topomap_xchg_free(&x);
     return rc;
+}
+
+#define DESCEND_ALL_GROUPS 32
+int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
+                         double *gain, char *err, size_t errlen)
+{
+    *gain = 0;
+    int n = x->n;
+    if (n < 1)
+        return 0;
+    const topomap_graph_t *g = &x->pb->g;
+    int maxdeg = topomap_graph_maxdeg(g, n);
+    /* The neighbourhood search (every group only on a few nodes): a descent
+     * touches few ranks and must stay cheap on many nodes. */
+    int all = x->ngrp <= DESCEND_ALL_GROUPS;
+    if (!all && !x->near_x && build_near(x) < 0)
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    long maxcand = all ? 1 : (long)maxdeg * (1 + NEAR_MAX);
+    if (maxcand > x->ngrp)
+        maxcand = x->ngrp;
+    struct rws w;
+    /* A FIFO of at most n ranks (each queued once at a time). */
+    int *q = malloc(sizeof(int) * (size_t)n);
+    unsigned char *in = calloc((size_t)n, 1);
+    if (rws_init(&w, x->ngrp, maxdeg, (int)maxcand) < 0 || !q || !in) {
+        rws_free(&w);
+        free(q);
+        free(in);
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    int head = 0, len = 0;
+#define DESCEND_PUSH(r)                                                                            \
+    do {                                                                                           \
+        if (!in[r]) {                                                                              \
+            in[r] = 1;                                                                             \
+            q[(head + len++) % n] = (r);                                                           \
+        }                                                                                          \
+    } while (0)
+    for (int k = 0; k < nactive; k++)
+        DESCEND_PUSH(active[k]);
+    while (len > 0) {
+        int i = q[head];
+        head = (head + 1) % n;
+        len--;
+        in[i] = 0;
+        int s2 = best_move(x, i, &w, all);
+        if (s2 < 0)
+            continue;
+        int s1 = x->r2s[i], j = x->s2r[s2];
+        double scale, gn = slot_gain(x, s1, s2, &scale);
+        if (!improving(gn, scale))
+            continue;
+        topomap_xchg_swap(x, s1, s2);
+        *gain += gn;
+        for (int side = 0; side < 2; side++) {
+            int r = side ? j : i;
+            if (r < 0)
+                continue;
+            DESCEND_PUSH(r);
+            for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++)
+                DESCEND_PUSH(g->adj[e]);
+        }
+    }
+#undef DESCEND_PUSH
+    rws_free(&w);
+    free(q);
+    free(in);
+    return 0;
 }

@@ -32,6 +32,7 @@
  * parallel, each output element computed by one thread in a fixed order, and
  * every sum over points is taken sequentially, so results do not depend on
  * the thread count. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -51,10 +52,6 @@
 #define ARPACK_TOL 1e-6
 #define ARPACK_MAXITER 3000
 
-/* spectral-fit needs two eigenvectors per bisection: ARPACK is faster than
- * the full dense solve above this many ranks. */
-#define FIT_DENSE_MAX 128
-
 /* Dense eigensolver up to this many ranks (see the top of the file). */
 int topomap_cpnsc_dense_max = 1024;
 
@@ -65,6 +62,7 @@ struct simgraph {
     int *adj;
     double *s;    /* off-diagonal similarities */
     double *dinv; /* 1 / sqrt(d_ii) */
+    double *self; /* diagonal similarities, or NULL: all SELF_SIMILARITY (CP-NSC) */
 };
 
 static void sim_free(struct simgraph *G)
@@ -73,6 +71,7 @@ static void sim_free(struct simgraph *G)
     free(G->adj);
     free(G->s);
     free(G->dinv);
+    free(G->self);
 }
 
 /* Steps 1-3: S and D of the subgraph induced by ranks[0..nr). */
@@ -130,7 +129,7 @@ static void sim_matvec(const struct simgraph *G, const double *x, double *y)
     int n = G->n;
 #pragma omp parallel for schedule(static) if (n > 4096)
     for (int i = 0; i < n; i++) {
-        double acc = SELF_SIMILARITY * G->dinv[i] * x[i];
+        double acc = (G->self ? G->self[i] : SELF_SIMILARITY) * G->dinv[i] * x[i];
         for (int64_t e = G->xadj[i]; e < G->xadj[i + 1]; e++)
             acc += G->s[e] * G->dinv[G->adj[e]] * x[G->adj[e]];
         y[i] = G->dinv[i] * acc;
@@ -143,7 +142,8 @@ static void dense_fill(const struct simgraph *G, double *a)
     int n = G->n;
     memset(a, 0, sizeof(double) * (size_t)n * (size_t)n);
     for (int i = 0; i < n; i++) {
-        a[(size_t)i * (size_t)n + (size_t)i] = SELF_SIMILARITY * G->dinv[i] * G->dinv[i];
+        a[(size_t)i * (size_t)n + (size_t)i] =
+            (G->self ? G->self[i] : SELF_SIMILARITY) * G->dinv[i] * G->dinv[i];
         for (int64_t e = G->xadj[i]; e < G->xadj[i + 1]; e++) {
             int j = G->adj[e];
             a[(size_t)j * (size_t)n + (size_t)i] = G->s[e] * G->dinv[i] * G->dinv[j];
@@ -281,7 +281,8 @@ static int sim_restrict(const struct simgraph *G, const int *vs, int nv, const i
     H->adj = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
     H->s = malloc(sizeof(double) * (size_t)(ne ? ne : 1));
     H->dinv = malloc(sizeof(double) * (size_t)nv);
-    if (!H->xadj || !H->adj || !H->s || !H->dinv)
+    H->self = G->self ? malloc(sizeof(double) * (size_t)nv) : NULL;
+    if (!H->xadj || !H->adj || !H->s || !H->dinv || (G->self && !H->self))
         return -1;
     ne = 0;
     H->xadj[0] = 0;
@@ -292,6 +293,8 @@ static int sim_restrict(const struct simgraph *G, const int *vs, int nv, const i
         }
         H->xadj[i + 1] = ne;
         H->dinv[i] = G->dinv[vs[i]];
+        if (G->self)
+            H->self[i] = G->self[vs[i]];
     }
     return 0;
 }
@@ -361,7 +364,8 @@ static int eig_components(const struct simgraph *G, int k, const int *comp, int 
         double *Wc = W + (size_t)xv[c] * (size_t)k; /* sz x kc, column major */
         if (sz == 1) {
             Wc[0] = 1;
-            vals[xp[c]] = SELF_SIMILARITY * G->dinv[vs[xv[c]]] * G->dinv[vs[xv[c]]];
+            int v = vs[xv[c]];
+            vals[xp[c]] = (G->self ? G->self[v] : SELF_SIMILARITY) * G->dinv[v] * G->dinv[v];
         } else {
             struct simgraph H;
             if (sim_restrict(G, vs + xv[c], sz, pos, &H) < 0) {
@@ -448,14 +452,48 @@ static int components(const struct simgraph *G, int *comp, int *queue)
     return nc;
 }
 
+/* OpenBLAS starts threads of its own (one per core) and spins them on every
+ * call; --threads does not reach them, they double or triple the time of
+ * the small dense solves on a busy machine, and with repeated eigenvalues
+ * the basis returned depends on their number. So the solves run with one
+ * OpenBLAS thread, restored afterwards. The functions are looked up at run
+ * time: with another BLAS they are absent and nothing is changed. (The
+ * setting is process-wide: a host program that calls OpenBLAS from another
+ * thread at the same moment gets one thread for that call.) */
+typedef int (*blas_get_fn)(void);
+typedef void (*blas_set_fn)(int);
+
+static int blas_pin(void)
+{
+    blas_get_fn get = (blas_get_fn)dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    blas_set_fn set = (blas_set_fn)dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (!get || !set)
+        return 0;
+    int old = get();
+    if (old > 1)
+        set(1);
+    return old;
+}
+
+static void blas_restore(int old)
+{
+    blas_set_fn set = (blas_set_fn)dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (set && old > 1)
+        set(old);
+}
+
 /* Step 4: the (up to) k leading eigenvectors of M into V; dense or ARPACK
  * by size. Returns the number found, or -1. */
 static int eig(const struct simgraph *G, int k, uint64_t seed, const struct topomap_problem *pb,
                double *V, char *err, size_t errlen)
 {
+    int old = blas_pin(), rc;
     if (G->n <= topomap_cpnsc_dense_max || k >= G->n - 1)
-        return eig_dense(G, k, V, err, errlen) < 0 ? -1 : k;
-    return eig_arpack(G, k, seed, pb, V, err, errlen);
+        rc = eig_dense(G, k, V, err, errlen) < 0 ? -1 : k;
+    else
+        rc = eig_arpack(G, k, seed, pb, V, err, errlen);
+    blas_restore(old);
+    return rc;
 }
 
 static double unit_rand(uint64_t *st)
@@ -582,8 +620,31 @@ static int kmeans(const double *U, int n, int dim, int k, uint64_t seed, int *la
     return 0;
 }
 
+/* Step 4 on G, whichever solver fits: the dense one up to
+ * topomap_cpnsc_dense_max vertices; ARPACK beyond, component by component on
+ * a disconnected graph (ARPACK misses repeated eigenvalues). V: n x k column
+ * major. Returns the number of columns found, or -1 + errno. */
+static int solve(const struct simgraph *G, int k, const struct topomap_problem *pb, double *V,
+                 char *err, size_t errlen)
+{
+    int nr = G->n;
+    if (nr <= topomap_cpnsc_dense_max || k >= nr - 1)
+        return eig(G, k, pb->opts->seed, pb, V, err, errlen);
+    int *comp = malloc(sizeof(int) * (size_t)nr), *queue = malloc(sizeof(int) * (size_t)nr);
+    int nc = comp && queue ? components(G, comp, queue) : -1, dim;
+    if (nc < 0)
+        dim = topomap_fail(err, errlen, ENOMEM, "out of memory");
+    else if (nc == 1)
+        dim = eig(G, k, pb->opts->seed, pb, V, err, errlen);
+    else
+        dim = eig_components(G, k, comp, nc, pb->opts->seed, pb, V, err, errlen);
+    free(comp);
+    free(queue);
+    return dim;
+}
+
 int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
-                        int walk, double **Up, int *dimp, char *err, size_t errlen)
+                        double **Up, int *dimp, char *err, size_t errlen)
 {
     struct simgraph G;
     *Up = NULL;
@@ -598,25 +659,7 @@ int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int 
         topomap_fail(err, errlen, ENOMEM, "out of memory");
         goto out;
     }
-    /* Step 4. The dense solver handles repeated eigenvalues; ARPACK does
-     * not, so a disconnected graph too large for the dense solver is solved
-     * component by component. */
-    int dense_max = walk && topomap_cpnsc_dense_max > FIT_DENSE_MAX ? FIT_DENSE_MAX
-                                                                    : topomap_cpnsc_dense_max;
-    if (nr <= dense_max || k >= nr - 1) {
-        dim = eig(&G, k, pb->opts->seed, pb, V, err, errlen);
-    } else {
-        int *comp = malloc(sizeof(int) * (size_t)nr), *queue = malloc(sizeof(int) * (size_t)nr);
-        int nc = comp && queue ? components(&G, comp, queue) : -1;
-        if (nc < 0)
-            dim = topomap_fail(err, errlen, ENOMEM, "out of memory");
-        else if (nc == 1)
-            dim = eig(&G, k, pb->opts->seed, pb, V, err, errlen);
-        else
-            dim = eig_components(&G, k, comp, nc, pb->opts->seed, pb, V, err, errlen);
-        free(comp);
-        free(queue);
-    }
+    dim = solve(&G, k, pb, V, err, errlen);
     if (dim <= 0) {
         if (dim == 0)
             topomap_fail(err, errlen, EDOM, "spectral: no eigenvector found on %d ranks", nr);
@@ -624,10 +667,7 @@ int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int 
     }
     /* Step 5: rows of V scaled to norm sqrt(k - 1), into row-major U. */
     double scale = sqrt((double)(k - 1));
-    for (int i = 0; i < nr && walk; i++)
-        for (int c = 0; c < dim; c++)
-            U[(size_t)i * (size_t)dim + (size_t)c] = V[(size_t)c * (size_t)nr + (size_t)i] * G.dinv[i];
-    for (int i = 0; i < nr && !walk; i++) {
+    for (int i = 0; i < nr; i++) {
         double s = 0;
         for (int c = 0; c < dim; c++)
             s += V[(size_t)c * (size_t)nr + (size_t)i] * V[(size_t)c * (size_t)nr + (size_t)i];
@@ -644,6 +684,92 @@ out:
     free(V);
     free(U);
     return rc;
+}
+
+int topomap_walk_vectors(const struct topomap_problem *pb, int n, const int64_t *xadj,
+                         const int *adj, const double *w, const double *self, int k, double *X,
+                         double *lambda, char *err, size_t errlen)
+{
+    struct simgraph G;
+    memset(&G, 0, sizeof G);
+    G.n = n;
+    int64_t ne = xadj[n];
+    G.xadj = malloc(sizeof(int64_t) * ((size_t)n + 1));
+    G.adj = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
+    G.s = malloc(sizeof(double) * (size_t)(ne ? ne : 1));
+    G.dinv = malloc(sizeof(double) * (size_t)n);
+    G.self = malloc(sizeof(double) * (size_t)n);
+    double *V = malloc(sizeof(double) * (size_t)n * (size_t)k);
+    double *y = malloc(sizeof(double) * (size_t)n);
+    int *ord = malloc(sizeof(int) * (size_t)k);
+    int dim = -1;
+    if (!G.xadj || !G.adj || !G.s || !G.dinv || !G.self || !V || !y || !ord) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Similarities scaled to a largest entry of 1 (the walk matrix does not
+     * change; the numbers stay those of CP-NSC on the finest graph). */
+    double maxv = 0;
+    for (int64_t e = 0; e < ne; e++)
+        maxv = w[e] > maxv ? w[e] : maxv;
+    for (int i = 0; i < n; i++)
+        maxv = self[i] > maxv ? self[i] : maxv;
+    if (!(maxv > 0))
+        maxv = 1;
+    memcpy(G.xadj, xadj, sizeof(int64_t) * ((size_t)n + 1));
+    memcpy(G.adj, adj, sizeof(int) * (size_t)ne);
+    for (int i = 0; i < n; i++) {
+        double d = G.self[i] = self[i] / maxv;
+        for (int64_t e = xadj[i]; e < xadj[i + 1]; e++)
+            d += G.s[e] = w[e] / maxv;
+        G.dinv[i] = d > 0 ? 1 / sqrt(d) : 0;
+    }
+    dim = solve(&G, k, pb, V, err, errlen);
+    if (dim <= 0) {
+        if (dim == 0)
+            topomap_fail(err, errlen, EDOM, "spectral: no eigenvector found on %d vertices", n);
+        dim = -1;
+        goto out;
+    }
+    /* Eigenvalues as Rayleigh quotients (the solvers order them differently),
+     * columns by decreasing eigenvalue, then x = D^-1/2 v. */
+    double *val = lambda;
+    for (int c = 0; c < dim; c++) {
+        const double *v = V + (size_t)c * (size_t)n;
+        double num = 0, den = 0;
+        sim_matvec(&G, v, y);
+        for (int i = 0; i < n; i++) {
+            num += v[i] * y[i];
+            den += v[i] * v[i];
+        }
+        val[c] = den > 0 ? num / den : 0;
+        ord[c] = c;
+    }
+    for (int a = 1; a < dim; a++) /* insertion sort, stable */
+        for (int b = a; b > 0 && val[ord[b]] > val[ord[b - 1]]; b--) {
+            int t = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = t;
+        }
+    double *vs = malloc(sizeof(double) * (size_t)dim);
+    if (!vs) {
+        dim = topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int c = 0; c < dim; c++) {
+        vs[c] = val[ord[c]];
+        for (int i = 0; i < n; i++)
+            X[(size_t)c * (size_t)n + (size_t)i] =
+                V[(size_t)ord[c] * (size_t)n + (size_t)i] * G.dinv[i];
+    }
+    memcpy(lambda, vs, sizeof(double) * (size_t)dim);
+    free(vs);
+out:
+    sim_free(&G);
+    free(V);
+    free(y);
+    free(ord);
+    return dim;
 }
 
 int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
@@ -663,7 +789,7 @@ int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, in
     }
     double *U;
     int dim = 0;
-    if (topomap_cpnsc_embed(pb, ranks, nr, k, loc, 0, &U, &dim, err, errlen) < 0)
+    if (topomap_cpnsc_embed(pb, ranks, nr, k, loc, &U, &dim, err, errlen) < 0)
         return -1;
     int *map = malloc(sizeof(int) * (size_t)k);
     int rc = -1;

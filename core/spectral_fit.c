@@ -4,141 +4,110 @@
  * clusters by k-means and places the clusters by Plain / First-Fit /
  * Most-Reservation (which split clusters over nodes and fill nodes with
  * clusters that do not talk to each other), the ranks are cut by recursive
- * spectral bisection on CP-NSC's similarity graph (spectral_cluster.c,
- * topomap_cpnsc_embed with the walk-normalised vectors), each cut followed by
- * Kernighan-Lin swaps, as Chaco (Hendrickson & Leland) does. */
+ * bisection of CP-NSC's similarity graph, each cut multilevel spectral with
+ * Fiduccia-Mattheyses refinement (spectral_bisect.c), as Chaco (Hendrickson
+ * & Leland) does. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-struct fkey {
-    double v;
-    int i;
-};
+/* The first cut of a level is tried from up to FIT_VARIANTS near-best ones
+ * (ours) on groups of up to FIT_VARIANT_MAX ranks. */
+#define FIT_VARIANTS 4
+#define FIT_VARIANT_MAX 512
 
-static int cmp_fkey(const void *a, const void *b)
+/* The subgraph of pb->g on ranks[sub[0..nr)] as a bisection graph: traffic
+ * on the edges, one rank per vertex, and CP-NSC's self similarity (step 2:
+ * SELF_SIMILARITY = MAX_SIMILARITY, the largest traffic of the subgraph). */
+static int sub_graph(const struct topomap_problem *pb, const int *ranks, const int *sub, int nr,
+                     int *loc, struct topomap_bgraph *B)
 {
-    const struct fkey *x = a, *y = b;
-    if (x->v != y->v)
-        return x->v < y->v ? -1 : 1;
-    return x->i - y->i;
-}
-
-/* Weight of the edge between ranks r and q (0 when none). */
-static double edge_w(const topomap_graph_t *g, int r, int q)
-{
-    int64_t e = topomap_adj_find(g->xadj, g->adj, r, q);
-    return e >= 0 ? g->w[e] : 0;
-}
-
-/* Kernighan-Lin swaps on the split sub[0..nl) | sub[nl..nr) (Hendrickson and
- * Leland's Chaco follows spectral bisection with KL the same way): passes
- * over both sides in order of their gain (external - internal traffic),
- * swapping the two best unlocked vertices while that lowers the traffic
- * between the sides, until a pass swaps nothing (at most KL_PASSES). The
- * sizes of the sides are kept. 0, or -1 + errno. */
-#define KL_PASSES 8
-static int kl_swaps(const struct topomap_problem *pb, const int *ranks, int *sub, int nr, int nl,
-                    int *loc, struct fkey *key, char *err, size_t errlen)
-{
-    if (nl == 0 || nl == nr)
-        return 0;
     const topomap_graph_t *g = &pb->g;
-    double *D = malloc(sizeof(double) * (size_t)nr);
-    char *side = malloc((size_t)nr), *lock = malloc((size_t)nr);
-    struct fkey *kr = malloc(sizeof *kr * (size_t)nr);
-    if (!D || !side || !lock || !kr) {
-        free(D);
-        free(side);
-        free(lock);
-        free(kr);
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    }
+    int64_t ne = 0;
+    memset(B, 0, sizeof *B);
     for (int i = 0; i < nr; i++) {
         loc[ranks[sub[i]]] = i;
-        side[i] = i >= nl;
+        ne += g->xadj[ranks[sub[i]] + 1] - g->xadj[ranks[sub[i]]];
     }
-    for (int pass = 0; pass < KL_PASSES; pass++) {
-        for (int i = 0; i < nr; i++) {
-            int r = ranks[sub[i]];
-            double d = 0;
-            for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++) {
-                int j = loc[g->adj[e]];
-                if (j >= 0 && j != i)
-                    d += side[j] != side[i] ? g->w[e] : -g->w[e];
+    B->n = nr;
+    B->xadj = malloc(sizeof(int64_t) * ((size_t)nr + 1));
+    B->adj = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
+    B->w = malloc(sizeof(double) * (size_t)(ne ? ne : 1));
+    B->self = malloc(sizeof(double) * (size_t)(nr ? nr : 1));
+    B->vw = malloc(sizeof(int) * (size_t)(nr ? nr : 1));
+    int ok = B->xadj && B->adj && B->w && B->self && B->vw;
+    double maxw = 0;
+    ne = 0;
+    for (int i = 0; i < nr && ok; i++) {
+        int r = ranks[sub[i]];
+        B->xadj[i] = ne;
+        for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++) {
+            int j = loc[g->adj[e]];
+            if (j >= 0 && j != i && g->w[e] > 0) {
+                B->adj[ne] = j;
+                B->w[ne++] = g->w[e];
+                maxw = g->w[e] > maxw ? g->w[e] : maxw;
             }
-            D[i] = d;
-            lock[i] = 0;
         }
-        int na = 0, nb = 0;
-        for (int i = 0; i < nr; i++) {
-            if (!side[i])
-                key[na++] = (struct fkey){-D[i], i};
-            else
-                kr[nb++] = (struct fkey){-D[i], i};
-        }
-        qsort(key, (size_t)na, sizeof *key, cmp_fkey);
-        qsort(kr, (size_t)nb, sizeof *kr, cmp_fkey);
-        int swaps = 0;
-        for (int ta = 0, tb = 0; ta < na && tb < nb;) {
-            int a = key[ta].i, b = kr[tb].i;
-            int ra = ranks[sub[a]], rb = ranks[sub[b]];
-            double gain = D[a] + D[b] - 2 * edge_w(g, ra, rb);
-            if (!(gain > 0))
-                break;
-            side[a] = 1;
-            side[b] = 0;
-            lock[a] = lock[b] = 1;
-            swaps++;
-            /* Gains of the neighbours (a and b are locked: theirs stay). */
-            for (int t = 0; t < 2; t++) {
-                int v = t ? b : a, rv = t ? rb : ra;
-                for (int64_t e = g->xadj[rv]; e < g->xadj[rv + 1]; e++) {
-                    int j = loc[g->adj[e]];
-                    if (j < 0 || lock[j])
-                        continue;
-                    /* v left j's side (now other) or joined it. */
-                    D[j] += side[v] != side[j] ? 2 * g->w[e] : -2 * g->w[e];
-                }
-            }
-            ta++;
-            tb++;
-            while (ta < na && lock[key[ta].i])
-                ta++;
-            while (tb < nb && lock[kr[tb].i])
-                tb++;
-        }
-        if (!swaps)
-            break;
+        B->vw[i] = 1;
     }
-    /* Left side first, each side in its old order. */
-    int k = 0;
-    for (int i = 0; i < nr; i++)
-        if (!side[i])
-            key[k++].i = sub[i];
-    for (int i = 0; i < nr; i++)
-        if (side[i])
-            key[k++].i = sub[i];
     for (int i = 0; i < nr; i++) {
         loc[ranks[sub[i]]] = -1;
-        sub[i] = key[i].i;
+        if (ok)
+            B->self[i] = maxw > 0 ? maxw : 1;
     }
-    free(D);
-    free(side);
-    free(lock);
-    free(kr);
-    return 0;
+    if (ok)
+        B->xadj[nr] = ne;
+    return ok ? 0 : -1;
 }
 
-/* Parts c0..c1-1 for the nr ranks sub[0..nr) (indices into ranks): split
- * the parts in two runs of about half the slots, the ranks by their value in
- * the Fiedler vector (the second eigenvector of the walk matrix of the
- * subgraph: the smoothest non-constant one) in proportion to the slots, and
- * recurse. label[sub[i]] = part. 0, or -1 + errno. */
+/* The traffic between ranks of ranks[sub[0..nr)] in different parts. */
+static double level_cut(const struct topomap_problem *pb, const int *ranks, const int *sub, int nr,
+                        int *loc, const int *label)
+{
+    const topomap_graph_t *g = &pb->g;
+    double c = 0;
+    for (int i = 0; i < nr; i++)
+        loc[ranks[sub[i]]] = sub[i];
+    for (int i = 0; i < nr; i++)
+        for (int64_t e = g->xadj[ranks[sub[i]]]; e < g->xadj[ranks[sub[i]] + 1]; e++) {
+            int j = loc[g->adj[e]];
+            if (j >= 0 && label[j] != label[sub[i]])
+                c += g->w[e];
+        }
+    for (int i = 0; i < nr; i++)
+        loc[ranks[sub[i]]] = -1;
+    return c / 2;
+}
+
+/* sub[0..nr) reordered: the left side (side[i] == 0) first, each side in
+ * its order; returns the size of the left side. tmp: nr ints. */
+static int split(int *sub, int nr, const char *side, int *tmp)
+{
+    int nl = 0, nrt = 0;
+    for (int i = 0; i < nr; i++) {
+        if (side[i])
+            tmp[nrt++] = sub[i];
+        else
+            sub[nl++] = sub[i]; /* nl <= i: over entries already read */
+    }
+    memcpy(sub + nl, tmp, sizeof(int) * (size_t)nrt);
+    return nl;
+}
+
+/* Parts c0..c1-1 for the nr ranks sub[0..nr) (indices into ranks, in
+ * ascending order): the parts split in two runs of about half the slots,
+ * the ranks by topomap_fit_bisect with as many on the left as the slots
+ * allow, in proportion to the slots where they can; then each side.
+ * label[sub[i]] = part. side: nr chars of scratch. With nalt > 1 (ours),
+ * each of up to nalt near-best first cuts is followed down to the parts and
+ * the parts with the least traffic between them win (a periodic grid has
+ * many cuts of about the same traffic, and which one leaves halves that cut
+ * well further down shows only there). 0, or -1 + errno. */
 static int fit_rec(const struct topomap_problem *pb, const int *ranks, int *sub, int nr, int c0,
-                   int c1, const int *cap, int *loc, int *label, int *tmp, struct fkey *key,
+                   int c1, const int *cap, int *loc, int *label, int *tmp, char *side, int nalt,
                    char *err, size_t errlen)
 {
     if (nr == 0)
@@ -157,52 +126,63 @@ static int fit_rec(const struct topomap_problem *pb, const int *ranks, int *sub,
     left = cap[c0];
     while (cm < c1 - 1 && llabs(2 * (left + cap[cm]) - total) < llabs(2 * left - total))
         left += cap[cm++];
-    /* Ranks on the left: in proportion to its slots, within both sides' room. */
-    long nl = (long)((double)nr * (double)left / (double)total + 0.5);
-    if (nl > left)
-        nl = left;
-    if (nr - nl > total - left)
-        nl = nr - (total - left);
-    for (int i = 0; i < nr; i++)
-        tmp[i] = ranks[sub[i]];
-    double *U = NULL;
-    int dim = 0;
-    if (nr > 2 && topomap_cpnsc_embed(pb, tmp, nr, 2, loc, 1, &U, &dim, err, errlen) < 0)
-        return -1;
-    /* The Fiedler vector: of the two columns, the one that varies most (the
-     * other is the constant of the walk matrix, or on a disconnected
-     * subgraph another component's indicator: either separates). */
-    int col = 0;
-    double var[2] = {0, 0};
-    for (int c = 0; c < dim && U; c++) {
-        double m = 0, m2 = 0;
-        for (int i = 0; i < nr; i++) {
-            double v = U[(size_t)i * (size_t)dim + (size_t)c];
-            m += v;
-            m2 += v * v;
+    long lo = nr - (total - left) > 0 ? nr - (total - left) : 0, hi = nr < left ? nr : left;
+    long target = (long)((double)nr * (double)left / (double)total + 0.5);
+    target = target < lo ? lo : target > hi ? hi : target;
+    struct topomap_bgraph B;
+    char *alts = NULL;
+    int *sub0 = NULL, *best = NULL;
+    if (sub_graph(pb, ranks, sub, nr, loc, &B) < 0 ||
+        (nalt > 1 && !(alts = malloc((size_t)nalt * (size_t)nr)))) {
+        topomap_bgraph_free(&B);
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
+    uint64_t seed = pb->opts->seed ^ topomap_mix64(((uint64_t)(unsigned)c0 << 32) | (unsigned)nr);
+    int na = topomap_fit_bisect(pb, &B, lo, hi, target, seed, nalt, nalt > 1 ? alts : side, NULL,
+                                err, errlen);
+    topomap_bgraph_free(&B);
+    if (na < 0)
+        goto fail;
+    if (nalt == 1) {
+        int nl = split(sub, nr, side, tmp);
+        if (fit_rec(pb, ranks, sub, nl, c0, cm, cap, loc, label, tmp, side, 1, err, errlen) < 0)
+            return -1;
+        return fit_rec(pb, ranks, sub + nl, nr - nl, cm, c1, cap, loc, label, tmp, side, 1, err,
+                       errlen);
+    }
+    sub0 = malloc(sizeof(int) * (size_t)nr);
+    best = malloc(sizeof(int) * (size_t)nr);
+    if (!sub0 || !best) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    memcpy(sub0, sub, sizeof(int) * (size_t)nr);
+    double bestc = 0;
+    for (int a = 0; a < na; a++) {
+        memcpy(sub, sub0, sizeof(int) * (size_t)nr);
+        int nl = split(sub, nr, alts + (size_t)a * (size_t)nr, tmp);
+        if (fit_rec(pb, ranks, sub, nl, c0, cm, cap, loc, label, tmp, side, 1, err, errlen) < 0 ||
+            fit_rec(pb, ranks, sub + nl, nr - nl, cm, c1, cap, loc, label, tmp, side, 1, err,
+                    errlen) < 0)
+            goto fail;
+        double c = level_cut(pb, ranks, sub0, nr, loc, label);
+        if (a == 0 || c < bestc) {
+            bestc = c;
+            for (int i = 0; i < nr; i++)
+                best[i] = label[sub0[i]];
         }
-        var[c] = m2 / nr - (m / nr) * (m / nr);
     }
-    if (dim > 1 && var[1] > var[0])
-        col = 1;
-    for (int i = 0; i < nr; i++) {
-        key[i].v = U ? U[(size_t)i * (size_t)dim + (size_t)col] : (double)i;
-        key[i].i = i;
-    }
-    free(U);
-    qsort(key, (size_t)nr, sizeof *key, cmp_fkey);
     for (int i = 0; i < nr; i++)
-        tmp[i] = sub[key[i].i];
-    memcpy(sub, tmp, sizeof(int) * (size_t)nr);
-    if (kl_swaps(pb, ranks, sub, nr, (int)nl, loc, key, err, errlen) < 0)
-        return -1;
-    /* Sub-arrays in ascending index order (deterministic subgraphs). */
-    qsort(sub, (size_t)nl, sizeof(int), topomap_cmp_int);
-    qsort(sub + nl, (size_t)(nr - nl), sizeof(int), topomap_cmp_int);
-    if (fit_rec(pb, ranks, sub, (int)nl, c0, cm, cap, loc, label, tmp, key, err, errlen) < 0)
-        return -1;
-    return fit_rec(pb, ranks, sub + nl, nr - (int)nl, cm, c1, cap, loc, label, tmp, key, err,
-                   errlen);
+        label[sub0[i]] = best[i];
+    free(alts);
+    free(sub0);
+    free(best);
+    return 0;
+fail:
+    free(alts);
+    free(sub0);
+    free(best);
+    return -1;
 }
 
 int topomap_cpnsc_fit(const struct topomap_problem *pb, const int *ranks, int nr, int k,
@@ -216,17 +196,18 @@ int topomap_cpnsc_fit(const struct topomap_problem *pb, const int *ranks, int nr
                             nr, room);
     int *sub = malloc(sizeof(int) * (size_t)(nr > 0 ? nr : 1));
     int *tmp = malloc(sizeof(int) * (size_t)(nr > 0 ? nr : 1));
-    struct fkey *key = malloc(sizeof *key * (size_t)(nr > 0 ? nr : 1));
+    char *side = malloc((size_t)(nr > 0 ? nr : 1));
     int rc = -1;
-    if (!sub || !tmp || !key) {
+    if (!sub || !tmp || !side) {
         topomap_fail(err, errlen, ENOMEM, "out of memory");
     } else {
         for (int i = 0; i < nr; i++)
             sub[i] = i;
-        rc = fit_rec(pb, ranks, sub, nr, 0, k, cap, loc, label, tmp, key, err, errlen);
+        rc = fit_rec(pb, ranks, sub, nr, 0, k, cap, loc, label, tmp, side,
+                     nr <= FIT_VARIANT_MAX ? FIT_VARIANTS : 1, err, errlen);
     }
     free(sub);
     free(tmp);
-    free(key);
+    free(side);
     return rc;
 }

@@ -735,9 +735,10 @@ static void test_quality(void)
     topomap_topology_free(t);
 }
 
-/* auto = the best of its candidates (map_auto.c), each refined: its
- * hop-bytes must equal the minimum of the NAME+refine runs, on a stencil (where
- * block's order is good) and on random graphs (where it is not). */
+/* auto = the best of its candidates (map_auto.c), each refined, then the
+ * iterated local search from it: its hop-bytes must be at most the minimum
+ * of the NAME+refine runs, on a stencil (where block's order is good) and on
+ * random graphs (where it is not). */
 static void test_auto(void)
 {
     topomap_topology_t *t = topomap_topology_tianhe3(2, 2, 8, 4, NULL, err, sizeof err);
@@ -746,7 +747,7 @@ static void test_auto(void)
         return;
     /* auto's candidates (map_auto.c) on a small job, where it tries all. */
     const char *cand[] = {"block",      "drb+refine", "block+refine",    "greedy+refine",
-                          "drb+refine", "drb+refine", "spectral+refine", "ohtma+refine"};
+                          "drb+refine", "drb+refine", "spectral-fit+refine", "ohtma+refine"};
     const int seedoff[] = {0, 0, 0, 0, 1, 2, 0, 0};
     for (int c = 0; c < 4; c++) {
         topomap_profile_t *p = c == 0 ? stencil(8, 4, 4, 10) : random_profile(100 + 9 * c, 4, 50);
@@ -765,7 +766,7 @@ static void test_auto(void)
             valid(r2s, topomap_profile_nranks(p), topomap_alloc_nslots(a)) &&
             topomap_eval_slots(p, a, r2s, &m) == 0)
             got = m.hop_bytes;
-        ok(got == best, "auto on %s: hop-bytes %g = best refined candidate %g",
+        ok(got >= 0 && got <= best, "auto on %s: hop-bytes %g <= best refined candidate %g",
            c == 0 ? "stencil 8x4x4" : "random graph", got, best);
         topomap_profile_free(p);
     }

@@ -373,9 +373,140 @@ static void test_fit_path(void)
     topomap_topology_free(t);
 }
 
+/* The periodic 8 x 4 x 4 grid (every rank exchanges the same volume with
+ * its 6 neighbours, ranks shuffled) on 8 nodes of 16 cores: spectral-fit
+ * cuts it into 8 sets of 16 ranks with 128 grid edges between nodes, the
+ * least possible. Proof: for 16 vertices S of C8 x C4 x C4, let s_x be
+ * those in the slice x (a C4 x C4, which is the 4-cube Q4); S spans at most
+ * sum_x h(s_x) + sum_x min(s_x, s_x+1) edges, h(m) the most edges of m
+ * vertices of a hypercube (Harper 1964: h(16) = 32); the maximum of that sum
+ * over the ways to write 16 as 8 slice sizes is 32 (enumerated: 245,157
+ * of them), so every node has at least 6 x 16 - 2 x 32 = 32 edges leaving
+ * it, 128 in all; one 4 x 4 plane per node reaches it. The grid's Fiedler
+ * vectors come in degenerate pairs (along the 8-cycle). Same mapping for 1,
+ * 2 and 4 threads, and with ARPACK on every coarse graph. */
+static void test_fit_torus_grid(void)
+{
+    enum { X = 8, Y = 4, Z = 4, N = X * Y * Z, NE = 3 * N };
+    int perm[N], src[NE], dst[NE], r2s[N], ref[N];
+    double b[NE];
+    shuffle(perm, N, 7);
+    int ne = 0;
+    for (int x = 0; x < X; x++)
+        for (int y = 0; y < Y; y++)
+            for (int z = 0; z < Z; z++) {
+                int v = (x * Y + y) * Z + z;
+                int nb[3] = {(((x + 1) % X) * Y + y) * Z + z, (x * Y + (y + 1) % Y) * Z + z,
+                             (x * Y + y) * Z + (z + 1) % Z};
+                for (int d = 0; d < 3; d++) {
+                    src[ne] = perm[v];
+                    dst[ne] = perm[nb[d]];
+                    b[ne++] = 1000;
+                }
+            }
+    int arity[1] = {8}, hops[1] = {2};
+    topomap_topology_t *t = topomap_topology_tree(1, arity, hops, 16, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
+    topomap_profile_t *p = topomap_profile_create(N, NE, src, dst, b, NULL, err, sizeof err);
+    for (int solver = 0; solver < 2; solver++) {
+        int saved = topomap_cpnsc_dense_max;
+        topomap_cpnsc_dense_max = solver ? 0 : saved;
+        for (int th = 1; th <= 4; th *= 2) {
+            topomap_opts_t o;
+            topomap_opts_init(&o);
+            o.nthreads = th;
+            int rc = a && p ? topomap_map("spectral-fit", p, a, &o, r2s, err, sizeof err) : -1;
+            int cut = 0;
+            for (int e = 0; rc == 0 && e < NE; e++)
+                cut += topomap_alloc_slot_node(a, r2s[src[e]]) !=
+                       topomap_alloc_slot_node(a, r2s[dst[e]]);
+            if (th == 1) {
+                memcpy(ref, r2s, sizeof ref);
+                ok(rc == 0 && cut == 128,
+                   "spectral-fit (%s): the periodic 8x4x4 grid on 8 nodes of 16 cuts the least, "
+                   "128 edges (%d) %s",
+                   solver ? "ARPACK" : "dsyevr", cut, err);
+            } else {
+                ok(rc == 0 && !memcmp(ref, r2s, sizeof ref),
+                   "spectral-fit (%s): %d threads give the 1-thread mapping", solver ? "ARPACK" : "dsyevr",
+                   th);
+            }
+        }
+        topomap_cpnsc_dense_max = saved;
+    }
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
+/* topomap_fit_bisect keeps the weight on the left in the band it is given,
+ * exactly: random graphs of 50 to 3000 ranks (coarsened above 128), bands of
+ * one point far from the middle and wide ones; a star (a master and its
+ * workers, which heavy-edge matching cannot coarsen: two-hop matching). */
+static void test_fit_bisect(void)
+{
+    static const int sizes[] = {50, 700, 3000};
+    for (int k = 0; k < 3; k++) {
+        for (int star = 0; star < 2; star++) {
+            int n = sizes[k];
+            topomap_profile_t *p;
+            if (star) {
+                int *src = malloc(sizeof(int) * (size_t)n), *dst = malloc(sizeof(int) * (size_t)n);
+                double *b = malloc(sizeof(double) * (size_t)n);
+                for (int i = 1; i < n; i++) {
+                    src[i - 1] = 0;
+                    dst[i - 1] = i;
+                    b[i - 1] = 10 + i % 7;
+                }
+                p = topomap_profile_create(n, (size_t)n - 1, src, dst, b, NULL, err, sizeof err);
+                free(src);
+                free(dst);
+                free(b);
+            } else {
+                p = random_profile(n, 4, (unsigned)n);
+            }
+            int arity[1] = {n}, hops[1] = {2};
+            topomap_topology_t *t = topomap_topology_tree(1, arity, hops, 1, NULL, err, sizeof err);
+            topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
+            struct prob P;
+            prob_init(&P, p, a);
+            const topomap_graph_t *g = &P.pb.g;
+            struct topomap_bgraph B = {n, (int64_t *)g->xadj, (int *)g->adj, (double *)g->w,
+                                       malloc(sizeof(double) * (size_t)n),
+                                       malloc(sizeof(int) * (size_t)n)};
+            for (int i = 0; i < n; i++) {
+                B.self[i] = 1;
+                B.vw[i] = 1;
+            }
+            char *side = malloc((size_t)n);
+            long bands[3][2] = {{n / 7, n / 7}, {n - n / 3, n - n / 3}, {n / 4, n / 2}};
+            int bad = 0;
+            for (int j = 0; j < 3; j++) {
+                int rc = topomap_fit_bisect(&P.pb, &B, bands[j][0], bands[j][1], bands[j][0], 9, 1,
+                                            side, NULL, err, sizeof err);
+                long wl = 0;
+                for (int i = 0; i < n; i++)
+                    wl += !side[i];
+                bad += rc != 1 || wl < bands[j][0] || wl > bands[j][1];
+            }
+            ok(bad == 0, "fit_bisect: %d ranks (%s), the left side within its band in 3 of 3 %s", n,
+               star ? "a star" : "random", err);
+            free(side);
+            free(B.self);
+            free(B.vw);
+            prob_free(&P);
+            topomap_alloc_free(a);
+            topomap_topology_free(t);
+            topomap_profile_free(p);
+        }
+    }
+}
+
 int main(void)
 {
     test_fit_path();
+    test_fit_torus_grid();
+    test_fit_bisect();
     test_cliques();
     test_schemes();
     test_hierarchy();
