@@ -158,6 +158,7 @@ int topomap_ape(const struct topomap_problem *pb, int *r2s, const int *piece, in
  * sum_l g_il hops(grp(i), grp(l)) over the symmetric graph, so the hop-bytes
  * of eq. (1) of the OHTMA paper are sum_i cost[i] / 2. Exchanging the
  * contents of two slots touches only the two ranks and their neighbours. */
+#define TOPOMAP_XCHG_DIMS 8
 struct topomap_xchg {
     const struct topomap_problem *pb;
     int n, nslots, ngrp;
@@ -174,6 +175,12 @@ struct topomap_xchg {
     double *wdeg;       /* n: sum of the weights of each rank */
     int *near_x, *near; /* ngrp + 1 offsets, lists: groups near each group
                            (built by the refinement driver when needed) */
+    /* Tori and meshes without a hop table: the coordinates of each group's
+     * node (ngrp x gnd), so that hops are computed inline (same values as
+     * the topology's, without its call and checks); gnd = 0 otherwise. */
+    int gnd;
+    int gdims[TOPOMAP_XCHG_DIMS], gwrap[TOPOMAP_XCHG_DIMS];
+    int *gcrd;
 };
 
 /* Set up groups and hops with every slot free. 0, or -1 + errno (ENOMEM). */
@@ -191,8 +198,21 @@ void topomap_xchg_free(struct topomap_xchg *x);
 
 static inline int topomap_xchg_hops(const struct topomap_xchg *x, int ga, int gb)
 {
-    return x->hop ? x->hop[(size_t)ga * (size_t)x->ngrp + (size_t)gb]
-                  : topomap_topology_hops(x->pb->topo, x->grp_node[ga], x->grp_node[gb]);
+    if (x->hop)
+        return x->hop[(size_t)ga * (size_t)x->ngrp + (size_t)gb];
+    if (x->gnd) {
+        const int *ca = x->gcrd + (size_t)ga * (size_t)x->gnd;
+        const int *cb = x->gcrd + (size_t)gb * (size_t)x->gnd;
+        int h = 0;
+        for (int k = 0; k < x->gnd; k++) {
+            int d = ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
+            if (x->gwrap[k] && 2 * d > x->gdims[k])
+                d = x->gdims[k] - d;
+            h += d;
+        }
+        return h;
+    }
+    return topomap_topology_hops(x->pb->topo, x->grp_node[ga], x->grp_node[gb]);
 }
 /* sum_l g_il hops(grp, grp(l)): the cost rank i would have on group grp. */
 double topomap_xchg_cost_at(const struct topomap_xchg *x, int i, int grp);
