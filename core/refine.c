@@ -326,10 +326,13 @@ struct rws {
     int *cand;   /* candidate groups of one search */
     /* Tori and meshes (x->gnd > 0): F_k(c) = sum over the neighbours' groups
      * of their weight times the distance along dimension k from coordinate c,
-     * filled on demand for the search stamped fstamp (see sep_cost). */
-    double *fval; /* sum of the dimension sizes */
-    int *fstamp;
-    int foff[TOPOMAP_XCHG_DIMS];
+     * filled on demand for the search stamped fstamp (see sep_cost), from
+     * the neighbours' weight at each coordinate of dimension k (hw, the
+     * distinct coordinates listed in hc). Arrays of the summed dimension
+     * sizes, dimension k at foff[k]. */
+    double *fval, *hw;
+    int *fstamp, *hstamp, *hc;
+    int foff[TOPOMAP_XCHG_DIMS], hn[TOPOMAP_XCHG_DIMS];
 };
 
 static int rws_init(struct rws *w, const struct topomap_xchg *x, int maxdeg, int maxcand)
@@ -341,13 +344,17 @@ static int rws_init(struct rws *w, const struct topomap_xchg *x, int maxdeg, int
     }
     w->fval = malloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1));
     w->fstamp = calloc((size_t)(nf > 0 ? nf : 1), sizeof(int));
+    w->hw = malloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1));
+    w->hstamp = calloc((size_t)(nf > 0 ? nf : 1), sizeof(int));
+    w->hc = malloc(sizeof(int) * (size_t)(nf > 0 ? nf : 1));
     w->gpos = malloc(sizeof(int) * (size_t)ngrp);
     w->glist = malloc(sizeof(int) * (size_t)(maxdeg > 0 ? maxdeg : 1));
     w->gw = malloc(sizeof(double) * (size_t)(maxdeg > 0 ? maxdeg : 1));
     w->mark = calloc((size_t)ngrp, sizeof(int));
     w->cand = malloc(sizeof(int) * (size_t)(maxcand > 0 ? maxcand : 1));
     w->stamp = 0;
-    if (!w->gpos || !w->glist || !w->gw || !w->mark || !w->cand || !w->fval || !w->fstamp)
+    if (!w->gpos || !w->glist || !w->gw || !w->mark || !w->cand || !w->fval || !w->fstamp ||
+        !w->hw || !w->hstamp || !w->hc)
         return -1;
     for (int u = 0; u < ngrp; u++)
         w->gpos[u] = -1;
@@ -363,6 +370,9 @@ static void rws_free(struct rws *w)
     free(w->cand);
     free(w->fval);
     free(w->fstamp);
+    free(w->hw);
+    free(w->hstamp);
+    free(w->hc);
 }
 
 /* Relative error bound between two float summations of the same ng
@@ -370,12 +380,32 @@ static void rws_free(struct rws *w)
  * trusted farther than this from the threshold it is compared with. */
 #define SEP_TOL 1e-9
 
+/* The neighbours' weight at each coordinate of each dimension, for the
+ * search of stamp w->stamp (O(groups x dimensions)). */
+static void sep_start(const struct topomap_xchg *x, struct rws *w, int ng)
+{
+    for (int k = 0; k < x->gnd; k++)
+        w->hn[k] = 0;
+    for (int q = 0; q < ng; q++) {
+        const int *c = x->gcrd + (size_t)w->glist[q] * (size_t)x->gnd;
+        for (int k = 0; k < x->gnd; k++) {
+            int at = w->foff[k] + c[k];
+            if (w->hstamp[at] != w->stamp) {
+                w->hstamp[at] = w->stamp;
+                w->hw[at] = 0;
+                w->hc[w->foff[k] + w->hn[k]++] = c[k];
+            }
+            w->hw[at] += w->gw[q];
+        }
+    }
+}
+
 /* D(i, b) from the neighbours' groups of the current search, as a sum over
  * dimensions: on a torus or mesh hops are a sum of per-dimension distances,
  * so D(i, b) = sum_k F_k(coord_k(b)), and each F_k(c) is computed once per
- * search (O(groups)) instead of once per candidate group. Equal to the
- * group-order sum of eval_group up to rounding (SEP_TOL). */
-static double sep_cost(const struct topomap_xchg *x, struct rws *w, int ng, int b)
+ * search (O(distinct coordinates)) instead of once per candidate group.
+ * Equal to the group-order sum of eval_group up to rounding (SEP_TOL). */
+static double sep_cost(const struct topomap_xchg *x, struct rws *w, int b)
 {
     const int *cb = x->gcrd + (size_t)b * (size_t)x->gnd;
     double d = 0;
@@ -383,13 +413,15 @@ static double sep_cost(const struct topomap_xchg *x, struct rws *w, int ng, int 
         int c = cb[k], at = w->foff[k] + c;
         if (w->fstamp[at] != w->stamp) {
             int dim = x->gdims[k], wr = x->gwrap[k];
+            const int *hc = w->hc + w->foff[k];
+            const double *hw = w->hw + w->foff[k];
             double f = 0;
-            for (int q = 0; q < ng; q++) {
-                int o = x->gcrd[(size_t)w->glist[q] * (size_t)x->gnd + (size_t)k];
+            for (int q = 0; q < w->hn[k]; q++) {
+                int o = hc[q];
                 int dd = o > c ? o - c : c - o;
                 if (wr && 2 * dd > dim)
                     dd = dim - dd;
-                f += w->gw[q] * (double)dd;
+                f += hw[o] * (double)dd;
             }
             w->fval[at] = f;
             w->fstamp[at] = w->stamp;
@@ -411,7 +443,7 @@ static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double
     /* The filter D(i, b) < cost_i, summed by groups. With sep, sep_cost
      * decides it unless it lies within rounding of cost_i; then the
      * group-order sum decides, as without sep: the same groups pass. */
-    double ds = sep ? sep_cost(x, w, ng, b) : 0;
+    double ds = sep ? sep_cost(x, w, b) : 0;
     if (sep && ds > ci * (1 + SEP_TOL))
         return;
     if (!sep || ds >= ci * (1 - SEP_TOL)) {
@@ -496,6 +528,8 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
         }
         /* w->stamp is new: sep_cost's values are recomputed for this i. */
         int sep = x->gnd > 0;
+        if (sep)
+            sep_start(x, w, ng);
         for (int c = 0; c < nc; c++)
             eval_group(x, i, a, w->cand[c], ci, wi, reach, w, sep, ng, &best, &bestgain);
     }
