@@ -21,7 +21,31 @@ struct topomap_problem {
     const int *slot_node; /* nslots: topology node of each slot */
     const int *slot_core; /* nslots: core of each slot */
     double deadline;      /* topomap_now() value past which to stop, 0 = none */
+    /* Work accounting of auto (map_auto.c), independent of the machine and
+     * of the thread count: algorithms that count their steps add them to
+     * *work in work units (about a nanosecond each on the benchmark machine,
+     * see TOPOMAP_WORK_*); NULL: nobody counts. An algorithm that can
+     * estimate its cost before spending it declines (ECANCELED) when the
+     * estimate exceeds work_limit (0: no limit). */
+    double *work;
+    double work_limit;
 };
+
+/* Work units per counted step: about a nanosecond each on the benchmark
+ * machine (2 cores, measured in CPU time with `topomap map -v` on the
+ * 4096-rank cases of `topomap-bench -s large`): a step of the refinement (an
+ * edge summed or a candidate group looked at), a vertex or edge of a METIS
+ * bisection's input, and the fixed cost of a METIS call (drb), a flop of a
+ * Cholesky factorisation or solve (analytic). */
+#define TOPOMAP_WORK_REFINE 10.0
+#define TOPOMAP_WORK_METIS 70.0
+#define TOPOMAP_WORK_METIS_CALL 10000.0
+#define TOPOMAP_WORK_FLOP 0.45
+static inline void topomap_work_add(const struct topomap_problem *pb, double units)
+{
+    if (pb->work)
+        *pb->work += units;
+}
 
 /* Index of j in row i of a CSR graph whose rows are sorted (xadj, adj), or
  * -1 when i and j are not adjacent; O(log degree). */
@@ -251,6 +275,7 @@ struct topomap_refine_stats {
     double gain;               /* hop-bytes removed */
     int converged;             /* 1: the last pass found nothing to do */
     int all;                   /* 1: every group was searched */
+    long work;                 /* steps counted (see topomap_problem.work) */
 };
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen);
@@ -318,6 +343,9 @@ struct topomap_chol *topomap_chol_new(int n, const int64_t *xadj, const int *adj
 int topomap_chol_factor(struct topomap_chol *c, const double *diag);
 int topomap_chol_solve(struct topomap_chol *c, const double *b, double *x, int nrhs);
 void topomap_chol_free(struct topomap_chol *c);
+/* The flops of one factorisation and the nonzeros of the factor (a solve
+ * costs about 4 x lnz flops per right-hand side), from the analysis. */
+void topomap_chol_cost(const struct topomap_chol *c, double *flops, double *lnz);
 
 /* input.c: reading input files (see there why). */
 /* 0 if path names a regular file, else -1 with errno and "PATH: is a FIFO

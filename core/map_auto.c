@@ -14,8 +14,7 @@
  *     scattered allocations;
  *  4. block + refine: wins on stencils whose rank order already fits;
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
- *  6. drb + refine with two other seeds (METIS's bisections differ), up to
- *     16,384 ranks;
+ *  6. drb + refine with two other seeds (METIS's bisections differ);
  *  7. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
  *     to AUTO_SPECTRAL_MAX ranks;
  *  8. ohtma + refine;
@@ -33,6 +32,29 @@
  * 8x8x8 torus; README, "The spectral mapping"). Above 1024 ranks the
  * eigensolves cost seconds without winning.
  *
+ * Work budget: without a time limit auto must still end in about a second
+ * at any size (the plugin's default limit is 2 s), and deterministically, so
+ * the rule is on counted work, not on measured time. Algorithms count their
+ * steps in work units (TOPOMAP_WORK_* in internal.h: refinement steps, the
+ * sizes of METIS's inputs in drb, Cholesky flops in analytic, each weighted
+ * to about a nanosecond on the benchmark machine); the counts depend only on
+ * the inputs, never on the machine or the thread count. auto adds up what
+ * its candidates spent and gives itself AUTO_WORK_BUDGET (8e8, about 0.8 s
+ * there):
+ *  - block, grid, the first drb + refine and treematch always run; the work
+ *    of that drb + refine, W, estimates the other candidates;
+ *  - block + refine, greedy + refine, the other drb seeds, spectral-fit and
+ *    ohtma run only when W fits in what is left of the budget;
+ *  - analytic-anchor estimates itself once CHOLMOD has analysed its matrix
+ *    (50 iterations of a factorisation and its solves) and declines when that
+ *    exceeds what is left minus W (its refinement).
+ * At 4096 ranks on the 4096 nodes of the 16x16x16 torus this keeps all five
+ * candidates on a random geometric graph, drops analytic-anchor on a mesh
+ * partition (mdual: 1.9e9 units; it was 1.3% better than the best drb
+ * there) and runs drb + refine alone on copter2 (W = 7.4e8); at 65,536 ranks
+ * W alone exceeds the budget. With the budget off, the same jobs took up to
+ * 12 s (copter2, analytic: 9 s).
+ *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
  * with the deadline, a candidate cut short by it is dropped (an unfinished
@@ -48,13 +70,25 @@
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
 #define AUTO_OHTMA_WORK (1L << 21)
-/* drb is tried with three seeds up to this many ranks, one seed above. */
-#define AUTO_SEEDS_MAX 16384
+/* analytic-anchor is tried up to this many ranks (its analysis alone costs
+ * seconds beyond, and it lost to drb there). */
+#define AUTO_ANALYTIC_MAX 16384
 /* spectral is tried up to this many ranks. */
 #define AUTO_SPECTRAL_MAX 1024
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
+
+/* Work budget of auto (work units, about a nanosecond each on the benchmark
+ * machine: see TOPOMAP_WORK_* in internal.h). */
+#define AUTO_WORK_BUDGET 8e8
+
+/* How a candidate's cost is judged against the budget. */
+enum cost {
+    COST_ALWAYS, /* run (block, grid, the first drb, treematch) */
+    COST_LIKE_DRB, /* about the work of the first drb + refine */
+    COST_SELF,     /* estimates itself and declines over its allowance */
+};
 
 struct cand {
     const char *name;
@@ -62,6 +96,7 @@ struct cand {
     int refine;
     uint64_t seed_offset;
     int optional; /* 1: a failure (the algorithm declines) skips it */
+    enum cost cost;
 };
 
 /* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
@@ -87,36 +122,36 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
     int k = 0;
     int ngrp = topomap_alloc_nnodes(pb->alloc);
     int small = (long)pb->n * ngrp <= AUTO_OHTMA_WORK;
-    c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0};
+    c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0, COST_ALWAYS};
     topomap_grid_t g;
     if (topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, NULL) > 0)
-        c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1};
-    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0};
+        c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
+    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0, COST_ALWAYS};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
-        c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1};
-        c[k++] = (struct cand){"treematch+refine", topomap_map_treematch, 1, 0, 1};
+        c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1, COST_ALWAYS};
+        c[k++] = (struct cand){"treematch+refine", topomap_map_treematch, 1, 0, 1,
+                               COST_ALWAYS};
     }
     int dims[8], wrap[8];
-    /* Up to AUTO_SEEDS_MAX ranks: beyond, it costs 5-15 s and lost to drb. */
-    if (pb->n <= AUTO_SEEDS_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
-        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0, 0};
+    if (pb->n <= AUTO_ANALYTIC_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
+        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0, 0,
+                               COST_SELF};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
-     * stencil from block's order: over a minute): small jobs only; extra
-     * drb seeds up to AUTO_SEEDS_MAX ranks. */
+     * stencil from block's order: over a minute, far more than the first
+     * drb + refine that estimates them): small jobs only. */
     if (small)
-        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0};
+        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0, COST_LIKE_DRB};
     if (small)
-        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0};
-    if (pb->n <= AUTO_SEEDS_MAX) {
-        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0};
-        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0};
-    }
+        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0, COST_LIKE_DRB};
+    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, COST_LIKE_DRB};
+    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, COST_LIKE_DRB};
     if (pb->n <= AUTO_SPECTRAL_MAX)
-        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0};
+        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0,
+                               COST_LIKE_DRB};
     if (small)
-        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0};
+        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, COST_LIKE_DRB};
     return k;
 }
 
@@ -135,6 +170,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         sub.deadline = t0 + (pb->deadline - t0) * AUTO_BUDGET_SHARE;
     double best = -1;
     int chosen = -1, tried = 0;
+    /* Work spent so far and that of the first drb + refine (-1: not yet). */
+    double spent = 0, w_drb = -1;
     /* Hierarchical nodes: every candidate gets the node-internal placement
      * and candidates are compared by SumCom, which sees the node levels;
      * otherwise by hop-bytes. */
@@ -146,7 +183,28 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             topomap_log(pb, "auto: time limit reached before %s", c[k].name);
             break;
         }
+        /* The work budget (see the top of the file): a candidate whose
+         * estimate does not fit in what is left is skipped. */
+        double left = AUTO_WORK_BUDGET - spent;
+        sub.work_limit = 0;
+        if (c[k].cost == COST_LIKE_DRB && w_drb >= 0 && w_drb > left) {
+            topomap_log(pb, "auto: %s skipped: about %.3g work units, %.3g left of the budget",
+                        c[k].name, w_drb, left);
+            continue;
+        }
+        if (c[k].cost == COST_SELF) {
+            /* What it may spend before the refinement, which costs about
+             * what drb + refine did. */
+            sub.work_limit = left - (w_drb > 0 ? w_drb : 0);
+            if (sub.work_limit <= 0) {
+                topomap_log(pb, "auto: %s skipped: %.3g work units left of the budget",
+                            c[k].name, left);
+                continue;
+            }
+        }
         double tc = topomap_now();
+        double cw = 0;
+        sub.work = &cw;
         so.seed = pb->opts->seed + c[k].seed_offset;
         int rc = c[k].fn(&sub, tmp, err, errlen);
         if (rc == 0 && c[k].refine) {
@@ -156,6 +214,11 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         }
         if (rc == 0 && sumcom)
             rc = topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen);
+        spent += cw;
+        if (rc < 0 && errno == ECANCELED) {
+            topomap_log(pb, "auto: %s skipped: %s", c[k].name, err);
+            continue;
+        }
         if (rc < 0) {
             if (errno == ETIMEDOUT && best >= 0) {
                 topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c[k].name,
@@ -172,9 +235,11 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             return -1;
         }
         tried++;
+        if (w_drb < 0 && c[k].fn == topomap_map_drb)
+            w_drb = cw;
         double hb = score(pb, tmp, sumcom);
-        topomap_log(pb, "auto: %-20s %s %.6g in %.3f s", c[k].name,
-                    sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc);
+        topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c[k].name,
+                    sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
         if (best < 0 || hb < best) {
             best = hb;
             chosen = k;

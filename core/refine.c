@@ -333,6 +333,7 @@ struct rws {
     double *fval, *hw;
     int *fstamp, *hstamp, *hc;
     int foff[TOPOMAP_XCHG_DIMS], hn[TOPOMAP_XCHG_DIMS];
+    long work; /* steps counted (edges summed, groups looked at) */
 };
 
 static int rws_init(struct rws *w, const struct topomap_xchg *x, int maxdeg, int maxcand)
@@ -353,6 +354,7 @@ static int rws_init(struct rws *w, const struct topomap_xchg *x, int maxdeg, int
     w->mark = calloc((size_t)ngrp, sizeof(int));
     w->cand = malloc(sizeof(int) * (size_t)(maxcand > 0 ? maxcand : 1));
     w->stamp = 0;
+    w->work = 0;
     if (!w->gpos || !w->glist || !w->gw || !w->mark || !w->cand || !w->fval || !w->fstamp ||
         !w->hw || !w->hstamp || !w->hc)
         return -1;
@@ -416,6 +418,7 @@ static double sep_cost(const struct topomap_xchg *x, struct rws *w, int b)
             const int *hc = w->hc + w->foff[k];
             const double *hw = w->hw + w->foff[k];
             double f = 0;
+            w->work += w->hn[k];
             for (int q = 0; q < w->hn[k]; q++) {
                 int o = hc[q];
                 int dd = o > c ? o - c : c - o;
@@ -438,6 +441,7 @@ static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double
                        double *bestgain)
 {
     int hab = topomap_xchg_hops(x, a, b);
+    w->work++;
     if ((double)hab * wi > reach)
         return;
     /* The filter D(i, b) < cost_i, summed by groups. With sep, sep_cost
@@ -448,13 +452,16 @@ static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double
         return;
     if (!sep || ds >= ci * (1 - SEP_TOL)) {
         double d = 0;
+        w->work += ng;
         for (int k = 0; k < ng; k++)
             d += w->gw[k] * (double)topomap_xchg_hops(x, b, w->glist[k]);
         if (!(d < ci))
             return;
     }
     /* Exact values (summed in CSR order, like cost[]) for the decision. */
+    const int64_t *xadj = x->pb->g.xadj;
     double dib = topomap_xchg_cost_at(x, i, b), xi = ci - dib;
+    w->work += xadj[i + 1] - xadj[i];
     int freed = 0;
     for (int k = x->grp_xslot[b]; k < x->grp_xslot[b + 1]; k++) {
         int s = x->grp_slot[k], j = x->s2r[s];
@@ -467,6 +474,7 @@ static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double
             scale = ci + dib;
         } else {
             double dja = topomap_xchg_cost_at(x, j, a), xj = x->cost[j] - dja;
+            w->work += xadj[j + 1] - xadj[j];
             double gh = topomap_xchg_weight(x, i, j) * (double)hab;
             gain = (xi + xj) - 2.0 * gh;
             scale = ci + dib + x->cost[j] + dja;
@@ -491,6 +499,7 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
     if (!(ci > 0))
         return -1; /* D(i, b) >= 0 = cost: i gains nothing by moving */
     int a = x->rgrp[i], ng = 0;
+    w->work += g->xadj[i + 1] - g->xadj[i];
     for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
         int v = x->rgrp[g->adj[e]];
         if (w->gpos[v] < 0) {
@@ -692,6 +701,7 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     if (!prop)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     int nomem = 0;
+    long work = 0;
     while (max_passes <= 0 || st->passes < max_passes) {
         if (deadline > 0 && topomap_now() > deadline)
             break;
@@ -706,6 +716,9 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
 #pragma omp for schedule(dynamic, 64)
             for (int i = 0; i < n; i++)
                 prop[i] = ok ? best_move(x, i, &w, all) : -1;
+            /* An integer sum: the same total for any thread count. */
+#pragma omp atomic
+            work += w.work;
             rws_free(&w);
         }
         if (nomem) {
@@ -720,6 +733,8 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
                 continue;
             int s1 = x->r2s[i], s2 = prop[i];
             double scale, gain = slot_gain(x, s1, s2, &scale);
+            int j = x->s2r[s2];
+            work += 3 * (g->xadj[i + 1] - g->xadj[i] + (j >= 0 ? g->xadj[j + 1] - g->xadj[j] : 0));
             if (!improving(gain, scale))
                 continue; /* an earlier commit made it stale */
             if (x->s2r[s2] < 0)
@@ -741,6 +756,10 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
         hb -= pass_gain;
     }
     free(prop);
+    /* The costs computed when placing (one sum over the edges) and the
+     * searches and commits of the passes. */
+    st->work = work + g->xadj[n];
+    topomap_work_add(x->pb, (double)st->work * TOPOMAP_WORK_REFINE);
     return 0;
 }
 
@@ -758,6 +777,8 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                 !near_from_coords(pb->topo);
     if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
+    if (x.hop) /* its ngrp^2 entries, each asked from the topology */
+        topomap_work_add(pb, (double)x.ngrp * (double)x.ngrp * TOPOMAP_WORK_REFINE);
     topomap_xchg_place(&x, r2s);
     struct topomap_refine_stats local;
     if (!st)
@@ -767,9 +788,9 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
     if (rc == 0) {
         memcpy(r2s, x.r2s, sizeof(int) * (size_t)pb->n);
         topomap_log(pb, "refine: %ld passes, %ld swaps, %ld moves, hop-bytes -%.6g, %s search, "
-                        "%.3f s",
+                        "%ld steps, %.3f s",
                     st->passes, st->swaps, st->moves, st->gain, st->all ? "full" : "neighbourhood",
-                    topomap_now() - t0);
+                    st->work, topomap_now() - t0);
     }
     topomap_xchg_free(&x);
     return rc;

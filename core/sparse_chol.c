@@ -111,6 +111,12 @@ fail:
     return NULL;
 }
 
+void topomap_chol_cost(const struct topomap_chol *c, double *flops, double *lnz)
+{
+    *flops = c->cm.fl;
+    *lnz = c->cm.lnz;
+}
+
 int topomap_chol_factor(struct topomap_chol *c, const double *diag)
 {
     double *Ax = c->A->x;
