@@ -32,14 +32,17 @@ struct topomap_problem {
 };
 
 /* Work units per counted step: about a nanosecond each on the benchmark
- * machine (2 cores, measured in CPU time with `topomap map -v` on the
- * 4096-rank cases of `topomap-bench -s large`): a step of the refinement (an
- * edge summed or a candidate group looked at), a vertex or edge of a METIS
- * bisection's input, and the fixed cost of a METIS call (drb), a flop of a
- * Cholesky factorisation or solve (analytic). */
-#define TOPOMAP_WORK_REFINE 10.0
-#define TOPOMAP_WORK_METIS 70.0
-#define TOPOMAP_WORK_METIS_CALL 10000.0
+ * machine (2 cores; fitted to CPU times of `topomap map -v` at 512 to 4096
+ * ranks on tori and Tianhe-3, within 30%): in the refinement, an edge summed
+ * (a neighbour's weight and hops), a group looked at (a hop or a table
+ * entry) and a rank searched in a pass; in drb, a vertex or edge of a METIS
+ * bisection's input and a METIS call; in analytic, a flop of a Cholesky
+ * factorisation or solve. */
+#define TOPOMAP_WORK_EDGE 9.5
+#define TOPOMAP_WORK_LOOK 3.0
+#define TOPOMAP_WORK_RANK 580.0
+#define TOPOMAP_WORK_METIS 135.0
+#define TOPOMAP_WORK_METIS_CALL 4500.0
 #define TOPOMAP_WORK_FLOP 0.45
 static inline void topomap_work_add(const struct topomap_problem *pb, double units)
 {
@@ -275,7 +278,7 @@ struct topomap_refine_stats {
     double gain;               /* hop-bytes removed */
     int converged;             /* 1: the last pass found nothing to do */
     int all;                   /* 1: every group was searched */
-    long work;                 /* steps counted (see topomap_problem.work) */
+    long work, looks;          /* steps counted (see topomap_problem.work) */
 };
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen);

@@ -81,14 +81,18 @@
 
 /* Work budget of auto (work units, about a nanosecond each on the benchmark
  * machine: see TOPOMAP_WORK_* in internal.h). */
-#define AUTO_WORK_BUDGET 8e8
+#ifndef AUTO_WORK_BUDGET
+#define AUTO_WORK_BUDGET 1.5e9
+#endif
 
-/* How a candidate's cost is judged against the budget. */
-enum cost {
-    COST_ALWAYS, /* run (block, grid, the first drb, treematch) */
-    COST_LIKE_DRB, /* about the work of the first drb + refine */
-    COST_SELF,     /* estimates itself and declines over its allowance */
-};
+/* A candidate's estimated work against the budget: 0, always run (block,
+ * grid, the first drb, treematch); > 0, that many times the work of the
+ * first drb + refine (measured at 512 to 4096 ranks: the other seeds, block +
+ * refine and greedy + refine about 1x, spectral-fit and ohtma, whose own
+ * phases are not counted, up to 2x); COST_SELF, the candidate estimates
+ * itself and declines over its allowance (analytic-anchor). */
+#define COST_ALWAYS 0.0
+#define COST_SELF -1.0
 
 struct cand {
     const char *name;
@@ -96,7 +100,7 @@ struct cand {
     int refine;
     uint64_t seed_offset;
     int optional; /* 1: a failure (the algorithm declines) skips it */
-    enum cost cost;
+    double cost;
 };
 
 /* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
@@ -142,16 +146,16 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
      * stencil from block's order: over a minute, far more than the first
      * drb + refine that estimates them): small jobs only. */
     if (small)
-        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0, COST_LIKE_DRB};
+        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0, 1.0};
     if (small)
-        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0, COST_LIKE_DRB};
-    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, COST_LIKE_DRB};
-    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, COST_LIKE_DRB};
+        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0, 1.0};
+    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
+    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
     if (pb->n <= AUTO_SPECTRAL_MAX)
         c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0,
-                               COST_LIKE_DRB};
+                               2.0};
     if (small)
-        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, COST_LIKE_DRB};
+        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, 2.0};
     return k;
 }
 
@@ -185,25 +189,26 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         }
         /* The work budget (see the top of the file): a candidate whose
          * estimate does not fit in what is left is skipped. */
-        double left = AUTO_WORK_BUDGET - spent;
+        double left = AUTO_WORK_BUDGET - spent, est = c[k].cost * w_drb;
         sub.work_limit = 0;
-        if (c[k].cost == COST_LIKE_DRB && w_drb >= 0 && w_drb > left) {
+        if (c[k].cost > 0 && w_drb >= 0 && est > left) {
             topomap_log(pb, "auto: %s skipped: about %.3g work units, %.3g left of the budget",
-                        c[k].name, w_drb, left);
+                        c[k].name, est, left);
             continue;
         }
         if (c[k].cost == COST_SELF) {
-            /* What it may spend before the refinement, which costs about
-             * what drb + refine did. */
+            /* What it may spend before its refinement, which costs about
+             * what drb + refine did; below an eighth of the budget its
+             * preparation (which it spends before it can estimate) is not
+             * worth it. */
             sub.work_limit = left - (w_drb > 0 ? w_drb : 0);
-            if (sub.work_limit <= 0) {
+            if (sub.work_limit < AUTO_WORK_BUDGET / 8) {
                 topomap_log(pb, "auto: %s skipped: %.3g work units left of the budget",
                             c[k].name, left);
                 continue;
             }
         }
-        double tc = topomap_now();
-        double cw = 0;
+        double tc = topomap_now(), cw = 0;
         sub.work = &cw;
         so.seed = pb->opts->seed + c[k].seed_offset;
         int rc = c[k].fn(&sub, tmp, err, errlen);
@@ -214,7 +219,10 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         }
         if (rc == 0 && sumcom)
             rc = topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen);
-        spent += cw;
+        sub.work = NULL;
+        /* Work that a candidate does not count is assumed to be at least
+         * its estimate. */
+        spent += c[k].cost > 0 && w_drb >= 0 && est > cw ? est : cw;
         if (rc < 0 && errno == ECANCELED) {
             topomap_log(pb, "auto: %s skipped: %s", c[k].name, err);
             continue;

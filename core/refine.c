@@ -333,7 +333,8 @@ struct rws {
     double *fval, *hw;
     int *fstamp, *hstamp, *hc;
     int foff[TOPOMAP_XCHG_DIMS], hn[TOPOMAP_XCHG_DIMS];
-    long work; /* steps counted (edges summed, groups looked at) */
+    long work;  /* edges summed (weight and hops of a neighbour) */
+    long looks; /* groups looked at (a hop and a weight, no neighbour list) */
 };
 
 static int rws_init(struct rws *w, const struct topomap_xchg *x, int maxdeg, int maxcand)
@@ -354,7 +355,7 @@ static int rws_init(struct rws *w, const struct topomap_xchg *x, int maxdeg, int
     w->mark = calloc((size_t)ngrp, sizeof(int));
     w->cand = malloc(sizeof(int) * (size_t)(maxcand > 0 ? maxcand : 1));
     w->stamp = 0;
-    w->work = 0;
+    w->work = w->looks = 0;
     if (!w->gpos || !w->glist || !w->gw || !w->mark || !w->cand || !w->fval || !w->fstamp ||
         !w->hw || !w->hstamp || !w->hc)
         return -1;
@@ -418,7 +419,7 @@ static double sep_cost(const struct topomap_xchg *x, struct rws *w, int b)
             const int *hc = w->hc + w->foff[k];
             const double *hw = w->hw + w->foff[k];
             double f = 0;
-            w->work += w->hn[k];
+            w->looks += w->hn[k];
             for (int q = 0; q < w->hn[k]; q++) {
                 int o = hc[q];
                 int dd = o > c ? o - c : c - o;
@@ -441,7 +442,7 @@ static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double
                        double *bestgain)
 {
     int hab = topomap_xchg_hops(x, a, b);
-    w->work++;
+    w->looks++;
     if ((double)hab * wi > reach)
         return;
     /* The filter D(i, b) < cost_i, summed by groups. With sep, sep_cost
@@ -452,7 +453,7 @@ static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double
         return;
     if (!sep || ds >= ci * (1 - SEP_TOL)) {
         double d = 0;
-        w->work += ng;
+        w->looks += ng;
         for (int k = 0; k < ng; k++)
             d += w->gw[k] * (double)topomap_xchg_hops(x, b, w->glist[k]);
         if (!(d < ci))
@@ -527,6 +528,7 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
         w->mark[a] = w->stamp;
         for (int k = 0; k < ng; k++) {
             int v = w->glist[k];
+            w->looks += 1 + x->near_x[v + 1] - x->near_x[v];
             for (int q = -1; q < x->near_x[v + 1] - x->near_x[v]; q++) {
                 int b = q < 0 ? v : x->near[x->near_x[v] + q];
                 if (w->mark[b] == w->stamp)
@@ -537,8 +539,10 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
         }
         /* w->stamp is new: sep_cost's values are recomputed for this i. */
         int sep = x->gnd > 0;
-        if (sep)
+        if (sep) {
             sep_start(x, w, ng);
+            w->looks += (long)ng * x->gnd;
+        }
         for (int c = 0; c < nc; c++)
             eval_group(x, i, a, w->cand[c], ci, wi, reach, w, sep, ng, &best, &bestgain);
     }
@@ -701,7 +705,7 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     if (!prop)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     int nomem = 0;
-    long work = 0;
+    long work = 0, looks = 0;
     while (max_passes <= 0 || st->passes < max_passes) {
         if (deadline > 0 && topomap_now() > deadline)
             break;
@@ -719,6 +723,8 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
             /* An integer sum: the same total for any thread count. */
 #pragma omp atomic
             work += w.work;
+#pragma omp atomic
+            looks += w.looks;
             rws_free(&w);
         }
         if (nomem) {
@@ -759,7 +765,10 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     /* The costs computed when placing (one sum over the edges) and the
      * searches and commits of the passes. */
     st->work = work + g->xadj[n];
-    topomap_work_add(x->pb, (double)st->work * TOPOMAP_WORK_REFINE);
+    st->looks = looks;
+    topomap_work_add(x->pb, (double)st->work * TOPOMAP_WORK_EDGE +
+                                (double)st->looks * TOPOMAP_WORK_LOOK +
+                                (double)st->passes * n * TOPOMAP_WORK_RANK);
     return 0;
 }
 
@@ -778,7 +787,7 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
     if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
     if (x.hop) /* its ngrp^2 entries, each asked from the topology */
-        topomap_work_add(pb, (double)x.ngrp * (double)x.ngrp * TOPOMAP_WORK_REFINE);
+        topomap_work_add(pb, (double)x.ngrp * (double)x.ngrp * TOPOMAP_WORK_LOOK);
     topomap_xchg_place(&x, r2s);
     struct topomap_refine_stats local;
     if (!st)
@@ -788,9 +797,9 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
     if (rc == 0) {
         memcpy(r2s, x.r2s, sizeof(int) * (size_t)pb->n);
         topomap_log(pb, "refine: %ld passes, %ld swaps, %ld moves, hop-bytes -%.6g, %s search, "
-                        "%ld steps, %.3f s",
+                        "%ld edge steps and %ld group looks, %.3f s",
                     st->passes, st->swaps, st->moves, st->gain, st->all ? "full" : "neighbourhood",
-                    st->work, topomap_now() - t0);
+                    st->work, st->looks, topomap_now() - t0);
     }
     topomap_xchg_free(&x);
     return rc;
