@@ -14,9 +14,9 @@
  *     scattered allocations;
  *  4. block + refine: wins on stencils whose rank order already fits;
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
- *  6. drb + refine with two other seeds (METIS's bisections differ);
- *  7. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
+ *  6. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
  *     to AUTO_SPECTRAL_MAX ranks;
+ *  7. drb + refine with two other seeds (METIS's bisections differ);
  *  8. ohtma + refine;
  *  and, right after block, when the process topology analyzer finds a grid
  *  (grid_detect.c), grid (which refines its best embedding itself); grid
@@ -149,11 +149,13 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
         c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0, 1.0};
     if (small)
         c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0, 1.0};
-    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
-    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
+    /* spectral-fit before the other drb seeds: when the budget cannot take
+     * them all, it is the one that won more often (see the top). */
     if (pb->n <= AUTO_SPECTRAL_MAX)
         c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0,
                                2.0};
+    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
+    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
     if (small)
         c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, 2.0};
     return k;
