@@ -125,6 +125,8 @@ int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order,
  * per-step loop runs without a parallel region, and the largest n x nodes
  * cost cache (entries). Neither changes results. */
 extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
+/* ohtma-fast samples its candidates above this many ranks (map_ohtma.c). */
+extern int topomap_ohtma_sample_min;
 
 /* map_rcm.c: reverse Cuthill-McKee order of the vertices of g (every
  * component in turn) into order[0..g->n-1]. 0, or -1 on out of memory. */
