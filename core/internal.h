@@ -127,6 +127,8 @@ int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order,
 extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
 /* ohtma-fast samples its candidates above this many ranks (map_ohtma.c). */
 extern int topomap_ohtma_sample_min;
+/* auto's work budget in work units (map_auto.c; changed only by tests). */
+extern double topomap_auto_work_budget;
 
 /* map_rcm.c: reverse Cuthill-McKee order of the vertices of g (every
  * component in turn) into order[0..g->n-1]. 0, or -1 on out of memory. */
