@@ -227,22 +227,29 @@ int topomap_xchg_near(struct topomap_xchg *x);
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);
 
+/* Hops between coordinates ca and cb of a torus/mesh (shortest way round
+ * in each wrapped dimension). */
+static inline int topomap_coord_hops(const int *ca, const int *cb, const int *dims,
+                                    const int *wrap, int nd)
+{
+    int h = 0;
+    for (int k = 0; k < nd; k++) {
+        int d = ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
+        if (wrap[k] && 2 * d > dims[k])
+            d = dims[k] - d;
+        h += d;
+    }
+    return h;
+}
+
 static inline int topomap_xchg_hops(const struct topomap_xchg *x, int ga, int gb)
 {
     if (x->hop)
         return x->hop[(size_t)ga * (size_t)x->ngrp + (size_t)gb];
-    if (x->gnd) {
-        const int *ca = x->gcrd + (size_t)ga * (size_t)x->gnd;
-        const int *cb = x->gcrd + (size_t)gb * (size_t)x->gnd;
-        int h = 0;
-        for (int k = 0; k < x->gnd; k++) {
-            int d = ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
-            if (x->gwrap[k] && 2 * d > x->gdims[k])
-                d = x->gdims[k] - d;
-            h += d;
-        }
-        return h;
-    }
+    if (x->gnd)
+        return topomap_coord_hops(x->gcrd + (size_t)ga * (size_t)x->gnd,
+                                 x->gcrd + (size_t)gb * (size_t)x->gnd, x->gdims, x->gwrap,
+                                 x->gnd);
     return topomap_topology_hops(x->pb->topo, x->grp_node[ga], x->grp_node[gb]);
 }
 /* sum_l g_il hops(grp, grp(l)): the cost rank i would have on group grp. */

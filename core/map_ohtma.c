@@ -296,7 +296,7 @@ struct xp {
      * ehead[grp * sample + class], enext, eprev over edge indices). */
     int sample;
     int *cls;
-    int *qhead, *qnext, *qprev;
+    int64_t *qhead, *qnext, *qprev;
     int64_t *ehead, *enext, *eprev;
     /* Fast mode: one workspace per thread, one result buffer per rescan. */
     struct fws *tw;
@@ -663,8 +663,9 @@ static int candidates(const struct xp *X, int i, struct fws *w)
 /* The processes of class c on group v. */
 static int cand_class(const struct xp *X, struct fws *w, int *len, int v, int c)
 {
-    for (int j = X->qhead[(size_t)v * (size_t)X->sample + (size_t)c]; j >= 0; j = X->qnext[j])
-        if (cand_add(X, w, len, j) < 0)
+    for (int64_t j = X->qhead[(size_t)v * (size_t)X->sample + (size_t)c]; j >= 0;
+         j = X->qnext[j])
+        if (cand_add(X, w, len, (int)j) < 0)
             return -1;
     return 0;
 }
@@ -704,53 +705,51 @@ static int sampled_candidates(const struct xp *X, int i, struct fws *w)
     return len;
 }
 
-static void q_link(struct xp *X, int p, int v)
+/* Doubly linked lists in arrays: item v in list h. */
+static void dl_link(int64_t *head, int64_t *next, int64_t *prev, size_t h, int64_t v)
 {
-    size_t h = (size_t)v * (size_t)X->sample + (size_t)X->cls[p];
-    X->qprev[p] = -1;
-    X->qnext[p] = X->qhead[h];
-    if (X->qhead[h] >= 0)
-        X->qprev[X->qhead[h]] = p;
-    X->qhead[h] = p;
+    prev[v] = -1;
+    next[v] = head[h];
+    if (head[h] >= 0)
+        prev[head[h]] = v;
+    head[h] = v;
 }
 
-/* Edge e = (p, j) into the list of p's group v and j's class. */
-static void e_link(struct xp *X, int64_t e, int v)
+static void dl_unlink(int64_t *head, int64_t *next, int64_t *prev, size_t h, int64_t v)
 {
-    size_t h = (size_t)v * (size_t)X->sample + (size_t)X->cls[X->x->pb->g.adj[e]];
-    X->eprev[e] = -1;
-    X->enext[e] = X->ehead[h];
-    if (X->ehead[h] >= 0)
-        X->eprev[X->ehead[h]] = e;
-    X->ehead[h] = e;
+    if (prev[v] >= 0)
+        next[prev[v]] = next[v];
+    else
+        head[h] = next[v];
+    if (next[v] >= 0)
+        prev[next[v]] = prev[v];
+}
+
+/* The lists of process p and of its edges (p, j) on group v. */
+static size_t q_list(const struct xp *X, int p, int v)
+{
+    return (size_t)v * (size_t)X->sample + (size_t)X->cls[p];
+}
+
+static size_t e_list(const struct xp *X, int64_t e, int v)
+{
+    return (size_t)v * (size_t)X->sample + (size_t)X->cls[X->x->pb->g.adj[e]];
 }
 
 /* Process p moved from group a to group b: move it and its edges. */
 static void sample_moved(struct xp *X, int p, int a, int b)
 {
-    size_t h = (size_t)a * (size_t)X->sample + (size_t)X->cls[p];
-    if (X->qprev[p] >= 0)
-        X->qnext[X->qprev[p]] = X->qnext[p];
-    else
-        X->qhead[h] = X->qnext[p];
-    if (X->qnext[p] >= 0)
-        X->qprev[X->qnext[p]] = X->qprev[p];
-    q_link(X, p, b);
-    const topomap_graph_t *g = &X->x->pb->g;
-    for (int64_t e = g->xadj[p]; e < g->xadj[p + 1]; e++) {
-        size_t he = (size_t)a * (size_t)X->sample + (size_t)X->cls[g->adj[e]];
-        if (X->eprev[e] >= 0)
-            X->enext[X->eprev[e]] = X->enext[e];
-        else
-            X->ehead[he] = X->enext[e];
-        if (X->enext[e] >= 0)
-            X->eprev[X->enext[e]] = X->eprev[e];
-        e_link(X, e, b);
+    dl_unlink(X->qhead, X->qnext, X->qprev, q_list(X, p, a), p);
+    dl_link(X->qhead, X->qnext, X->qprev, q_list(X, p, b), p);
+    const int64_t *xadj = X->x->pb->g.xadj;
+    for (int64_t e = xadj[p]; e < xadj[p + 1]; e++) {
+        dl_unlink(X->ehead, X->enext, X->eprev, e_list(X, e, a), e);
+        dl_link(X->ehead, X->enext, X->eprev, e_list(X, e, b), e);
     }
 }
 
-/* Set up the classes, the class-sorted partners and the per-node lists for
- * the placement in X->x. 0, or -1 on ENOMEM. */
+/* Set up the classes and the per-node lists for the placement in X->x. 0,
+ * or -1 on ENOMEM. */
 static int sample_build(struct xp *X)
 {
     const struct topomap_xchg *x = X->x;
@@ -758,9 +757,9 @@ static int sample_build(struct xp *X)
     int n = x->n, R = X->sample;
     size_t nh = (size_t)x->ngrp * (size_t)R, ne = (size_t)g->xadj[n];
     X->cls = malloc(sizeof(int) * (size_t)n);
-    X->qhead = malloc(sizeof(int) * nh);
-    X->qnext = malloc(sizeof(int) * (size_t)n);
-    X->qprev = malloc(sizeof(int) * (size_t)n);
+    X->qhead = malloc(sizeof(int64_t) * nh);
+    X->qnext = malloc(sizeof(int64_t) * (size_t)n);
+    X->qprev = malloc(sizeof(int64_t) * (size_t)n);
     X->ehead = malloc(sizeof(int64_t) * nh);
     X->enext = malloc(sizeof(int64_t) * (ne + 1));
     X->eprev = malloc(sizeof(int64_t) * (ne + 1));
@@ -781,9 +780,9 @@ static int sample_build(struct xp *X)
         X->qhead[h] = X->ehead[h] = -1;
     /* Linked in decreasing order: each list then reads ascending. */
     for (int p = n - 1; p >= 0; p--) {
-        q_link(X, p, x->rgrp[p]);
+        dl_link(X->qhead, X->qnext, X->qprev, q_list(X, p, x->rgrp[p]), p);
         for (int64_t e = g->xadj[p + 1] - 1; e >= g->xadj[p]; e--)
-            e_link(X, e, x->rgrp[p]);
+            dl_link(X->ehead, X->enext, X->eprev, e_list(X, e, x->rgrp[p]), e);
     }
     return 0;
 }

@@ -16,6 +16,13 @@
 
 #define diag(...) (printf("# "), printf(__VA_ARGS__), printf("\n"))
 
+static void swap_slots(int *r2s, int i, int j)
+{
+    int t = r2s[i];
+    r2s[i] = r2s[j];
+    r2s[j] = t;
+}
+
 /* The mapping ohtma-fast gives with sampling, recomputed naively from the
  * greedy phase. The candidate relation as documented in map_ohtma.c: i and j
  * (i != j, both not yet exchanged) are candidates when they are partners, or
@@ -73,7 +80,7 @@ static void naive_sampled(struct prob *P, int sample, int *r2s)
     char *elig = malloc((size_t)n);
     memset(elig, 1, (size_t)n);
     long loop = n / 2;
-    int *ps1 = malloc(sizeof(int) * (size_t)loop), *ps2 = malloc(sizeof(int) * (size_t)loop);
+    int *pi = malloc(sizeof(int) * (size_t)loop), *pj = malloc(sizeof(int) * (size_t)loop);
     double *res = malloc(sizeof(double) * (size_t)loop);
     long steps = 0;
     for (; steps < loop; steps++) {
@@ -118,33 +125,14 @@ static void naive_sampled(struct prob *P, int sample, int *r2s)
             }
         if (bi < 0)
             break;
-        ps1[steps] = r2s[bi];
-        ps2[steps] = r2s[bj];
-        res[steps] = bv;
-        int t = r2s[bi];
-        r2s[bi] = r2s[bj];
-        r2s[bj] = t;
+        /* Exchanged processes never move again: undoing is swapping back. */
+        pi[steps] = bi, pj[steps] = bj, res[steps] = bv;
+        swap_slots(r2s, bi, bj);
         elig[bi] = elig[bj] = 0;
     }
-    /* Algorithm 1, lines 33-35: the best prefix, shortest on ties. */
-    double sum = 0, best = 0;
-    long keep = 0;
-    for (long k = 0; k < steps; k++) {
-        sum += res[k];
-        if (sum > best)
-            best = sum, keep = k + 1;
-    }
-    for (int s = 0; s < ns; s++)
-        s2r[s] = -1;
-    for (int i = 0; i < n; i++)
-        s2r[r2s[i]] = i;
-    for (long k = steps - 1; k >= keep; k--) {
-        int i = s2r[ps1[k]], j = s2r[ps2[k]];
-        r2s[i] = ps2[k];
-        r2s[j] = ps1[k];
-        s2r[ps1[k]] = j;
-        s2r[ps2[k]] = i;
-    }
+    long keep = best_prefix(res, steps);
+    for (long k = steps - 1; k >= keep; k--)
+        swap_slots(r2s, pi[k], pj[k]);
     free(node_grp);
     free(sg);
     free(s2r);
@@ -153,8 +141,8 @@ static void naive_sampled(struct prob *P, int sample, int *r2s)
     free(pos);
     free(near);
     free(elig);
-    free(ps1);
-    free(ps2);
+    free(pi);
+    free(pj);
     free(res);
 }
 
