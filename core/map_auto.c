@@ -198,11 +198,11 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             continue;
         }
         if (c[k].cost == COST_SELF) {
-            /* What it may spend before its refinement, which costs about
-             * what drb + refine did; below an eighth of the budget its
-             * preparation (which it spends before it can estimate) is not
-             * worth it. */
-            sub.work_limit = left - (w_drb > 0 ? w_drb : 0);
+            /* What it may spend besides its preparation (grouping the ranks
+             * by METIS bisections) and its refinement, each about what drb +
+             * refine cost; below an eighth of the budget it is not worth
+             * starting (the preparation is spent before it can estimate). */
+            sub.work_limit = left - 2 * (w_drb > 0 ? w_drb : 0);
             if (sub.work_limit < AUTO_WORK_BUDGET / 8) {
                 topomap_log(pb, "auto: %s skipped: %.3g work units left of the budget",
                             c[k].name, left);
