@@ -48,7 +48,7 @@ static const struct topomap_algo algos[] = {
      topomap_map_treematch, 0, 0},
     {"treematch-paper", "TreeMatch as published: groups of each tree level's arity bottom-up, then mapped top-down",
      topomap_map_treematch_paper, 0, 0},
-    {"auto", "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, drb (2 more seeds), spectral-fit (<= 1024 ranks), ohtma (small jobs: all), each refined; best hop-bytes (SumCom on hierarchical nodes) within the time limit",
+    {"auto", "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, spectral-fit (<= 1024 ranks), drb (2 more seeds), ohtma (small jobs: all), each refined; best hop-bytes (SumCom on hierarchical nodes) within the time limit and a work budget",
      topomap_map_auto, 1, 0},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))

@@ -49,6 +49,9 @@
 #define TIE_EPS 1e-6
 #define FAKE_MIN_DIST 0.25
 #define ANCHOR_ALPHA 0.3
+/* Iterations assumed by the work estimate (auto's budget, see
+ * topomap_problem.work_limit): 33 to 59 at 4096 ranks in the benchmark. */
+#define WORK_EST_ITERS 50
 
 struct glob {
     const topomap_graph_t *q;
@@ -347,8 +350,20 @@ int topomap_an_global(const struct topomap_problem *pb, const topomap_graph_t *q
         rc = topomap_fail(err, errlen, ENOMEM, "analytic: CHOLMOD analysis failed (out of memory)");
         goto out;
     }
+    /* Work of one iteration: a factorisation, nd solves, the forces. */
+    double fl, lnz;
+    topomap_chol_cost(chol, &fl, &lnz);
+    double it_work = (fl + 4 * lnz * G.nd + (double)G.xadj[G.nfree]) * TOPOMAP_WORK_FLOP;
+    if (pb->work_limit > 0 && it_work * WORK_EST_ITERS > pb->work_limit) {
+        rc = topomap_fail(err, errlen, ECANCELED,
+                          "analytic: about %.3g work units (%d iterations of %.3g flops), over "
+                          "the %.3g allowed",
+                          it_work * WORK_EST_ITERS, WORK_EST_ITERS, fl, pb->work_limit);
+        goto out;
+    }
     int best = INT32_MAX, stall = 0;
     for (int it = 0;; it++) {
+        topomap_work_add(pb, it_work);
         if (solve(&G, chol, pos) < 0) {
             rc = topomap_fail(err, errlen, errno, "analytic: CHOLMOD could not solve eq. (5): %s",
                               errno == ENOMEM ? "out of memory" : "matrix not positive definite");

@@ -303,6 +303,12 @@ int topomap_an_legalize(const struct topomap_problem *pb, const topomap_graph_t 
                               "analytic: CHOLMOD could not factor the network's Laplacian");
             goto out;
         }
+        /* Work of auto's accounting: the factorisation once, a solve and
+         * the sort of the bins every round. */
+        double cfl, clnz;
+        topomap_chol_cost(chol, &cfl, &clnz);
+        topomap_work_add(pb, ((st->rounds == 0 ? cfl : 0) + 4 * clnz + 20.0 * nb) *
+                                 TOPOMAP_WORK_FLOP);
         for (int b = 0; b < nb; b++)
             L.b[b] = L.load[b] - capacity(B, b) * share;
         if (topomap_chol_solve(chol, L.b, L.lambda, 1) < 0) {

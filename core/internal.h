@@ -21,7 +21,34 @@ struct topomap_problem {
     const int *slot_node; /* nslots: topology node of each slot */
     const int *slot_core; /* nslots: core of each slot */
     double deadline;      /* topomap_now() value past which to stop, 0 = none */
+    /* Work accounting of auto (map_auto.c), independent of the machine and
+     * of the thread count: algorithms that count their steps add them to
+     * *work in work units (about a nanosecond each on the benchmark machine,
+     * see TOPOMAP_WORK_*); NULL: nobody counts. An algorithm that can
+     * estimate its cost before spending it declines (ECANCELED) when the
+     * estimate exceeds work_limit (0: no limit). */
+    double *work;
+    double work_limit;
 };
+
+/* Work units per counted step: about a nanosecond each on the benchmark
+ * machine (2 cores; fitted to CPU times of `topomap map -v` at 512 to 4096
+ * ranks on tori and Tianhe-3, within 30%): in the refinement, an edge summed
+ * (a neighbour's weight and hops), a group looked at (a hop or a table
+ * entry) and a rank searched in a pass; in drb, a vertex or edge of a METIS
+ * bisection's input and a METIS call; in analytic, a flop of a Cholesky
+ * factorisation or solve. */
+#define TOPOMAP_WORK_EDGE 9.5
+#define TOPOMAP_WORK_LOOK 3.0
+#define TOPOMAP_WORK_RANK 580.0
+#define TOPOMAP_WORK_METIS 135.0
+#define TOPOMAP_WORK_METIS_CALL 4500.0
+#define TOPOMAP_WORK_FLOP 0.45
+static inline void topomap_work_add(const struct topomap_problem *pb, double units)
+{
+    if (pb->work)
+        *pb->work += units;
+}
 
 /* Index of j in row i of a CSR graph whose rows are sorted (xadj, adj), or
  * -1 when i and j are not adjacent; O(log degree). */
@@ -108,6 +135,10 @@ int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order,
  * per-step loop runs without a parallel region, and the largest n x nodes
  * cost cache (entries). Neither changes results. */
 extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
+/* ohtma-fast samples its candidates above this many ranks (map_ohtma.c). */
+extern int topomap_ohtma_sample_min;
+/* auto's work budget in work units (map_auto.c; changed only by tests). */
+extern double topomap_auto_work_budget;
 
 /* map_rcm.c: reverse Cuthill-McKee order of the vertices of g (every
  * component in turn) into order[0..g->n-1]. 0, or -1 on out of memory. */
@@ -201,6 +232,7 @@ int topomap_ape(const struct topomap_problem *pb, int *r2s, const int *piece, in
  * sum_l g_il hops(grp(i), grp(l)) over the symmetric graph, so the hop-bytes
  * of eq. (1) of the OHTMA paper are sum_i cost[i] / 2. Exchanging the
  * contents of two slots touches only the two ranks and their neighbours. */
+#define TOPOMAP_XCHG_DIMS 8
 struct topomap_xchg {
     const struct topomap_problem *pb;
     int n, nslots, ngrp;
@@ -217,6 +249,12 @@ struct topomap_xchg {
     double *wdeg;       /* n: sum of the weights of each rank */
     int *near_x, *near; /* ngrp + 1 offsets, lists: groups near each group
                            (built by the refinement driver when needed) */
+    /* Tori and meshes without a hop table: the coordinates of each group's
+     * node (ngrp x gnd), so that hops are computed inline (same values as
+     * the topology's, without its call and checks); gnd = 0 otherwise. */
+    int gnd;
+    int gdims[TOPOMAP_XCHG_DIMS], gwrap[TOPOMAP_XCHG_DIMS];
+    int *gcrd;
 };
 
 /* Set up groups and hops with every slot free. 0, or -1 + errno (ENOMEM). */
@@ -232,10 +270,30 @@ int topomap_xchg_near(struct topomap_xchg *x);
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);
 
+/* Hops between coordinates ca and cb of a torus/mesh (shortest way round
+ * in each wrapped dimension). */
+static inline int topomap_coord_hops(const int *ca, const int *cb, const int *dims,
+                                    const int *wrap, int nd)
+{
+    int h = 0;
+    for (int k = 0; k < nd; k++) {
+        int d = ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
+        if (wrap[k] && 2 * d > dims[k])
+            d = dims[k] - d;
+        h += d;
+    }
+    return h;
+}
+
 static inline int topomap_xchg_hops(const struct topomap_xchg *x, int ga, int gb)
 {
-    return x->hop ? x->hop[(size_t)ga * (size_t)x->ngrp + (size_t)gb]
-                  : topomap_topology_hops(x->pb->topo, x->grp_node[ga], x->grp_node[gb]);
+    if (x->hop)
+        return x->hop[(size_t)ga * (size_t)x->ngrp + (size_t)gb];
+    if (x->gnd)
+        return topomap_coord_hops(x->gcrd + (size_t)ga * (size_t)x->gnd,
+                                 x->gcrd + (size_t)gb * (size_t)x->gnd, x->gdims, x->gwrap,
+                                 x->gnd);
+    return topomap_topology_hops(x->pb->topo, x->grp_node[ga], x->grp_node[gb]);
 }
 /* sum_l g_il hops(grp, grp(l)): the cost rank i would have on group grp. */
 double topomap_xchg_cost_at(const struct topomap_xchg *x, int i, int grp);
@@ -274,6 +332,7 @@ struct topomap_refine_stats {
     double gain;               /* hop-bytes removed */
     int converged;             /* 1: the last pass found nothing to do */
     int all;                   /* 1: every group was searched */
+    long work, looks;          /* steps counted (see topomap_problem.work) */
 };
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
                         struct topomap_refine_stats *st, char *err, size_t errlen);
@@ -371,6 +430,9 @@ struct topomap_chol *topomap_chol_new(int n, const int64_t *xadj, const int *adj
 int topomap_chol_factor(struct topomap_chol *c, const double *diag);
 int topomap_chol_solve(struct topomap_chol *c, const double *b, double *x, int nrhs);
 void topomap_chol_free(struct topomap_chol *c);
+/* The flops of one factorisation and the nonzeros of the factor (a solve
+ * costs about 4 x lnz flops per right-hand side), from the analysis. */
+void topomap_chol_cost(const struct topomap_chol *c, double *flops, double *lnz);
 
 /* input.c: reading input files (see there why). */
 /* 0 if path names a regular file, else -1 with errno and "PATH: is a FIFO

@@ -14,12 +14,12 @@
  *     scattered allocations;
  *  4. block + refine: wins on stencils whose rank order already fits;
  *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
- *  6. drb + refine with two other seeds (METIS's bisections differ), up to
- *     16,384 ranks;
- *  7. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
+ *  6. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
  *     to AUTO_SPECTRAL_MAX ranks;
+ *  7. drb + refine with two other seeds (METIS's bisections differ);
  *  8. ohtma + refine;
- *  then, on small jobs (ranks x nodes <= 2^21), an iterated local search
+ *  then, on small jobs (ranks x nodes <= 2^21) when the work budget still
+ *  holds 3 x the first drb + refine's work, an iterated local search
  *  (refine_ils.c) from the best of them: kicks of a few ranks towards their
  *  partners, each followed by a local descent, kept when better;
  *  and, right after block, when the process topology analyzer finds a grid
@@ -36,6 +36,34 @@
  * 8x8x8 torus; README, "The spectral mapping"). Above 1024 ranks the
  * eigensolves cost seconds without winning.
  *
+ * Work budget: without a time limit auto must still end in about a second
+ * at any size (the plugin's default limit is 2 s), and deterministically, so
+ * the rule is on counted work, not on measured time. Algorithms count their
+ * steps in work units (TOPOMAP_WORK_* in internal.h: refinement steps, the
+ * sizes of METIS's inputs in drb, grid's embeddings, Cholesky flops in
+ * analytic, each weighted to about a nanosecond on the benchmark machine);
+ * the counts depend only on the inputs, never on the machine or the thread
+ * count. auto adds up what its candidates spent (at least their estimate)
+ * and gives itself AUTO_WORK_BUDGET (1.3e9, about 1.3 s there):
+ *  - block, grid, the first drb + refine and treematch always run; the work
+ *    of that drb + refine, W, estimates the other candidates (the cost field
+ *    of struct cand: W for block + refine, greedy + refine and the other drb
+ *    seeds, 2W for spectral-fit and ohtma, whose own phases are not counted);
+ *    one whose estimate does not fit in what is left is skipped;
+ *  - analytic-anchor estimates itself once CHOLMOD has analysed its matrix
+ *    (50 iterations of a factorisation and its solves) and declines when that
+ *    exceeds what is left minus 2W (its preparation, METIS bisections like
+ *    drb's, and its refinement); it is not started with less than an eighth
+ *    of the budget left for it.
+ * At 4096 ranks on the 4096 nodes of the 16x16x16 torus this keeps all five
+ * candidates on a random geometric graph and all six on a shuffled stencil,
+ * drops analytic-anchor on the mdual partition (1.9e9 units; it was 1.3%
+ * better than the best drb there) and runs drb + refine alone on copter2 (W
+ * = 7.4e8); at 65,536 ranks W alone exceeds the budget. With the budget off,
+ * the same jobs took up to 12 s (copter2; analytic alone 9 s). On the
+ * benchmark's base and one sets (up to 4096 ranks) it changes 5 of 168
+ * answers, by at most 1.4%.
+ *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
  * with the deadline, a candidate cut short by it is dropped (an unfinished
@@ -51,20 +79,38 @@
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
 #define AUTO_OHTMA_WORK (1L << 21)
-/* drb is tried with three seeds up to this many ranks, one seed above. */
-#define AUTO_SEEDS_MAX 16384
 /* treematch is tried with AUTO_TM_SEEDS more seeds up to this many ranks. */
 #define AUTO_TM_SEEDS 4
 #define AUTO_TM_SEEDS_MAX 1024
+/* analytic-anchor is tried up to this many ranks (its analysis alone costs
+ * seconds beyond, and it lost to drb there). */
+#define AUTO_ANALYTIC_MAX 16384
 /* spectral is tried up to this many ranks. */
 #define AUTO_SPECTRAL_MAX 1024
 /* Kicks of the iterated local search on small jobs (refine_ils.c): 100
  * gave 2-4% lower hop-bytes than none on the scattered and one-slot groups
  * of the benchmark, 300 about 0.5% more for 3 x the time. */
 #define AUTO_ILS_TRIES 100
+/* Its work estimate in units of the first drb + refine's (its steps are not
+ * counted): measured 1-3 x that time at 128 to 1024 ranks. */
+#define AUTO_ILS_COST 3.0
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
+
+/* Work budget of auto (work units, about a nanosecond each on the benchmark
+ * machine: see TOPOMAP_WORK_* in internal.h). A variable for the tests. */
+double topomap_auto_work_budget = 1.3e9;
+#define AUTO_WORK_BUDGET topomap_auto_work_budget
+
+/* A candidate's estimated work against the budget: 0, always run (block,
+ * grid, the first drb, treematch); > 0, that many times the work of the
+ * first drb + refine (measured at 512 to 4096 ranks: the other seeds, block +
+ * refine and greedy + refine about 1x, spectral-fit and ohtma, whose own
+ * phases are not counted, up to 2x); COST_SELF, the candidate estimates
+ * itself and declines over its allowance (analytic-anchor). */
+#define COST_ALWAYS 0.0
+#define COST_SELF -1.0
 
 struct cand {
     const char *name;
@@ -72,6 +118,7 @@ struct cand {
     int refine;
     uint64_t seed_offset;
     int optional; /* 1: a failure (the algorithm declines) skips it */
+    double cost;
 };
 
 /* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
@@ -103,42 +150,46 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
 {
     int k = 0;
     int small = small_job(pb);
-    c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0};
+    c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0, COST_ALWAYS};
     topomap_grid_t g;
     if (topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, NULL) > 0)
-        c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1};
-    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0};
+        c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
+    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0, COST_ALWAYS};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
-        c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1};
-        c[k++] = (struct cand){"treematch+refine", topomap_map_treematch, 1, 0, 1};
-        /* Small jobs: treematch from more seeds (METIS's bisections
-         * differ); 0.5% off auto's SumCom on the tree set, 40 of 96 cases. */
+        c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1, COST_ALWAYS};
+        c[k++] = (struct cand){"treematch+refine", topomap_map_treematch, 1, 0, 1,
+                               COST_ALWAYS};
+        /* Up to AUTO_TM_SEEDS_MAX ranks: treematch from more seeds
+         * (METIS's bisections differ); 0.5% off auto's SumCom on the tree
+         * set, 40 of 96 cases. */
         static const char *tm_seed[AUTO_TM_SEEDS] = {"treematch (seed+1)", "treematch (seed+2)",
                                                      "treematch (seed+3)", "treematch (seed+4)"};
         for (int q = 0; pb->n <= AUTO_TM_SEEDS_MAX && q < AUTO_TM_SEEDS; q++)
-            c[k++] = (struct cand){tm_seed[q], topomap_map_treematch, 0, (uint64_t)q + 1, 1};
+            c[k++] = (struct cand){tm_seed[q], topomap_map_treematch, 0, (uint64_t)q + 1, 1,
+                                   COST_ALWAYS};
     }
     int dims[8], wrap[8];
-    /* Up to AUTO_SEEDS_MAX ranks: beyond, it costs 5-15 s and lost to drb. */
-    if (pb->n <= AUTO_SEEDS_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
-        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0, 0};
+    if (pb->n <= AUTO_ANALYTIC_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
+        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0, 0,
+                               COST_SELF};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
-     * stencil from block's order: over a minute): small jobs only; extra
-     * drb seeds up to AUTO_SEEDS_MAX ranks. */
+     * stencil from block's order: over a minute, far more than the first
+     * drb + refine that estimates them): small jobs only. */
     if (small)
-        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0};
+        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0, 1.0};
     if (small)
-        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0};
-    if (pb->n <= AUTO_SEEDS_MAX) {
-        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0};
-        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0};
-    }
+        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0, 1.0};
+    /* spectral-fit before the other drb seeds: when the budget cannot take
+     * them all, it is the one that won more often (see the top). */
     if (pb->n <= AUTO_SPECTRAL_MAX)
-        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0};
+        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0,
+                               2.0};
+    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
+    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
     if (small)
-        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0};
+        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, 2.0};
     return k;
 }
 
@@ -163,6 +214,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         sub.deadline = t0 + (pb->deadline - t0) * AUTO_BUDGET_SHARE;
     double best = -1;
     int chosen = -1, tried = 0;
+    /* Work spent so far and that of the first drb + refine (-1: not yet). */
+    double spent = 0, w_drb = -1;
     /* Hierarchical nodes: every candidate gets the node-internal placement
      * and candidates are compared by SumCom, which sees the node levels;
      * otherwise by hop-bytes. */
@@ -174,7 +227,29 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             topomap_log(pb, "auto: time limit reached before %s", c[k].name);
             break;
         }
-        double tc = topomap_now();
+        /* The work budget (see the top of the file): a candidate whose
+         * estimate does not fit in what is left is skipped. */
+        double left = AUTO_WORK_BUDGET - spent, est = c[k].cost * w_drb;
+        sub.work_limit = 0;
+        if (c[k].cost > 0 && w_drb >= 0 && est > left) {
+            topomap_log(pb, "auto: %s skipped: about %.3g work units, %.3g left of the budget",
+                        c[k].name, est, left);
+            continue;
+        }
+        if (c[k].cost == COST_SELF) {
+            /* What it may spend besides its preparation (grouping the ranks
+             * by METIS bisections) and its refinement, each about what drb +
+             * refine cost; below an eighth of the budget it is not worth
+             * starting (the preparation is spent before it can estimate). */
+            sub.work_limit = left - 2 * (w_drb > 0 ? w_drb : 0);
+            if (sub.work_limit < AUTO_WORK_BUDGET / 8) {
+                topomap_log(pb, "auto: %s skipped: %.3g work units left of the budget",
+                            c[k].name, left);
+                continue;
+            }
+        }
+        double tc = topomap_now(), cw = 0;
+        sub.work = &cw;
         so.seed = pb->opts->seed + c[k].seed_offset;
         int rc = 0;
         if (rawk == k - 1 && k > 0 && c[k].fn == c[k - 1].fn &&
@@ -191,6 +266,14 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         }
         if (rc == 0 && sumcom)
             rc = topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen);
+        sub.work = NULL;
+        /* Work that a candidate does not count is assumed to be at least
+         * its estimate. */
+        spent += c[k].cost > 0 && w_drb >= 0 && est > cw ? est : cw;
+        if (rc < 0 && errno == ECANCELED) {
+            topomap_log(pb, "auto: %s skipped: %s", c[k].name, err);
+            continue;
+        }
         if (rc < 0) {
             if (errno == ETIMEDOUT && best >= 0) {
                 topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c[k].name,
@@ -207,9 +290,11 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             return -1;
         }
         tried++;
+        if (w_drb < 0 && c[k].fn == topomap_map_drb)
+            w_drb = cw;
         double hb = score(pb, tmp, sumcom);
-        topomap_log(pb, "auto: %-20s %s %.6g in %.3f s", c[k].name,
-                    sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc);
+        topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c[k].name,
+                    sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
         if (best < 0 || hb < best) {
             best = hb;
             chosen = k;
@@ -217,8 +302,12 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         }
     }
     /* Small jobs: iterated local search from the best candidate
-     * (refine_ils.c), kept when it lowers the hop-bytes. */
-    if (!sumcom && small_job(pb) && !(sub.deadline > 0 && topomap_now() > sub.deadline)) {
+     * (refine_ils.c), kept when it lowers the hop-bytes, when what is left
+     * of the work budget holds its estimate (AUTO_ILS_COST x the first drb +
+     * refine). */
+    if (!sumcom && small_job(pb) && w_drb >= 0 &&
+        AUTO_WORK_BUDGET - spent >= AUTO_ILS_COST * w_drb &&
+        !(sub.deadline > 0 && topomap_now() > sub.deadline)) {
         double removed = 0, ti = topomap_now();
         memcpy(tmp, r2s, sizeof(int) * (size_t)pb->n);
         if (topomap_refine_ils(&sub, tmp, AUTO_ILS_TRIES, sub.deadline, &removed, err, errlen) < 0) {

@@ -485,6 +485,11 @@ static int bisect(struct drb *d, int rlo, int rhi, int repA, int repB, int want0
         /* Small jobs (the deep levels, where most of the mapping's cost is
          * decided on a torus) get several tries; METIS keeps the best cut. */
         options[METIS_OPTION_NCUTS] = nr <= DRB_SMALL ? DRB_SMALL_NCUTS : 1;
+        /* Work of auto's accounting: METIS's multilevel bisection costs
+         * about its input's size per try. */
+        topomap_work_add(d->pb, ((double)(nv + d->xadj[nv]) * TOPOMAP_WORK_METIS +
+                                 TOPOMAP_WORK_METIS_CALL) *
+                                    (double)options[METIS_OPTION_NCUTS]);
         int st = METIS_PartGraphRecursive(&nv, &ncon, d->xadj, d->adj, d->vwgt, NULL, d->wgt,
                                           &np, tpw, &ub, options, &objval, d->part);
         if (st != METIS_OK)

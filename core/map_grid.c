@@ -312,6 +312,8 @@ int topomap_map_grid(const struct topomap_problem *pb, int *r2s, char *err, size
                 goto out;
             }
             tried++;
+            /* Work of auto's accounting: the embedding's hop-bytes. */
+            topomap_work_add(pb, (double)(n + pb->g.xadj[n]) * TOPOMAP_WORK_EDGE);
             for (int r = 0; r < n; r++) {
                 int node = bx.node_at[blockmap[blk[r]]];
                 tmp[r] = bx.first[node] + inner[r];

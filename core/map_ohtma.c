@@ -79,9 +79,12 @@
  * can differ from ohtma. Cost: O(degree x slots per node) per candidate list
  * instead of O(n), no n x nodes cache. When candidate lists would cover a
  * good part of the job anyway (dense profiles, small jobs) it runs the full
- * search. The benchmark (contrib/bench.c) reports its hop-bytes against
- * ohtma's: within 1% on all 96 cases of the reference run (mean ratio 0.9998,
- * worst 1.0095), 65536 ranks in about 5 s on 2 cores. */
+ * search. On jobs of more than 4096 ranks with several ranks per node the
+ * lists are sampled by class (see sampled_candidates), so that they stay as
+ * long as with one rank per node and the time grows about like n log n with
+ * the ranks at a fixed node count. The benchmark (contrib/bench.c) reports
+ * its hop-bytes against ohtma's: within 1% on all 96 cases of the reference
+ * run (mean ratio 0.9998, worst 1.0095), where no case is sampled. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -97,6 +100,12 @@ long topomap_ohtma_dcache_max = 1L << 22;
 /* ohtma-fast: how many processes (nodes next to a node x slots per node)
  * the topological neighbourhood of one node may add to candidate lists. */
 #define NEAR_BUDGET 64
+/* ohtma-fast on jobs of more than topomap_ohtma_sample_min ranks: candidates
+ * are sampled by class when there are more than FAST_SLOTS ranks per node, so
+ * that candidate lists hold about as many processes as with FAST_SLOTS ranks
+ * per node (see sampled_candidates). A variable for the tests. */
+int topomap_ohtma_sample_min = 4096;
+#define FAST_SLOTS 1
 /* Work (candidate evaluations) below which a loop run once per step is not
  * worth a parallel region: a region costs microseconds, much more when the
  * machine is shared. */
@@ -280,6 +289,15 @@ struct xp {
     int *tree;    /* fast mode: tournament tree of winners over (ub, index) */
     int tsize;
     int *near_x, *near; /* fast mode: nodes next to each node (CSR), or NULL */
+    /* Fast mode with many ranks per node (sample > 1 classes, see
+     * sampled_candidates): the class of each process; the processes of each
+     * class on each node (lists qhead[grp * sample + class], qnext, qprev);
+     * the edges (p, j) of the graph by node of p and class of j (lists
+     * ehead[grp * sample + class], enext, eprev over edge indices). */
+    int sample;
+    int *cls;
+    int64_t *qhead, *qnext, *qprev;
+    int64_t *ehead, *enext, *eprev;
     /* Fast mode: one workspace per thread, one result buffer per rescan. */
     struct fws *tw;
     int ntw;
@@ -583,6 +601,8 @@ static int cand_group_partners(const struct xp *X, struct fws *w, int *len, int 
     return 0;
 }
 
+static int sampled_candidates(const struct xp *X, int i, struct fws *w);
+
 /* Candidates of i (eligible, != i): processes on a node hosting a partner of
  * i, and partners of the processes on i's node. Symmetric: j is a candidate
  * of i iff i is one of j. Returns the count, -1 on ENOMEM. */
@@ -596,6 +616,8 @@ static int candidates(const struct xp *X, int i, struct fws *w)
     }
     int len = 0;
     w->stamp[i] = w->cur;
+    if (X->sample > 1)
+        return sampled_candidates(X, i, w);
     for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
         if (cand_group(X, w, &len, x->rgrp[g->adj[e]]) < 0)
             return -1;
@@ -618,6 +640,153 @@ static int candidates(const struct xp *X, int i, struct fws *w)
     return len;
 }
 
+/* ---- fast mode with many ranks per node: sampled candidates ------------- */
+
+/* With r ranks per node the lists above hold about degree x r x (2 + 2K)
+ * processes, and building them dominates: ohtma-fast's time grew with the
+ * square of the ranks per node. Above FAST_SLOTS ranks per node every
+ * process gets a class in [0, sample) (a hash of its index, sample = r /
+ * FAST_SLOTS rounded up), and the lists keep, besides i's own partners, only
+ * processes of i's class:
+ *   C1: of i's class on a node hosting a partner of i, or next to one;
+ *   C2: of i's class among the partners of the processes on i's node, or on a
+ *       node next to it.
+ * j is in C1 of i iff i is in C2 of j (a partner l of i on j's node, classes
+ * equal), partners are mutual and the classes never change, so the relation
+ * stays symmetric and changes only around an exchange, as the bookkeeping
+ * needs. Lists are then as long as with FAST_SLOTS ranks per node, and built
+ * in that time: the processes of a class on a node are kept in lists, each
+ * process's partners sorted by class. A departure from the unsampled lists:
+ * an exchange between two processes of different classes that are not
+ * partners is never considered. */
+
+/* The processes of class c on group v. */
+static int cand_class(const struct xp *X, struct fws *w, int *len, int v, int c)
+{
+    for (int64_t j = X->qhead[(size_t)v * (size_t)X->sample + (size_t)c]; j >= 0;
+         j = X->qnext[j])
+        if (cand_add(X, w, len, (int)j) < 0)
+            return -1;
+    return 0;
+}
+
+/* The partners of class c of the processes on group v. */
+static int cand_class_partners(const struct xp *X, struct fws *w, int *len, int v, int c)
+{
+    const int *adj = X->x->pb->g.adj;
+    for (int64_t e = X->ehead[(size_t)v * (size_t)X->sample + (size_t)c]; e >= 0; e = X->enext[e])
+        if (cand_add(X, w, len, adj[e]) < 0)
+            return -1;
+    return 0;
+}
+
+/* candidates() when X->sample > 1 (stamps already advanced, i stamped). */
+static int sampled_candidates(const struct xp *X, int i, struct fws *w)
+{
+    const struct topomap_xchg *x = X->x;
+    const topomap_graph_t *g = &x->pb->g;
+    int len = 0, c = X->cls[i], a = x->rgrp[i];
+    for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
+        if (cand_add(X, w, &len, g->adj[e]) < 0)
+            return -1;
+    for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
+        int b = x->rgrp[g->adj[e]];
+        if (cand_class(X, w, &len, b, c) < 0)
+            return -1;
+        for (int t = X->near_x ? X->near_x[b] : 0; X->near_x && t < X->near_x[b + 1]; t++)
+            if (cand_class(X, w, &len, X->near[t], c) < 0)
+                return -1;
+    }
+    if (cand_class_partners(X, w, &len, a, c) < 0)
+        return -1;
+    for (int t = X->near_x ? X->near_x[a] : 0; X->near_x && t < X->near_x[a + 1]; t++)
+        if (cand_class_partners(X, w, &len, X->near[t], c) < 0)
+            return -1;
+    return len;
+}
+
+/* Doubly linked lists in arrays: item v in list h. */
+static void dl_link(int64_t *head, int64_t *next, int64_t *prev, size_t h, int64_t v)
+{
+    prev[v] = -1;
+    next[v] = head[h];
+    if (head[h] >= 0)
+        prev[head[h]] = v;
+    head[h] = v;
+}
+
+static void dl_unlink(int64_t *head, int64_t *next, int64_t *prev, size_t h, int64_t v)
+{
+    if (prev[v] >= 0)
+        next[prev[v]] = next[v];
+    else
+        head[h] = next[v];
+    if (next[v] >= 0)
+        prev[next[v]] = prev[v];
+}
+
+/* The lists of process p and of its edges (p, j) on group v. */
+static size_t q_list(const struct xp *X, int p, int v)
+{
+    return (size_t)v * (size_t)X->sample + (size_t)X->cls[p];
+}
+
+static size_t e_list(const struct xp *X, int64_t e, int v)
+{
+    return (size_t)v * (size_t)X->sample + (size_t)X->cls[X->x->pb->g.adj[e]];
+}
+
+/* Process p moved from group a to group b: move it and its edges. */
+static void sample_moved(struct xp *X, int p, int a, int b)
+{
+    dl_unlink(X->qhead, X->qnext, X->qprev, q_list(X, p, a), p);
+    dl_link(X->qhead, X->qnext, X->qprev, q_list(X, p, b), p);
+    const int64_t *xadj = X->x->pb->g.xadj;
+    for (int64_t e = xadj[p]; e < xadj[p + 1]; e++) {
+        dl_unlink(X->ehead, X->enext, X->eprev, e_list(X, e, a), e);
+        dl_link(X->ehead, X->enext, X->eprev, e_list(X, e, b), e);
+    }
+}
+
+/* Set up the classes and the per-node lists for the placement in X->x. 0,
+ * or -1 on ENOMEM. */
+static int sample_build(struct xp *X)
+{
+    const struct topomap_xchg *x = X->x;
+    const topomap_graph_t *g = &x->pb->g;
+    int n = x->n, R = X->sample;
+    size_t nh = (size_t)x->ngrp * (size_t)R, ne = (size_t)g->xadj[n];
+    X->cls = malloc(sizeof(int) * (size_t)n);
+    X->qhead = malloc(sizeof(int64_t) * nh);
+    X->qnext = malloc(sizeof(int64_t) * (size_t)n);
+    X->qprev = malloc(sizeof(int64_t) * (size_t)n);
+    X->ehead = malloc(sizeof(int64_t) * nh);
+    X->enext = malloc(sizeof(int64_t) * (ne + 1));
+    X->eprev = malloc(sizeof(int64_t) * (ne + 1));
+    if (!X->cls || !X->qhead || !X->qnext || !X->qprev || !X->ehead || !X->enext || !X->eprev)
+        return -1;
+    /* Classes by position on the node at the start: every node holds about
+     * r / sample processes of each class, and only processes that never
+     * moved are candidates (an exchange ends both processes' turns). */
+    for (int u = 0; u < x->ngrp; u++) {
+        int k = 0;
+        for (int t = x->grp_xslot[u]; t < x->grp_xslot[u + 1]; t++) {
+            int p = x->s2r[x->grp_slot[t]];
+            if (p >= 0)
+                X->cls[p] = k++ % R;
+        }
+    }
+    for (size_t h = 0; h < nh; h++)
+        X->qhead[h] = X->ehead[h] = -1;
+    /* Linked in decreasing order: each list then reads ascending. */
+    for (int p = n - 1; p >= 0; p--) {
+        dl_link(X->qhead, X->qnext, X->qprev, q_list(X, p, x->rgrp[p]), p);
+        for (int64_t e = g->xadj[p + 1] - 1; e >= g->xadj[p]; e--)
+            dl_link(X->ehead, X->enext, X->eprev, e_list(X, e, x->rgrp[p]), e);
+    }
+    return 0;
+}
+
 /* The nodes next to each node: its K nearest allocated nodes (fewest hops,
  * lowest index on ties), made symmetric (v next to u or u next to v). On a
  * torus allocation without holes these are the network links; on a
@@ -628,7 +797,7 @@ static int near_build(struct xp *X)
 {
     const struct topomap_xchg *x = X->x;
     int ng = x->ngrp;
-    double per_node = (double)x->nslots / (ng > 0 ? ng : 1);
+    double per_node = (double)x->nslots / (ng > 0 ? ng : 1) / (X->sample > 1 ? X->sample : 1);
     int K = (int)(NEAR_BUDGET / per_node);
     if (K > 8)
         K = 8;
@@ -789,6 +958,13 @@ static void xp_free(struct xp *X)
     free(X->tree);
     free(X->near_x);
     free(X->near);
+    free(X->cls);
+    free(X->qhead);
+    free(X->qnext);
+    free(X->qprev);
+    free(X->ehead);
+    free(X->enext);
+    free(X->eprev);
     for (int t = 0; t < X->ntw; t++)
         fws_free(&X->tw[t]);
     free(X->tw);
@@ -867,7 +1043,11 @@ static int exchange_phase(struct topomap_xchg *x, int fast, long loop, char *err
         int nth = 1;
 #endif
         X.tw = calloc((size_t)nth, sizeof(struct fws));
-        if (!X.tree || !X.elist || !X.tw || near_build(&X) < 0)
+        double rpn = (double)n / (ng > 0 ? ng : 1);
+        X.sample = n > topomap_ohtma_sample_min && rpn > FAST_SLOTS ? (int)ceil(rpn / FAST_SLOTS)
+                                                                    : 1;
+        if (!X.tree || !X.elist || !X.tw || near_build(&X) < 0 ||
+            (X.sample > 1 && sample_build(&X) < 0))
             goto nomem;
         for (; X.ntw < nth; X.ntw++)
             if (fws_init(&X.tw[X.ntw], n, ng) < 0) {
@@ -998,6 +1178,10 @@ static int exchange_phase(struct topomap_xchg *x, int fast, long loop, char *err
         /* Line 31 and Status. */
         int a = x->rgrp[m], b = x->rgrp[q];
         topomap_xchg_swap(x, ps1[steps], ps2[steps]);
+        if (X.sample > 1 && a != b) {
+            sample_moved(&X, m, a, b);
+            sample_moved(&X, q, b, a);
+        }
         if (X.dc && a != b)
             dc_swapped(&X, m, q, a, b);
         X.elig[m] = X.elig[q] = 0;

@@ -64,6 +64,7 @@ void topomap_xchg_free(struct topomap_xchg *x)
     free(x->wdeg);
     free(x->near_x);
     free(x->near);
+    free(x->gcrd);
     memset(x, 0, sizeof *x);
 }
 
@@ -162,6 +163,18 @@ int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem
                         (unsigned char)topomap_topology_hops(t, gn[a], gn[b]);
         }
         /* Without memory for the table we fall back to asking the topology. */
+    }
+    int nd = x->hop ? 0 : topomap_topology_grid(pb->topo, x->gdims, x->gwrap, TOPOMAP_XCHG_DIMS);
+    if (nd > 0 && nd <= TOPOMAP_XCHG_DIMS) {
+        x->gcrd = malloc(sizeof(int) * (size_t)ng * (size_t)nd);
+        if (!x->gcrd) {
+            topomap_xchg_free(x);
+            return topomap_fail(err, errlen, ENOMEM, "out of memory");
+        }
+        for (int u = 0; u < ng; u++)
+            topomap_topology_coords(pb->topo, x->grp_node[u], x->gcrd + (size_t)u * (size_t)nd,
+                                    nd);
+        x->gnd = nd;
     }
     x->metric = detect_metric(x);
     const topomap_graph_t *g = &pb->g;
@@ -311,17 +324,40 @@ struct rws {
     int *mark;   /* ngrp: stamp of the last search that listed the group */
     int stamp;
     int *cand;   /* candidate groups of one search */
+    /* Tori and meshes (x->gnd > 0): F_k(c) = sum over the neighbours' groups
+     * of their weight times the distance along dimension k from coordinate c,
+     * filled on demand for the search stamped fstamp (see sep_cost), from
+     * the neighbours' weight at each coordinate of dimension k (hw, the
+     * distinct coordinates listed in hc). Arrays of the summed dimension
+     * sizes, dimension k at foff[k]. */
+    double *fval, *hw;
+    int *fstamp, *hstamp, *hc;
+    int foff[TOPOMAP_XCHG_DIMS], hn[TOPOMAP_XCHG_DIMS];
+    long work;  /* edges summed (weight and hops of a neighbour) */
+    long looks; /* groups looked at (a hop and a weight, no neighbour list) */
 };
 
-static int rws_init(struct rws *w, int ngrp, int maxdeg, int maxcand)
+static int rws_init(struct rws *w, const struct topomap_xchg *x, int maxdeg, int maxcand)
 {
+    int ngrp = x->ngrp, nf = 0;
+    for (int k = 0; k < x->gnd; k++) {
+        w->foff[k] = nf;
+        nf += x->gdims[k];
+    }
+    w->fval = malloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1));
+    w->fstamp = calloc((size_t)(nf > 0 ? nf : 1), sizeof(int));
+    w->hw = malloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1));
+    w->hstamp = calloc((size_t)(nf > 0 ? nf : 1), sizeof(int));
+    w->hc = malloc(sizeof(int) * (size_t)(nf > 0 ? nf : 1));
     w->gpos = malloc(sizeof(int) * (size_t)ngrp);
     w->glist = malloc(sizeof(int) * (size_t)(maxdeg > 0 ? maxdeg : 1));
     w->gw = malloc(sizeof(double) * (size_t)(maxdeg > 0 ? maxdeg : 1));
     w->mark = calloc((size_t)ngrp, sizeof(int));
     w->cand = malloc(sizeof(int) * (size_t)(maxcand > 0 ? maxcand : 1));
     w->stamp = 0;
-    if (!w->gpos || !w->glist || !w->gw || !w->mark || !w->cand)
+    w->work = w->looks = 0;
+    if (!w->gpos || !w->glist || !w->gw || !w->mark || !w->cand || !w->fval || !w->fstamp ||
+        !w->hw || !w->hstamp || !w->hc)
         return -1;
     for (int u = 0; u < ngrp; u++)
         w->gpos[u] = -1;
@@ -335,23 +371,98 @@ static void rws_free(struct rws *w)
     free(w->gw);
     free(w->mark);
     free(w->cand);
+    free(w->fval);
+    free(w->fstamp);
+    free(w->hw);
+    free(w->hstamp);
+    free(w->hc);
+}
+
+/* Relative error bound between two float summations of the same ng
+ * nonnegative terms (ng x 2^-53 each, ng < 10^6): sep_cost's value is only
+ * trusted farther than this from the threshold it is compared with. */
+#define SEP_TOL 1e-9
+
+/* The neighbours' weight at each coordinate of each dimension, for the
+ * search of stamp w->stamp (O(groups x dimensions)). */
+static void sep_start(const struct topomap_xchg *x, struct rws *w, int ng)
+{
+    for (int k = 0; k < x->gnd; k++)
+        w->hn[k] = 0;
+    for (int q = 0; q < ng; q++) {
+        const int *c = x->gcrd + (size_t)w->glist[q] * (size_t)x->gnd;
+        for (int k = 0; k < x->gnd; k++) {
+            int at = w->foff[k] + c[k];
+            if (w->hstamp[at] != w->stamp) {
+                w->hstamp[at] = w->stamp;
+                w->hw[at] = 0;
+                w->hc[w->foff[k] + w->hn[k]++] = c[k];
+            }
+            w->hw[at] += w->gw[q];
+        }
+    }
+}
+
+/* D(i, b) from the neighbours' groups of the current search, as a sum over
+ * dimensions: on a torus or mesh hops are a sum of per-dimension distances,
+ * so D(i, b) = sum_k F_k(coord_k(b)), and each F_k(c) is computed once per
+ * search (O(distinct coordinates)) instead of once per candidate group.
+ * Equal to the group-order sum of eval_group up to rounding (SEP_TOL). */
+static double sep_cost(const struct topomap_xchg *x, struct rws *w, int b)
+{
+    const int *cb = x->gcrd + (size_t)b * (size_t)x->gnd;
+    double d = 0;
+    for (int k = 0; k < x->gnd; k++) {
+        int c = cb[k], at = w->foff[k] + c;
+        if (w->fstamp[at] != w->stamp) {
+            int dim = x->gdims[k], wr = x->gwrap[k];
+            const int *hc = w->hc + w->foff[k];
+            const double *hw = w->hw + w->foff[k];
+            double f = 0;
+            w->looks += w->hn[k];
+            for (int q = 0; q < w->hn[k]; q++) {
+                int o = hc[q];
+                int dd = o > c ? o - c : c - o;
+                if (wr && 2 * dd > dim)
+                    dd = dim - dd;
+                f += hw[o] * (double)dd;
+            }
+            w->fval[at] = f;
+            w->fstamp[at] = w->stamp;
+        }
+        d += w->fval[at];
+    }
+    return d;
 }
 
 /* Candidate exchanges of rank i (on group a, cost ci, weighted degree wi)
  * with the slots of group b; keeps the best improving one in *best. */
 static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double ci, double wi,
-                       double reach, const struct rws *w, int ng, int *best, double *bestgain)
+                       double reach, struct rws *w, int sep, int ng, int *best,
+                       double *bestgain)
 {
     int hab = topomap_xchg_hops(x, a, b);
+    w->looks++;
     if ((double)hab * wi > reach)
         return;
-    double d = 0;
-    for (int k = 0; k < ng; k++)
-        d += w->gw[k] * (double)topomap_xchg_hops(x, b, w->glist[k]);
-    if (!(d < ci))
+    /* The filter D(i, b) < cost_i, summed by groups. With sep, sep_cost
+     * decides it unless it lies within rounding of cost_i; then the
+     * group-order sum decides, as without sep: the same groups pass. */
+    double ds = sep ? sep_cost(x, w, b) : 0;
+    if (sep && ds > ci * (1 + SEP_TOL))
         return;
+    if (!sep || ds >= ci * (1 - SEP_TOL)) {
+        double d = 0;
+        w->looks += ng;
+        for (int k = 0; k < ng; k++)
+            d += w->gw[k] * (double)topomap_xchg_hops(x, b, w->glist[k]);
+        if (!(d < ci))
+            return;
+    }
     /* Exact values (summed in CSR order, like cost[]) for the decision. */
+    const int64_t *xadj = x->pb->g.xadj;
     double dib = topomap_xchg_cost_at(x, i, b), xi = ci - dib;
+    w->work += xadj[i + 1] - xadj[i];
     int freed = 0;
     for (int k = x->grp_xslot[b]; k < x->grp_xslot[b + 1]; k++) {
         int s = x->grp_slot[k], j = x->s2r[s];
@@ -364,6 +475,7 @@ static void eval_group(const struct topomap_xchg *x, int i, int a, int b, double
             scale = ci + dib;
         } else {
             double dja = topomap_xchg_cost_at(x, j, a), xj = x->cost[j] - dja;
+            w->work += xadj[j + 1] - xadj[j];
             double gh = topomap_xchg_weight(x, i, j) * (double)hab;
             gain = (xi + xj) - 2.0 * gh;
             scale = ci + dib + x->cost[j] + dja;
@@ -388,6 +500,7 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
     if (!(ci > 0))
         return -1; /* D(i, b) >= 0 = cost: i gains nothing by moving */
     int a = x->rgrp[i], ng = 0;
+    w->work += g->xadj[i + 1] - g->xadj[i];
     for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
         int v = x->rgrp[g->adj[e]];
         if (w->gpos[v] < 0) {
@@ -406,7 +519,7 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
     if (all) {
         for (int b = 0; b < x->ngrp; b++)
             if (b != a)
-                eval_group(x, i, a, b, ci, wi, reach, w, ng, &best, &bestgain);
+                eval_group(x, i, a, b, ci, wi, reach, w, 0, ng, &best, &bestgain);
     } else {
         /* Candidate groups in a fixed order (neighbours' groups as first
          * seen, each followed by its near groups), each searched once. */
@@ -415,6 +528,7 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
         w->mark[a] = w->stamp;
         for (int k = 0; k < ng; k++) {
             int v = w->glist[k];
+            w->looks += 1 + x->near_x[v + 1] - x->near_x[v];
             for (int q = -1; q < x->near_x[v + 1] - x->near_x[v]; q++) {
                 int b = q < 0 ? v : x->near[x->near_x[v] + q];
                 if (w->mark[b] == w->stamp)
@@ -423,8 +537,14 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
                 w->cand[nc++] = b;
             }
         }
+        /* w->stamp is new: sep_cost's values are recomputed for this i. */
+        int sep = x->gnd > 0;
+        if (sep) {
+            sep_start(x, w, ng);
+            w->looks += (long)ng * x->gnd;
+        }
         for (int c = 0; c < nc; c++)
-            eval_group(x, i, a, w->cand[c], ci, wi, reach, w, ng, &best, &bestgain);
+            eval_group(x, i, a, w->cand[c], ci, wi, reach, w, sep, ng, &best, &bestgain);
     }
     for (int k = 0; k < ng; k++)
         w->gpos[w->glist[k]] = -1;
@@ -582,13 +702,14 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     if (!prop)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     int nomem = 0;
+    long work = 0, looks = 0;
     while (max_passes <= 0 || st->passes < max_passes) {
         if (deadline > 0 && topomap_now() > deadline)
             break;
 #pragma omp parallel
         {
             struct rws w;
-            int ok = rws_init(&w, x->ngrp, maxdeg, (int)maxcand) == 0;
+            int ok = rws_init(&w, x, maxdeg, (int)maxcand) == 0;
             if (!ok) {
 #pragma omp atomic write
                 nomem = 1;
@@ -596,6 +717,11 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
 #pragma omp for schedule(dynamic, 64)
             for (int i = 0; i < n; i++)
                 prop[i] = ok ? best_move(x, i, &w, all) : -1;
+            /* An integer sum: the same total for any thread count. */
+#pragma omp atomic
+            work += w.work;
+#pragma omp atomic
+            looks += w.looks;
             rws_free(&w);
         }
         if (nomem) {
@@ -610,6 +736,8 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
                 continue;
             int s1 = x->r2s[i], s2 = prop[i];
             double scale, gain = slot_gain(x, s1, s2, &scale);
+            int j = x->s2r[s2];
+            work += 3 * (g->xadj[i + 1] - g->xadj[i] + (j >= 0 ? g->xadj[j + 1] - g->xadj[j] : 0));
             if (!improving(gain, scale))
                 continue; /* an earlier commit made it stale */
             if (x->s2r[s2] < 0)
@@ -631,6 +759,13 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
         hb -= pass_gain;
     }
     free(prop);
+    /* The costs computed when placing (one sum over the edges) and the
+     * searches and commits of the passes. */
+    st->work = work + g->xadj[n];
+    st->looks = looks;
+    topomap_work_add(x->pb, (double)st->work * TOPOMAP_WORK_EDGE +
+                                (double)st->looks * TOPOMAP_WORK_LOOK +
+                                (double)st->passes * n * TOPOMAP_WORK_RANK);
     return 0;
 }
 
@@ -648,10 +783,21 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
                 !near_from_coords(pb->topo);
     if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
+    if (x.hop) /* its ngrp^2 entries, each asked from the topology */
+        topomap_work_add(pb, (double)x.ngrp * (double)x.ngrp * TOPOMAP_WORK_LOOK);
     topomap_xchg_place(&x, r2s);
+    struct topomap_refine_stats local;
+    if (!st)
+        st = &local;
+    double t0 = topomap_now();
     int rc = topomap_xchg_refine_full(&x, rp, st, err, errlen);
-    if (rc == 0)
+    if (rc == 0) {
         memcpy(r2s, x.r2s, sizeof(int) * (size_t)pb->n);
+        topomap_log(pb, "refine: %ld passes, %ld swaps, %ld moves, hop-bytes -%.6g, %s search, "
+                        "%ld edge steps and %ld group looks, %.3f s",
+                    st->passes, st->swaps, st->moves, st->gain, st->all ? "full" : "neighbourhood",
+                    st->work, st->looks, topomap_now() - t0);
+    }
     topomap_xchg_free(&x);
     return rc;
 }
@@ -678,7 +824,7 @@ int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
     /* A FIFO of at most n ranks (each queued once at a time). */
     int *q = malloc(sizeof(int) * (size_t)n);
     unsigned char *in = calloc((size_t)n, 1);
-    if (rws_init(&w, x->ngrp, maxdeg, (int)maxcand) < 0 || !q || !in) {
+    if (rws_init(&w, x, maxdeg, (int)maxcand) < 0 || !q || !in) {
         rws_free(&w);
         free(q);
         free(in);

@@ -304,6 +304,8 @@ int topomap_xchg_refine_full(struct topomap_xchg *x, const struct topomap_refine
             st->passes += more.passes;
             st->swaps += more.swaps;
             st->moves += more.moves;
+            st->work += more.work;
+            st->looks += more.looks;
             st->gain += more.gain + removed;
             st->converged = more.converged;
         }

@@ -21,15 +21,8 @@
 static int torus_hops(const topomap_topology_t *t, int a, int b)
 {
     const struct topo_torus *T = &t->u.torus;
-    const int *ca = T->coord + (size_t)a * T->ndims, *cb = T->coord + (size_t)b * T->ndims;
-    int h = 0;
-    for (int k = 0; k < T->ndims; k++) {
-        int d = ca[k] > cb[k] ? ca[k] - cb[k] : cb[k] - ca[k];
-        if (T->wrap[k] && 2 * d > T->dims[k])
-            d = T->dims[k] - d;
-        h += d;
-    }
-    return h;
+    return topomap_coord_hops(T->coord + (size_t)a * T->ndims, T->coord + (size_t)b * T->ndims,
+                             T->dims, T->wrap, T->ndims);
 }
 
 static int torus_diameter(const topomap_topology_t *t)

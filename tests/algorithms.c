@@ -282,15 +282,7 @@ static void ohtma_naive(const struct dense *d, long loop, int *f)
         f[bq] = t;
         status[bm] = status[bq] = 1;
     }
-    double sum = 0, best = 0;
-    long tb = 0;
-    for (long k = 0; k < steps; k++) {
-        sum += res[k];
-        if (sum > best) {
-            best = sum;
-            tb = k + 1;
-        }
-    }
+    long tb = best_prefix(res, steps);
     for (long k = steps - 1; k >= tb; k--) {
         int t = f[pm[k]];
         f[pm[k]] = f[pq[k]];

@@ -424,6 +424,98 @@ static void test_auto_floor(void)
     topomap_topology_free(t);
 }
 
+static void count_skips(const char *line, void *arg)
+{
+    if (strstr(line, "skipped"))
+        ++*(int *)arg;
+}
+
+/* auto's work budget (map_auto.c): the algorithms count their work, the
+ * same for any thread count; analytic declines over its allowance; auto with
+ * no budget left runs only its fixed candidates, deterministically. */
+static void test_work_budget(void)
+{
+    int dims[] = {8, 8, 8}, wrap[] = {1, 1, 1};
+    topomap_topology_t *t = topomap_topology_torus(3, dims, wrap, 1, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
+    ok(a != NULL, "8x8x8 torus, one slot per node");
+    if (!a)
+        return;
+    /* A random graph: no process grid for auto's grid candidate. */
+    topomap_profile_t *p = random_profile(512, 3);
+    int n = 512, *r2s = malloc(sizeof(int) * n), *ref = malloc(sizeof(int) * n);
+    struct prob P;
+    prob_init(&P, p, a);
+    double w = 0;
+    P.pb.work = &w;
+    int rc = topomap_map_drb(&P.pb, r2s, err, sizeof err);
+    ok(rc == 0 && w > 0, "drb counts its METIS work (%g units)", w);
+    double w_drb = w;
+    struct topomap_refine_stats st;
+    struct topomap_refine_params rp = {0, 0, REFINE_MIN_GAIN, TOPOMAP_REFINE_NEAR};
+    rc = topomap_refine(&P.pb, r2s, &rp, &st, err, sizeof err);
+    ok(rc == 0 && st.work > 0 && st.looks > 0 && w > w_drb,
+       "the refinement counts edges (%ld) and group looks (%ld)", st.work, st.looks);
+    w = 0;
+    P.pb.work_limit = 1;
+    rc = topomap_map_analytic_anchor(&P.pb, r2s, err, sizeof err);
+    ok(rc < 0 && errno == ECANCELED, "analytic-anchor declines over a 1-unit allowance");
+    like(err, "work units", "and says its estimate: %s", err);
+    P.pb.work_limit = 0;
+    w = 0;
+    rc = topomap_map_analytic_anchor(&P.pb, r2s, err, sizeof err);
+    ok(rc == 0 && w > 0, "without an allowance it runs and counts its flops (%g units)", w);
+    P.pb.work = NULL;
+    prob_free(&P);
+
+    /* No budget: block, then drb + refine, so auto gives drb + refine's
+     * mapping, which beats block. */
+    double budget = topomap_auto_work_budget;
+    topomap_auto_work_budget = 0;
+    int same = 1;
+    ok(topomap_map("drb+refine", p, a, NULL, ref, err, sizeof err) == 0, "drb+refine");
+    for (int th = 1; th <= 4; th *= 2) {
+        topomap_opts_t o;
+        topomap_opts_init(&o);
+        o.nthreads = th;
+        same = same && topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0 &&
+               !memcmp(r2s, ref, sizeof(int) * (size_t)n);
+    }
+    ok(same, "auto without budget: drb + refine's mapping, for 1, 2 and 4 threads");
+    /* Budgets between nothing and everything: the same choices for any
+     * thread count (the work counts do not depend on it). */
+    double budgets[] = {1e6, 2e8, 4e8, 1e12};
+    int skipped[4];
+    for (int b = 0; b < 4; b++) {
+        topomap_auto_work_budget = budgets[b];
+        same = 1;
+        for (int th = 1; th <= 4; th *= 2) {
+            topomap_opts_t o;
+            topomap_opts_init(&o);
+            o.nthreads = th;
+            o.log = count_skips;
+            o.log_arg = &skipped[b];
+            skipped[b] = 0;
+            same = same &&
+                   topomap_map("auto", p, a, &o, th == 1 ? ref : r2s, err, sizeof err) == 0 &&
+                   (th == 1 || !memcmp(r2s, ref, sizeof(int) * (size_t)n));
+        }
+        ok(same, "auto with a budget of %g units: the same mapping for 1, 2 and 4 threads",
+           budgets[b]);
+        diag("budget %g: %d candidates skipped, hop-bytes %g", budgets[b], skipped[b],
+             hop_bytes(p, a, ref));
+    }
+    ok(skipped[0] > skipped[2] && skipped[2] > skipped[3] && skipped[3] == 0,
+       "the smaller the budget, the more candidates skipped (%d, %d, %d, %d)", skipped[0],
+       skipped[1], skipped[2], skipped[3]);
+    topomap_auto_work_budget = budget;
+    free(r2s);
+    free(ref);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     test_splits();
@@ -431,5 +523,6 @@ int main(void)
     test_refine_local_optimum();
     test_threads();
     test_auto_floor();
+    test_work_budget();
     return done_testing();
 }

@@ -53,6 +53,19 @@ static inline topomap_alloc_t *prob_all_nodes(const topomap_topology_t *t, const
     return a;
 }
 
+/* OHTMA's backtrack (Algorithm 1, lines 33-35): the length of the prefix of
+ * the steps' savings res[0..steps-1] with the largest sum, the shortest on
+ * ties (0 when no prefix saves anything). */
+static inline long best_prefix(const double *res, long steps)
+{
+    long keep = 0;
+    double cum = 0, top = 0; /* savings of the first k steps; the largest */
+    for (long k = 1; k <= steps; k++)
+        if ((cum += res[k - 1]) > top)
+            top = cum, keep = k;
+    return keep;
+}
+
 static inline void prob_free(struct prob *P)
 {
     free(P->sn);
