@@ -224,7 +224,8 @@ static int64_t fm(struct kp *K, int p)
             K->moved[nm++] = v;
             for (idx_t e = K->xadj[v]; e < K->xadj[v + 1]; e++) {
                 int u = K->adj[e];
-                K->gain[u] += K->part[u] == K->part[v] ? -2 * (int64_t)K->wgt[e] : 2 * (int64_t)K->wgt[e];
+                int64_t w2 = 2 * (int64_t)K->wgt[e];
+                K->gain[u] += K->part[u] == K->part[v] ? -w2 : w2;
                 if (!K->lock[u]) {
                     K->ver[u]++;
                     hpush(K, K->part[u], u);
@@ -571,8 +572,9 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
     int *cap = malloc(sizeof(int) * (size_t)maxk), *t = malloc(sizeof(int) * (size_t)maxk);
     int *ch = malloc(sizeof(int) * (size_t)maxk), *tt = malloc(sizeof(int) * (size_t)maxk);
     int *srt = malloc(sizeof(int) * (size_t)maxk), *fill = malloc(sizeof(int) * (size_t)maxk);
-    if (!K.loc || !K.part || !K.bpart || !K.child || !K.tmp || !K.mv || !K.xadj || !K.adj || !K.wgt ||
-        !K.ipart || !K.gain || !K.keys || !K.ver || !K.moved || !K.lock || !K.heap[0] || !K.heap[1] ||
+    if (!K.loc || !K.part || !K.bpart || !K.child || !K.tmp || !K.mv || !K.xadj || !K.adj ||
+        !K.wgt || !K.ipart || !K.gain || !K.keys || !K.ver || !K.moved || !K.lock || !K.heap[0] ||
+        !K.heap[1] ||
         !order || !cap || !t || !ch || !tt || !srt || !fill)
         goto nomem;
     if (m > INT32_MAX) {
@@ -636,7 +638,8 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
                 for (int i = 0; i < p; i++)
                     K.child[order[lo + i]] = ch[i];
             } else if (np > 0 && split_best(&K, order + lo, p, ch, tt, np) < 0) {
-                rc = topomap_fail(err, errlen, errno, "treematch: METIS failed");
+                rc = topomap_fail(err, errlen, errno, "treematch: %s",
+                                  errno == ENOMEM ? "out of memory" : "METIS failed");
                 goto out;
             }
             if (np > 2 && maxcap > 1 && refine_pairs(&K, order + lo, p, k) < 0)
@@ -671,8 +674,9 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
 nomem:
     rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
 out:
-    free(K.loc), free(K.part), free(K.bpart), free(K.child), free(K.tmp), free(K.mv), free(K.xadj), free(K.adj);
-    free(K.wgt), free(K.ipart), free(K.gain), free(K.keys), free(K.ver), free(K.moved), free(K.lock);
+    free(K.loc), free(K.part), free(K.bpart), free(K.child), free(K.tmp), free(K.mv);
+    free(K.xadj), free(K.adj), free(K.wgt), free(K.ipart), free(K.gain), free(K.keys), free(K.ver);
+    free(K.moved), free(K.lock);
     free(K.heap[0]), free(K.heap[1]), free(order), free(seg), free(nseg), free(cap), free(t);
     free(ch), free(tt), free(srt), free(fill);
     return rc;

@@ -520,7 +520,8 @@ static void test_topdown(void)
         random_matrix(W, 10, trial % 3 ? 40 : 80);
         topomap_profile_t *p = from_dense(W, 10);
         int r2s[10], part[10], fill[3] = {0}, size1[3] = {4, 4, 2};
-        if (topomap_map("treematch", p, a1, NULL, r2s, err, sizeof err) < 0 || !valid(r2s, 10, 10)) {
+        if (topomap_map("treematch", p, a1, NULL, r2s, err, sizeof err) < 0 ||
+            !valid(r2s, 10, 10)) {
             ok1 = 0;
         } else {
             double got = traffic_across(W, 10, a1, r2s, 0);
@@ -567,8 +568,10 @@ static void test_topdown(void)
         topomap_profile_t *p = random_profile(nr[c], 3);
         int r2s[72], used[3] = {0}, nused = 0;
         int rc = topomap_map("treematch", p, a, NULL, r2s, err, sizeof err);
-        for (int r = 0; rc == 0 && r < nr[c]; r++)
-            used[topomap_alloc_slot_node(a, r2s[r]) == 29 ? 2 : topomap_alloc_slot_node(a, r2s[r])] = 1;
+        for (int r = 0; rc == 0 && r < nr[c]; r++) {
+            int node = topomap_alloc_slot_node(a, r2s[r]);
+            used[node == 29 ? 2 : node] = 1;
+        }
         nused = used[0] + used[1] + used[2];
         int good = rc == 0 && valid(r2s, nr[c], 72) &&
                    (c == 0   ? nused == 1
