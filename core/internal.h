@@ -137,6 +137,9 @@ int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order,
 extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
 /* ohtma-fast samples its candidates above this many ranks (map_ohtma.c). */
 extern int topomap_ohtma_sample_min;
+/* ohtma-fast on tori and meshes of more nodes than this works without a hop
+ * table, from the coordinates (map_ohtma.c; does not change results). */
+extern int topomap_ohtma_table_max;
 /* auto's work budget in work units (map_auto.c; changed only by tests). */
 extern double topomap_auto_work_budget;
 

@@ -106,6 +106,9 @@ long topomap_ohtma_dcache_max = 1L << 22;
  * per node (see sampled_candidates). A variable for the tests. */
 int topomap_ohtma_sample_min = 4096;
 #define FAST_SLOTS 1
+/* ohtma-fast on tori and meshes: the most nodes for a hop table (4 MiB).
+ * A variable for the tests. */
+int topomap_ohtma_table_max = 2048;
 /* Work (candidate evaluations) below which a loop run once per step is not
  * worth a parallel region: a region costs microseconds, much more when the
  * machine is shared. */
@@ -127,6 +130,121 @@ static int by_weight_desc(const void *pa, const void *pb)
     return a->i - b->i;
 }
 
+/* Line 14 on tori and meshes: hops are a sum over dimensions of a distance
+ * in each, so S_n and T_n are too: S_n = sum_d F_d[n_d], where F_d[c] holds
+ * the hops along dimension d from coordinate c to the placed slots, and T_n
+ * likewise from the slot count of every coordinate. Placing on node v adds
+ * one distance row per dimension (O(sum of the dimensions)) instead of a
+ * hop row over every node (O(nodes)): the same integers, so the same
+ * choices, without the nodes x nodes hop table or its lookups. */
+struct sep {
+    int nd, dims[TOPOMAP_XCHG_DIMS], wrap[TOPOMAP_XCHG_DIMS], off[TOPOMAP_XCHG_DIMS + 1];
+    int *crd;   /* ngrp x nd: off[d] + coordinate d of each group's node */
+    int64_t *F; /* sum of dims, per dimension and coordinate: hops to the placed slots */
+    int64_t *G; /* the same to every slot */
+    int64_t *H; /* k F + G at step k */
+    int *fl, *fpos, nfl; /* the groups with a free slot, and where each sits in fl */
+};
+
+static int sep_dist(const struct sep *P, int k, int a, int b)
+{
+    int d = a > b ? a - b : b - a;
+    return P->wrap[k] && 2 * d > P->dims[k] ? P->dims[k] - d : d;
+}
+
+/* 1 (set up), 0 (not a grid) or -1 (ENOMEM). */
+static int sep_init(struct sep *P, const struct topomap_xchg *x)
+{
+    memset(P, 0, sizeof *P);
+    const topomap_topology_t *t = x->pb->topo;
+    int nd = topomap_topology_grid(t, P->dims, P->wrap, TOPOMAP_XCHG_DIMS);
+    if (nd <= 0 || nd > TOPOMAP_XCHG_DIMS)
+        return 0;
+    P->nd = nd;
+    for (int k = 0; k < nd; k++)
+        P->off[k + 1] = P->off[k] + P->dims[k];
+    int ng = x->ngrp, tot = P->off[nd];
+    P->crd = malloc(sizeof(int) * (size_t)ng * (size_t)nd);
+    P->F = calloc((size_t)tot, sizeof(int64_t));
+    P->G = calloc((size_t)tot, sizeof(int64_t));
+    P->H = malloc(sizeof(int64_t) * (size_t)tot);
+    P->fl = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+    P->fpos = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+    int64_t *cnt = calloc((size_t)tot, sizeof(int64_t));
+    if (!P->crd || !P->F || !P->G || !P->H || !P->fl || !P->fpos || !cnt) {
+        free(cnt);
+        return -1;
+    }
+    for (int u = 0; u < ng; u++) {
+        int *c = P->crd + (size_t)u * (size_t)nd;
+        topomap_topology_coords(t, x->grp_node[u], c, nd);
+        for (int k = 0; k < nd; k++) {
+            c[k] += P->off[k];
+            cnt[c[k]] += x->grp_xslot[u + 1] - x->grp_xslot[u];
+        }
+        P->fl[u] = P->fpos[u] = u;
+    }
+    P->nfl = ng;
+    for (int k = 0; k < nd; k++)
+        for (int a = 0; a < P->dims[k]; a++)
+            for (int b = 0; b < P->dims[k]; b++)
+                P->G[P->off[k] + a] += cnt[P->off[k] + b] * sep_dist(P, k, a, b);
+    free(cnt);
+    return 1;
+}
+
+static void sep_free(struct sep *P)
+{
+    free(P->crd);
+    free(P->F);
+    free(P->G);
+    free(P->H);
+    free(P->fl);
+    free(P->fpos);
+}
+
+/* Line 14 at step k: the group of smallest k S_n + T_n with a free slot,
+ * lowest slot on ties (the free list is in no order: slots decide ties). */
+static int sep_best(struct sep *P, const struct topomap_xchg *x, const int *used, int64_t k)
+{
+    int tot = P->off[P->nd], nd = P->nd;
+    for (int a = 0; a < tot; a++)
+        P->H[a] = k * P->F[a] + P->G[a];
+    const int64_t *H = P->H;
+    int bu = -1, bslot = 0;
+    int64_t bh = 0;
+    for (int f = 0; f < P->nfl; f++) {
+        int u = P->fl[f];
+        const int *c = P->crd + (size_t)u * (size_t)nd;
+        int64_t h = H[c[0]];
+        for (int d = 1; d < nd; d++)
+            h += H[c[d]];
+        if (bu >= 0 && h > bh)
+            continue;
+        int s = x->grp_slot[x->grp_xslot[u] + used[u]];
+        if (bu < 0 || h < bh || s < bslot) {
+            bu = u;
+            bh = h;
+            bslot = s;
+        }
+    }
+    return bu;
+}
+
+/* A slot of group v was taken (used: v's slots taken, now included). */
+static void sep_place(struct sep *P, const struct topomap_xchg *x, const int *used, int v)
+{
+    const int *c = P->crd + (size_t)v * (size_t)P->nd;
+    for (int k = 0; k < P->nd; k++)
+        for (int a = 0; a < P->dims[k]; a++)
+            P->F[P->off[k] + a] += sep_dist(P, k, a, c[k] - P->off[k]);
+    if (used[v] == x->grp_xslot[v + 1] - x->grp_xslot[v]) { /* full: out of the list */
+        int f = P->fpos[v], last = P->fl[--P->nfl];
+        P->fl[f] = last;
+        P->fpos[last] = f;
+    }
+}
+
 /* Lines 1-19 on x (groups and hops set up, nothing placed). */
 static int greedy_phase(struct topomap_xchg *x, int *r2s, int *order, char *err, size_t errlen)
 {
@@ -141,7 +259,9 @@ static int greedy_phase(struct topomap_xchg *x, int *r2s, int *order, char *err,
     int64_t *S = calloc((size_t)ng, sizeof(int64_t));
     int64_t *T = calloc((size_t)ng, sizeof(int64_t));
     int *used = calloc((size_t)ng, sizeof(int));
-    int rc = 0;
+    struct sep P;
+    int sep = 0, rc = 0;
+    memset(&P, 0, sizeof P);
     if (!C || !state || !front || !fpos || !untouched || !S || !T || !used) {
         rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
         goto out;
@@ -153,12 +273,19 @@ static int greedy_phase(struct topomap_xchg *x, int *r2s, int *order, char *err,
     }
     qsort(untouched, (size_t)n, sizeof *untouched, by_weight_desc);
     /* T_u = sum over all slots of hops from u: (1 + k) hops_n = k S_n + T_n. */
+    sep = sep_init(&P, x);
+    if (sep < 0) {
+        rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!sep) {
 #pragma omp parallel for schedule(static) if (ng > 256)
-    for (int u = 0; u < ng; u++) {
-        int64_t t = 0;
-        for (int v = 0; v < ng; v++)
-            t += (int64_t)(x->grp_xslot[v + 1] - x->grp_xslot[v]) * topomap_xchg_hops(x, u, v);
-        T[u] = t;
+        for (int u = 0; u < ng; u++) {
+            int64_t t = 0;
+            for (int v = 0; v < ng; v++)
+                t += (int64_t)(x->grp_xslot[v + 1] - x->grp_xslot[v]) * topomap_xchg_hops(x, u, v);
+            T[u] = t;
+        }
     }
     int nfront = 0, up = 0;
     for (int k = 0; k < n; k++) {
@@ -200,16 +327,21 @@ static int greedy_phase(struct topomap_xchg *x, int *r2s, int *order, char *err,
         /* Line 14: the free slot of smallest hops_n, lowest slot on ties. */
         int bu = -1, bslot = 0;
         int64_t bh = 0;
-        for (int u = 0; u < ng; u++) {
-            int cnt = x->grp_xslot[u + 1] - x->grp_xslot[u];
-            if (used[u] == cnt)
-                continue;
-            int64_t h = (int64_t)k * S[u] + T[u];
-            int s = x->grp_slot[x->grp_xslot[u] + used[u]];
-            if (bu < 0 || h < bh || (h == bh && s < bslot)) {
-                bu = u;
-                bh = h;
-                bslot = s;
+        if (sep) {
+            bu = sep_best(&P, x, used, k);
+            bslot = x->grp_slot[x->grp_xslot[bu] + used[bu]];
+        } else {
+            for (int u = 0; u < ng; u++) {
+                int cnt = x->grp_xslot[u + 1] - x->grp_xslot[u];
+                if (used[u] == cnt)
+                    continue;
+                int64_t h = (int64_t)k * S[u] + T[u];
+                int s = x->grp_slot[x->grp_xslot[u] + used[u]];
+                if (bu < 0 || h < bh || (h == bh && s < bslot)) {
+                    bu = u;
+                    bh = h;
+                    bslot = s;
+                }
             }
         }
         /* Lines 15-17. */
@@ -234,7 +366,9 @@ static int greedy_phase(struct topomap_xchg *x, int *r2s, int *order, char *err,
             }
         }
         used[bu]++;
-        if (x->hop) {
+        if (sep) {
+            sep_place(&P, x, used, bu);
+        } else if (x->hop) {
             const unsigned char *h = x->hop + (size_t)bu * (size_t)ng;
             for (int v = 0; v < ng; v++)
                 S[v] += h[v];
@@ -244,6 +378,7 @@ static int greedy_phase(struct topomap_xchg *x, int *r2s, int *order, char *err,
         }
     }
 out:
+    sep_free(&P);
     free(C);
     free(state);
     free(front);
@@ -787,6 +922,95 @@ static int sample_build(struct xp *X)
     return 0;
 }
 
+/* The K nearest allocated nodes of every group (fewest hops, lowest group
+ * index on ties) on a torus or mesh without a hop table: a breadth-first
+ * search over the grid from each node, layer by layer (a layer = one more
+ * hop), until K allocated nodes are found and their layer is complete. The
+ * same lists as the table's, for the cost of the balls searched (about K
+ * nodes of the topology per allocated node on a full allocation) instead of
+ * nodes^2. knn: ngrp x K. 1 done, 0 not a grid, -1 ENOMEM. */
+static int knn_grid(const struct topomap_xchg *x, int K, int *knn)
+{
+    const topomap_topology_t *t = x->pb->topo;
+    int dims[TOPOMAP_XCHG_DIMS], wrap[TOPOMAP_XCHG_DIMS];
+    int nd = topomap_topology_grid(t, dims, wrap, TOPOMAP_XCHG_DIMS);
+    if (nd <= 0 || nd > TOPOMAP_XCHG_DIMS)
+        return 0;
+    int nn = topomap_topology_nnodes(t), ng = x->ngrp;
+    size_t cells = 1;
+    for (int k = 0; k < nd; k++)
+        cells *= (size_t)dims[k];
+    int *cell = malloc(sizeof(int) * cells);      /* linear coordinates -> node */
+    int *crd = malloc(sizeof(int) * (size_t)nn * (size_t)nd);
+    int *node_grp = malloc(sizeof(int) * (size_t)nn);
+    int *stamp = calloc((size_t)nn, sizeof(int));
+    int *queue = malloc(sizeof(int) * (size_t)nn);
+    int *found = malloc(sizeof(int) * (size_t)nn);
+    int rc = -1;
+    if (!cell || !crd || !node_grp || !stamp || !queue || !found)
+        goto out;
+    for (size_t c = 0; c < cells; c++)
+        cell[c] = -1;
+    for (int v = 0; v < nn; v++) {
+        int *c = crd + (size_t)v * (size_t)nd;
+        topomap_topology_coords(t, v, c, nd);
+        size_t lin = 0;
+        for (int k = nd - 1; k >= 0; k--)
+            lin = lin * (size_t)dims[k] + (size_t)c[k];
+        cell[lin] = v;
+        node_grp[v] = -1;
+    }
+    for (int u = 0; u < ng; u++)
+        node_grp[x->grp_node[u]] = u;
+    for (int u = 0; u < ng; u++) {
+        int *best = knn + (size_t)u * (size_t)K, nb = 0;
+        int qh = 0, qt = 0, s = x->grp_node[u];
+        stamp[s] = u + 1;
+        queue[qt++] = s;
+        while (nb < K && qh < qt) {
+            int layer_end = qt, nf = 0;
+            for (; qh < layer_end; qh++) {
+                const int *c = crd + (size_t)queue[qh] * (size_t)nd;
+                for (int k = 0; k < nd; k++)
+                    for (int dir = -1; dir <= 1; dir += 2) {
+                        int cc[TOPOMAP_XCHG_DIMS];
+                        memcpy(cc, c, sizeof(int) * (size_t)nd);
+                        cc[k] += dir;
+                        if (cc[k] < 0 || cc[k] >= dims[k]) {
+                            if (!wrap[k])
+                                continue;
+                            cc[k] = (cc[k] + dims[k]) % dims[k];
+                        }
+                        size_t lin = 0;
+                        for (int j = nd - 1; j >= 0; j--)
+                            lin = lin * (size_t)dims[j] + (size_t)cc[j];
+                        int v = cell[lin];
+                        if (v < 0 || stamp[v] == u + 1)
+                            continue;
+                        stamp[v] = u + 1;
+                        queue[qt++] = v;
+                        if (node_grp[v] >= 0)
+                            found[nf++] = node_grp[v];
+                    }
+            }
+            qsort(found, (size_t)nf, sizeof(int), topomap_cmp_int);
+            for (int f = 0; f < nf && nb < K; f++)
+                best[nb++] = found[f];
+        }
+        for (; nb < K; nb++) /* fewer than K other nodes reachable: cannot happen, K < ng */
+            best[nb] = u;
+    }
+    rc = 1;
+out:
+    free(cell);
+    free(crd);
+    free(node_grp);
+    free(stamp);
+    free(queue);
+    free(found);
+    return rc;
+}
+
 /* The nodes next to each node: its K nearest allocated nodes (fewest hops,
  * lowest index on ties), made symmetric (v next to u or u next to v). On a
  * torus allocation without holes these are the network links; on a
@@ -803,32 +1027,34 @@ static int near_build(struct xp *X)
         K = 8;
     if (K > ng - 1)
         K = ng - 1;
-    if (K < 2 || !x->hop)
+    if (K < 2)
         return 0;
     int *knn = malloc(sizeof(int) * (size_t)ng * (size_t)K);
     int *deg = calloc((size_t)ng + 1, sizeof(int));
-    if (!knn || !deg) {
+    int grid = knn && deg && !x->hop ? knn_grid(x, K, knn) : 0;
+    if (!knn || !deg || grid < 0 || (!grid && !x->hop)) {
         free(knn);
         free(deg);
-        return -1;
+        return grid < 0 || !knn || !deg ? -1 : 0;
     }
-    for (int u = 0; u < ng; u++) {
-        /* Insertion into a sorted list of K (hops, index): O(ng K). */
-        int *best = knn + (size_t)u * (size_t)K, nb = 0;
-        const unsigned char *h = x->hop + (size_t)u * (size_t)ng;
-        for (int v = 0; v < ng; v++) {
-            if (v == u)
-                continue;
-            if (nb == K && h[v] >= h[best[K - 1]])
-                continue;
-            int p = nb < K ? nb++ : K - 1;
-            while (p > 0 && h[best[p - 1]] > h[v]) {
-                best[p] = best[p - 1];
-                p--;
+    if (!grid)
+        for (int u = 0; u < ng; u++) {
+            /* Insertion into a sorted list of K (hops, index): O(ng K). */
+            int *best = knn + (size_t)u * (size_t)K, nb = 0;
+            const unsigned char *h = x->hop + (size_t)u * (size_t)ng;
+            for (int v = 0; v < ng; v++) {
+                if (v == u)
+                    continue;
+                if (nb == K && h[v] >= h[best[K - 1]])
+                    continue;
+                int p = nb < K ? nb++ : K - 1;
+                while (p > 0 && h[best[p - 1]] > h[v]) {
+                    best[p] = best[p - 1];
+                    p--;
+                }
+                best[p] = v;
             }
-            best[p] = v;
         }
-    }
     /* Symmetric closure: count, fill, then drop duplicates. */
     for (int u = 0; u < ng; u++)
         for (int t = 0; t < K; t++) {
@@ -1304,18 +1530,26 @@ static int run(const struct topomap_problem *pb, int *r2s, int fast, char *err, 
         return topomap_fail(err, errlen, EINVAL,
                             "%s: loop must be -1 (default: half the ranks) or >= 0, not %ld",
                             fast ? "ohtma-fast" : "ohtma", loop);
-    struct topomap_xchg x;
-    if (topomap_xchg_init(&x, pb, err, errlen) < 0)
-        return -1;
     if (fast && pb->n > 0) {
         /* Candidate lists hold about degree x slots per node processes: when
          * that is a good part of the job (dense profiles, small jobs) the
          * restriction saves nothing, and the full search runs instead. */
         double deg = (double)pb->g.xadj[pb->n] / pb->n;
-        double per_node = (double)pb->nslots / x.ngrp;
+        double per_node = (double)pb->nslots / topomap_alloc_nnodes(pb->alloc);
         if (deg * per_node >= pb->n / 8.0)
             fast = 0;
     }
+    /* ohtma-fast on a torus or mesh of more than topomap_ohtma_table_max nodes
+     * needs no nodes x nodes hop table: the greedy phase, the near lists and the
+     * hops come from the coordinates (same values, same answer), so that its
+     * cost does not grow with the square of the node count. On fewer nodes
+     * the table is cheap to build and its lookups are faster. */
+    int dims[TOPOMAP_XCHG_DIMS], wrap[TOPOMAP_XCHG_DIMS];
+    int grid = topomap_topology_grid(pb->topo, dims, wrap, TOPOMAP_XCHG_DIMS) > 0;
+    int table = !fast || !grid || topomap_alloc_nnodes(pb->alloc) <= topomap_ohtma_table_max;
+    struct topomap_xchg x;
+    if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
+        return -1;
     int rc = greedy_phase(&x, r2s, NULL, err, errlen);
     if (rc == 0) {
         topomap_xchg_place(&x, r2s);

@@ -156,15 +156,19 @@ int main(void)
         return done_testing();
     topomap_alloc_t *at = prob_all_nodes(tt, NULL, err, sizeof err);
     topomap_alloc_t *a3 = prob_all_nodes(t3, NULL, err, sizeof err);
-    ok(at && a3, "allocations of every core");
+    /* Holes: the nodes next to a node found through unallocated ones. */
+    topomap_alloc_t *ah = topomap_alloc_create(tt, "node[00-09,12-20,24-40,45-63]", NULL, err,
+                                               sizeof err);
+    ok(at && a3 && ah, "allocations of every core, and of the torus with holes");
     struct {
         topomap_profile_t *p;
         const topomap_alloc_t *a;
         const char *what;
     } cases[] = {{stencil(8, 8, 4, 1, 1), at, "shuffled periodic stencil 8x8x4 on the torus"},
                  {random_profile(200, 2), at, "random 200 ranks on the torus (partly full nodes)"},
-                 {stencil(8, 8, 4, 0, 1), a3, "shuffled stencil 8x8x4 on Tianhe-3"}};
-    int sample_min = topomap_ohtma_sample_min;
+                 {stencil(8, 8, 4, 0, 1), a3, "shuffled stencil 8x8x4 on Tianhe-3"},
+                 {random_profile(180, 2), ah, "random 180 ranks on the torus with holes"}};
+    int sample_min = topomap_ohtma_sample_min, table_max = topomap_ohtma_table_max;
     long par0 = topomap_ohtma_par_work;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const topomap_profile_t *p = cases[c].p;
@@ -194,11 +198,24 @@ int main(void)
         topomap_ohtma_par_work = par0;
         ok(same, "%s: the same mapping for 1, 2 and 4 threads, every loop parallel",
            cases[c].what);
+        /* Without the hop table (tori of many nodes): near lists from the
+         * coordinates, hops computed; the same answer. */
+        int torus = topomap_topology_grid(topomap_alloc_topology(a), NULL, NULL, 0) > 0;
+        topomap_ohtma_table_max = 0;
+        if (torus)
+            ok(topomap_map("ohtma-fast", p, a, NULL, got, err, sizeof err) == 0 &&
+                   !memcmp(ref, got, sizeof(int) * (size_t)n),
+               "%s: the same mapping without the hop table", cases[c].what);
         /* Below the threshold: the unsampled lists. */
         topomap_ohtma_sample_min = sample_min;
+        int notab = torus && topomap_map("ohtma-fast", p, a, NULL, got, err, sizeof err) == 0;
+        topomap_ohtma_table_max = table_max;
         ok(topomap_map("ohtma-fast", p, a, NULL, plain, err, sizeof err) == 0 &&
                valid(plain, n, ns),
            "%s: unsampled ohtma-fast below the threshold", cases[c].what);
+        if (torus)
+            ok(notab && !memcmp(plain, got, sizeof(int) * (size_t)n),
+               "%s: unsampled, the same mapping without the hop table", cases[c].what);
         diag("%s: hop-bytes greedy+exchanges sampled %g, unsampled %g", cases[c].what,
              hop_bytes(p, a, ref), hop_bytes(p, a, plain));
         prob_free(&P);
@@ -210,6 +227,7 @@ int main(void)
     topomap_ohtma_sample_min = sample_min;
     topomap_alloc_free(at);
     topomap_alloc_free(a3);
+    topomap_alloc_free(ah);
     topomap_topology_free(tt);
     topomap_topology_free(t3);
     return done_testing();
