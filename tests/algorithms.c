@@ -777,6 +777,27 @@ static void test_auto(void)
     }
     topomap_alloc_free(a);
     topomap_topology_free(t);
+    /* One slot per node on a torus: a stencil that fits reaches the floor
+     * (every byte one hop), where auto ends its search; with 4 slots per
+     * node there is no floor and auto runs on. */
+    int dims[] = {6, 4, 4}, wrap[] = {1, 1, 1};
+    topomap_topology_t *tt = topomap_topology_torus(3, dims, wrap, 4, NULL, err, sizeof err);
+    topomap_profile_t *p = stencil(6, 4, 4, 10);
+    for (int k = 0; k < 2 && tt; k++) {
+        topomap_alloc_t *at = prob_all_nodes(tt, k ? NULL : "1", err, sizeof err);
+        int n = topomap_profile_nranks(p), r2s[96];
+        topomap_metrics_t m = {0};
+        int good = at && topomap_map("auto", p, at, NULL, r2s, err, sizeof err) == 0 &&
+                   valid(r2s, n, topomap_alloc_nslots(at)) &&
+                   topomap_eval_slots(p, at, r2s, &m) == 0 && m.total_bytes > 0 &&
+                   (k ? m.hop_bytes < m.total_bytes : m.hop_bytes == m.total_bytes);
+        ok(good, "auto, stencil 6x4x4 on the 6x4x4 torus, %s: hop-bytes %g, total bytes %g",
+           k ? "4 slots per node (below: ranks share nodes)" : "1 slot per node (optimal)",
+           m.hop_bytes, m.total_bytes);
+        topomap_alloc_free(at);
+    }
+    topomap_profile_free(p);
+    topomap_topology_free(tt);
 }
 
 /* metis: 4 disconnected cliques of 4 ranks, interleaved (rank i in clique
