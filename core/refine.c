@@ -3,7 +3,7 @@
  *
  * The engine (struct topomap_xchg, see internal.h) is what every algorithm
  * that improves a mapping by exchanges needs: OHTMA's second phase (Li et al.
- * 2020, section 4.3, Algorithm 1 lines 20-35, in map_ohtma.c), and the
+ * 2020, section 4.3, Algorithm 1 lines 20-35, in ohtma_exchange.c), and the
  * refinement run after any algorithm by `topomap map --refine`. It could host
  * Bhatele's PAIRS or the aggregated pair exchange of Wang et al. 2015 too.
  *
