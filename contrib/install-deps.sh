@@ -4,7 +4,8 @@
 # or it uses sudo). The single list of the project's Debian dependencies.
 # cairo draws the pictures of `topomap plot` (optional at build time); the
 # DejaVu fonts, fontconfig's fc-match and xmllint serve their tests; clang
-# builds the libFuzzer harnesses of tests/fuzz (run by .ci/run).
+# builds the libFuzzer harnesses of tests/fuzz (run by .ci/run); libmetis-doc
+# holds the METIS example meshes (copter2, mdual, 4elt) of `make bench`.
 #
 #   contrib/install-deps.sh             what the build, make check and CI need
 #   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
@@ -17,7 +18,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
       libscotch-dev
       libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils
-      clang"
+      clang libmetis-doc"
 # make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
 # and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
 # (both built against Debian's Open MPI).
