@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Profile files (core/profile.c): the edge list, dense and Matrix Market
- * formats, by extension, by content and forced, with an optional PATH.meta
- * side file. Input: one byte choosing format and file name, the file, and
- * after "\xff\xfe" the side file. A loaded profile must read back the same
- * after topomap_profile_write(); its statistics and grid analysis run too. */
+/* Profile files (core/profile_read.c and its parsers): the edge list, dense
+ * and Matrix Market formats, by extension, by content and forced, with an
+ * optional PATH.meta side file. Input: one byte choosing format and file
+ * name, the file, and after "\xff\xfe" the side file. A loaded profile must
+ * read back the same after topomap_profile_write(); its statistics and grid
+ * analysis run too. */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

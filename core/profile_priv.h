@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Private to the communication profiles: the object and its storage
+ * (profile.c), the reader (profile_read.c) and its format parsers
+ * (profile_edges.c, profile_dense.c, profile_mtx.c), the writer
+ * (profile_write.c). */
+#ifndef TOPOMAP_PROFILE_PRIV_H
+#define TOPOMAP_PROFILE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+struct meta_entry {
+    char *key, *val;
+};
+
+/* One compressed sparse row matrix; msgs is NULL when no message counts. */
+struct csr {
+    int64_t *xadj;
+    int *adj;
+    double *bytes, *msgs;
+};
+
+struct topomap_profile {
+    int n;
+    int has_msgs;
+    double total_bytes;
+    struct csr dir; /* A as recorded, diagonal kept */
+    struct csr sym; /* A + A^T, diagonal dropped */
+    struct meta_entry *meta;
+    size_t nmeta;
+};
+
+/* ---- profile.c: the object ---------------------------------------------- */
+
+/* Set key to val (klen and vlen bytes) in the list *m of *n entries; the
+ * later value wins unless keep_old (side-file merge). 0, or -1 + ENOMEM. */
+int topomap_meta_set(struct meta_entry **m, size_t *n, const char *key, size_t klen,
+                     const char *val, size_t vlen, int keep_old);
+/* Free the n entries of m and m itself. */
+void topomap_meta_free(struct meta_entry *m, size_t n);
+/* The profile of m entries on n ranks (ranks already validated, values
+ * finite and non-negative); NULL + errno ENOMEM. Caller frees with
+ * topomap_profile_free(). */
+topomap_profile_t *topomap_profile_build(int n, size_t m, const int *src, const int *dst,
+                                         const double *bytes, const double *msgs);
+
+/* ---- profile_read.c: the line reader the format parsers share ----------- */
+
+/* Entries read so far. */
+struct edges {
+    size_t len, cap;
+    int *src, *dst;
+    double *bytes, *msgs;
+};
+
+/* A line reader over one file, with one line of push-back (format detection
+ * reads ahead) and the state that the three parsers share. */
+struct reader {
+    struct topomap_lines l; /* l.line: current line, newline stripped */
+    const char *path; /* as shown in messages ("standard input" for "-") */
+    int from_stdin;   /* 1: no side file, no extension */
+    int pushed;     /* 1: the next read returns the current line again */
+    char *err;
+    size_t errlen;
+    struct meta_entry *meta;
+    size_t nmeta;
+    int declared;      /* rank count from "# nranks=" or the header line, 0 = none */
+    long declared_line;
+    int maxrank;       /* largest rank seen, -1 = none */
+    long maxrank_line; /* where it was first seen */
+    struct edges e;
+    int has_msgs;
+    double tbytes, tmsgs; /* running totals, kept below TOPOMAP_MAX_TOTAL */
+};
+
+/* -1 with errno EINVAL and "PATH:LINE: message" (the current line). */
+int topomap_rd_fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A token made printable and short for messages, in buf. */
+const char *topomap_rd_shown(const char *tok, char buf[40]);
+/* Next raw line: 1, 0 at end of file, -1 on a read error (message set). */
+int topomap_rd_raw(struct reader *r);
+/* Next data line, skipping blank lines and comments starting with cc
+ * ('#' comments also end a data line and carry metadata). 1, 0, -1. */
+int topomap_rd_data(struct reader *r, char cc);
+/* Split the current line in place into up to max tokens; returns the total
+ * number of tokens. */
+int topomap_rd_split(struct reader *r, char **tok, int max);
+/* len bytes of s, all digits, into *out; -1 otherwise or past LONG_MAX. */
+int topomap_rd_count(const char *s, size_t len, long *out);
+/* Record the rank count n declared on the current line (what names it). */
+int topomap_rd_declare(struct reader *r, long n, const char *what);
+/* A non-negative finite number, or -1 with a message. */
+int topomap_rd_value(struct reader *r, const char *tok, double *out);
+/* A rank written with base 0 or 1, checked against the declared count. */
+int topomap_rd_rank(struct reader *r, const char *tok, int base, int *out);
+/* Append an entry, keeping the totals bounded. 0, or -1 with a message. */
+int topomap_rd_push(struct reader *r, int s, int d, double b, double m);
+
+/* ---- the format parsers: 0, or -1 with a message ------------------------- */
+
+/* profile_edges.c: "src dst bytes [msgs]" lines, optionally after a
+ * rank-count line. */
+int topomap_profile_parse_edges(struct reader *r);
+/* profile_dense.c: n lines of n numbers. */
+int topomap_profile_parse_dense(struct reader *r);
+/* profile_mtx.c: Matrix Market coordinate. */
+int topomap_profile_parse_mtx(struct reader *r);
+
+#endif

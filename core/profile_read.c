@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Reading a profile file: the line reader the three format parsers share
+ * (profile_edges.c, profile_dense.c, profile_mtx.c), format detection, the
+ * side file and topomap_profile_load().
+ *
+ * Formats and how TOPOMAP_FMT_AUTO picks one:
+ *  1. a path ending in ".mtx", or a first line starting with "%%MatrixMarket":
+ *     Matrix Market coordinate (real, integer or pattern; general or
+ *     symmetric; 1-based; '%' comments). A symmetric file lists one triangle;
+ *     each off-diagonal entry (i, j) stands for both i -> j and j -> i.
+ *     Pattern entries count as 1 byte.
+ *  2. a path ending in ".mat": dense square matrix, n lines of n numbers,
+ *     line i holding what rank i sent to each rank (TreeMatch and Open MPI's
+ *     profile2mat.pl write this).
+ *  3. otherwise the first data line (not blank, not a '#' comment) decides:
+ *     1, 3 or 4 fields is an edge list ("N" rank-count header, or "src dst
+ *     bytes [msgs]"), any other count a dense matrix. So a 1x1, 3x3 or 4x4
+ *     dense matrix needs the ".mat" extension or TOPOMAP_FMT_DENSE.
+ *
+ * Fields are separated by blanks or tabs (commas are also accepted); CRLF
+ * line ends and a last line without newline are fine. A line cut short by
+ * truncation is caught by the field counts (a dense row, an edge line) or
+ * the declared entry count (Matrix Market); a number cut short but still a
+ * number cannot be told from a real one.
+ *
+ * Any of them may be gzip-compressed ("X.mtx.gz" is Matrix Market) or come
+ * from standard input (path "-", no side file); see core/input.c.
+ *
+ * Edge lists and dense matrices take '#' comments, whole-line or after the
+ * data; whole-line "# key=value" comments are metadata (topomap_profile_meta),
+ * "# nranks=N" also sets the rank count. The side file PATH.meta (key=value
+ * lines, as next to the shared workloads) adds metadata the file itself does
+ * not set, and gives the rank count of an edge list that declares none.
+ * Rank count of an edge list: "# nranks=" or the header line (which must
+ * agree when both are given), else PATH.meta, else the largest rank + 1;
+ * ranks past it are errors naming the line. A matrix's size is its rank
+ * count (a "# nranks=" in a dense file must agree with it).
+ *
+ * Duplicates: the same (src, dst) given twice (two lines of an edge list, an
+ * entry repeated in a Matrix Market file, both triangles of a symmetric one)
+ * is summed, bytes and messages alike, in file order. Profilers that flush
+ * per phase write such files, so this is not an error.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+
+#include "internal.h"
+#include "profile_priv.h"
+
+static int edges_push(struct edges *e, int s, int d, double b, double m)
+{
+    if (e->len == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 1024;
+        int *ns = realloc(e->src, cap * sizeof *ns);
+        if (ns)
+            e->src = ns;
+        int *nd = realloc(e->dst, cap * sizeof *nd);
+        if (nd)
+            e->dst = nd;
+        double *nb = realloc(e->bytes, cap * sizeof *nb);
+        if (nb)
+            e->bytes = nb;
+        double *nm = realloc(e->msgs, cap * sizeof *nm);
+        if (nm)
+            e->msgs = nm;
+        if (!ns || !nd || !nb || !nm) {
+            errno = ENOMEM;
+            return -1;
+        }
+        e->cap = cap;
+    }
+    e->src[e->len] = s;
+    e->dst[e->len] = d;
+    e->bytes[e->len] = b;
+    e->msgs[e->len] = m;
+    e->len++;
+    return 0;
+}
+
+static void edges_free(struct edges *e)
+{
+    free(e->src);
+    free(e->dst);
+    free(e->bytes);
+    free(e->msgs);
+}
+
+int topomap_rd_fail(struct reader *r, const char *fmt, ...)
+{
+    char msg[TOPOMAP_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return topomap_fail(r->err, r->errlen, EINVAL, "%s:%ld: %s", r->path, r->l.lineno, msg);
+}
+
+static int rd_nomem(struct reader *r)
+{
+    return topomap_fail(r->err, r->errlen, ENOMEM, "%s:%ld: out of memory", r->path,
+                        r->l.lineno);
+}
+
+/* A token made printable and short for messages. */
+const char *topomap_rd_shown(const char *tok, char buf[40])
+{
+    return topomap_printable(tok, buf, 40);
+}
+
+/* Next raw line: 1, 0 at end of file, -1 on a read error (message set). */
+int topomap_rd_raw(struct reader *r)
+{
+    if (r->pushed) {
+        r->pushed = 0;
+        return 1;
+    }
+    /* A NUL byte (a binary or corrupt file) is an error naming its line;
+     * corrupt gzip data is one too (core/input.c). */
+    return topomap_lines_next(&r->l, r->err, r->errlen);
+}
+
+/* Metadata keys: what rd_comment() recognises, so that written metadata reads
+ * back. */
+static int is_key(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.')
+            return 0;
+    return len > 0;
+}
+
+/* len bytes of s, all digits; values past LONG_MAX are errors. */
+int topomap_rd_count(const char *s, size_t len, long *out)
+{
+    int k = topomap_scan_count(s, LONG_MAX, out);
+    return k > 0 && (size_t)k == len ? 0 : -1;
+}
+
+/* Record the rank count n declared on the current line. */
+int topomap_rd_declare(struct reader *r, long n, const char *what)
+{
+    if (n < 1)
+        return topomap_rd_fail(r, "%s %ld is not a positive rank count", what, n);
+    if (n > TOPOMAP_MAX_RANKS)
+        return topomap_rd_fail(r, "%s %ld is over the limit of %d ranks", what, n,
+                               TOPOMAP_MAX_RANKS);
+    if (r->declared && r->declared != n)
+        return topomap_rd_fail(r, "%s %ld conflicts with nranks=%d given on line %ld", what, n,
+                               r->declared, r->declared_line);
+    r->declared = (int)n;
+    r->declared_line = r->l.lineno;
+    return 0;
+}
+
+/* A whole-line '#' comment: record "key=value" metadata, ignore the rest. */
+static int rd_comment(struct reader *r, const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '#')
+        s++;
+    const char *k = s;
+    while (isalnum((unsigned char)*s) || *s == '_' || *s == '-' || *s == '.')
+        s++;
+    size_t klen = (size_t)(s - k);
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!klen || *s != '=')
+        return 0;
+    s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t vlen = strlen(s);
+    while (vlen && (s[vlen - 1] == ' ' || s[vlen - 1] == '\t'))
+        vlen--;
+    if (klen == 6 && !memcmp(k, "nranks", 6)) {
+        long n;
+        char buf[40], tmp[40];
+        snprintf(tmp, sizeof tmp, "%.*s", (int)(vlen < 39 ? vlen : 39), s);
+        if (topomap_rd_count(s, vlen, &n) < 0)
+            return topomap_rd_fail(r, "nranks '%s' is not a positive integer",
+                                   topomap_rd_shown(tmp, buf));
+        if (topomap_rd_declare(r, n, "nranks") < 0)
+            return -1;
+    }
+    if (topomap_meta_set(&r->meta, &r->nmeta, k, klen, s, vlen, 0) < 0)
+        return rd_nomem(r);
+    return 0;
+}
+
+/* Next data line, skipping blank lines and comments (lines whose first
+ * non-blank character is cc; '#' comments also end a data line early and
+ * carry metadata). 1, 0 at end of file, -1 on error. */
+int topomap_rd_data(struct reader *r, char cc)
+{
+    for (;;) {
+        int rc = topomap_rd_raw(r);
+        if (rc <= 0)
+            return rc;
+        char *s = r->l.line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == cc) {
+            if (cc == '#' && rd_comment(r, s) < 0)
+                return -1;
+            continue;
+        }
+        if (cc == '#') {
+            char *h = strchr(s, '#');
+            if (h)
+                *h = 0;
+        }
+        if (*s)
+            return 1;
+    }
+}
+
+/* Split the current line in place: fills up to max token pointers, returns
+ * the total number of tokens. */
+int topomap_rd_split(struct reader *r, char **tok, int max)
+{
+    int n = 0;
+    char *s = r->l.line;
+    for (;;) {
+        while (*s == ' ' || *s == '\t' || *s == '\r' || *s == ',')
+            s++;
+        if (!*s)
+            return n;
+        if (n < max)
+            tok[n] = s;
+        n++;
+        while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != ',')
+            s++;
+        if (*s)
+            *s++ = 0;
+    }
+}
+
+/* A non-negative finite number. Plain integers (what profilers write) take
+ * a fast path; anything else goes through strtod in the C locale. */
+int topomap_rd_value(struct reader *r, const char *tok, double *out)
+{
+    uint64_t v = 0;
+    int i = 0;
+    while (i < 16 && tok[i] >= '0' && tok[i] <= '9')
+        v = v * 10 + (uint64_t)(tok[i++] - '0');
+    if (i > 0 && i < 16 && !tok[i]) {
+        *out = (double)v; /* below 10^15: exact */
+        return 0;
+    }
+    char *end, buf[40];
+    double d = strtod(tok, &end);
+    if (end == tok || *end)
+        return topomap_rd_fail(r, "'%s' is not a number", topomap_rd_shown(tok, buf));
+    if (!isfinite(d))
+        return topomap_rd_fail(r, "'%s' is not a finite number", topomap_rd_shown(tok, buf));
+    if (d < 0)
+        return topomap_rd_fail(r, "negative value '%s'", topomap_rd_shown(tok, buf));
+    *out = d == 0 ? 0.0 : d; /* no -0 */
+    return 0;
+}
+
+/* A rank written with base 0 (edge list) or 1 (Matrix Market), checked
+ * against the declared rank count if there is one. */
+int topomap_rd_rank(struct reader *r, const char *tok, int base, int *out)
+{
+    long v;
+    char buf[40];
+    if (topomap_rd_count(tok, strlen(tok), &v) < 0) {
+        if (tok[0] == '-' && !topomap_rd_count(tok + 1, strlen(tok + 1), &v))
+            return topomap_rd_fail(r, "negative rank '%s'", topomap_rd_shown(tok, buf));
+        return topomap_rd_fail(r, "rank '%s' is not a non-negative integer",
+                               topomap_rd_shown(tok, buf));
+    }
+    if (!r->declared && v - base >= TOPOMAP_MAX_RANKS)
+        return topomap_rd_fail(r, "rank %s is over the limit of %d ranks",
+                               topomap_rd_shown(tok, buf), TOPOMAP_MAX_RANKS);
+    if (v < base || (r->declared && v - base >= r->declared)) {
+        if (base)
+            return topomap_rd_fail(r, "index %s out of range 1..%d", topomap_rd_shown(tok, buf),
+                                   r->declared);
+        if (r->declared)
+            return topomap_rd_fail(r, "rank %s out of range (nranks=%d)",
+                                   topomap_rd_shown(tok, buf), r->declared);
+        return topomap_rd_fail(r, "rank %s out of range", topomap_rd_shown(tok, buf));
+    }
+    *out = (int)(v - base);
+    if (*out > r->maxrank) {
+        r->maxrank = *out;
+        r->maxrank_line = r->l.lineno;
+    }
+    return 0;
+}
+
+int topomap_rd_push(struct reader *r, int s, int d, double b, double m)
+{
+    /* Values are finite and non-negative, so every sum the profile and the
+     * metrics form stays below the totals: bounding these keeps them finite. */
+    r->tbytes += b;
+    r->tmsgs += m;
+    if (r->tbytes > TOPOMAP_MAX_TOTAL || r->tmsgs > TOPOMAP_MAX_TOTAL)
+        return topomap_rd_fail(r, "total %s pass %g, the limit of a profile",
+                               r->tbytes > TOPOMAP_MAX_TOTAL ? "bytes" : "messages",
+                               TOPOMAP_MAX_TOTAL);
+    return edges_push(&r->e, s, d, b, m) < 0 ? rd_nomem(r) : 0;
+}
+
+static int has_suffix(const char *path, const char *suf)
+{
+    size_t lp = strlen(path), ls = strlen(suf);
+    return lp >= ls && !strcasecmp(path + lp - ls, suf);
+}
+
+/* Pick the format from the extension, else from the first lines (see the
+ * comment at the top). The lines read stay pushed back for the parser. */
+static int detect(struct reader *r)
+{
+    if (has_suffix(r->path, ".grf") || has_suffix(r->path, ".src"))
+        return topomap_fail(r->err, r->errlen, EINVAL,
+                            "%s: Scotch graph files are not read as profiles: write the edges "
+                            "as 'src dst bytes' lines (0-based ranks)",
+                            r->path);
+    if (has_suffix(r->path, ".mtx") || has_suffix(r->path, ".mtx.gz"))
+        return TOPOMAP_FMT_MTX;
+    if (has_suffix(r->path, ".mat") || has_suffix(r->path, ".mat.gz"))
+        return TOPOMAP_FMT_DENSE;
+    int rc = topomap_rd_raw(r);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return TOPOMAP_FMT_EDGES; /* empty: reported as such by the parser */
+    r->pushed = 1;
+    if (!strncasecmp(r->l.line, "%%MatrixMarket", 14))
+        return TOPOMAP_FMT_MTX;
+    if ((rc = topomap_rd_data(r, '#')) <= 0)
+        return rc < 0 ? -1 : TOPOMAP_FMT_EDGES;
+    /* Count fields without splitting: the parser splits again. */
+    int nf = 0;
+    for (const char *s = r->l.line; *s;) {
+        while (*s == ' ' || *s == '\t' || *s == ',')
+            s++;
+        if (!*s)
+            break;
+        nf++;
+        while (*s && *s != ' ' && *s != '\t' && *s != ',')
+            s++;
+    }
+    r->pushed = 1;
+    return nf == 1 || nf == 3 || nf == 4 ? TOPOMAP_FMT_EDGES : TOPOMAP_FMT_DENSE;
+}
+
+/* PATH.meta: key=value lines. Adds keys the profile does not set and returns
+ * its nranks (0 if none) in *nranks. A missing side file is not an error. */
+static int read_side_meta(struct reader *r, int *nranks)
+{
+    *nranks = 0;
+    if (r->from_stdin)
+        return 0;
+    size_t plen = strlen(r->path);
+    char *mpath = malloc(plen + 6);
+    if (!mpath)
+        return rd_nomem(r);
+    memcpy(mpath, r->path, plen);
+    memcpy(mpath + plen, ".meta", 6);
+    struct topomap_lines ml = {.path = mpath};
+    ml.f = topomap_input_open(mpath, r->err, r->errlen);
+    if (!ml.f && errno == ENOENT && has_suffix(r->path, ".gz")) {
+        /* PROFILE.txt.gz: the side file of the uncompressed PROFILE.txt. */
+        memcpy(mpath + plen - 3, ".meta", 6);
+        ml.f = topomap_input_open(mpath, r->err, r->errlen);
+    }
+    if (!ml.f) {
+        if ((errno == ENOENT || errno == ENOTDIR) && r->err && r->errlen)
+            r->err[0] = 0; /* no side file: not an error */
+        free(mpath);
+        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    }
+    int ret;
+    while ((ret = topomap_lines_next(&ml, r->err, r->errlen)) > 0) {
+        char *line = ml.line;
+        size_t len = ml.len;
+        while (len > 0 && isspace((unsigned char)line[len - 1]))
+            line[--len] = 0;
+        char *s = line, *eq;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '#' || !(eq = strchr(s, '=')))
+            continue;
+        size_t klen = (size_t)(eq - s);
+        while (klen && (s[klen - 1] == ' ' || s[klen - 1] == '\t'))
+            klen--;
+        char *v = eq + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (klen == 6 && !memcmp(s, "nranks", 6)) {
+            long n;
+            char buf[40];
+            if (topomap_rd_count(v, strlen(v), &n) < 0 || n < 1) {
+                ret = topomap_fail(r->err, r->errlen, EINVAL,
+                                   "%s:%ld: nranks '%s' is not a positive integer", mpath,
+                                   ml.lineno, topomap_rd_shown(v, buf));
+                break;
+            }
+            if (n > TOPOMAP_MAX_RANKS) {
+                ret = topomap_fail(r->err, r->errlen, EINVAL,
+                                   "%s:%ld: nranks %ld is over the limit of %d ranks", mpath,
+                                   ml.lineno, n, TOPOMAP_MAX_RANKS);
+                break;
+            }
+            *nranks = (int)n;
+            continue;
+        }
+        if (is_key(s, klen) &&
+            topomap_meta_set(&r->meta, &r->nmeta, s, klen, v, strlen(v), 1) < 0) {
+            ret = topomap_fail(r->err, r->errlen, ENOMEM, "%s:%ld: out of memory", mpath,
+                               ml.lineno);
+            break;
+        }
+    }
+    topomap_lines_close(&ml);
+    free(mpath);
+    return ret < 0 ? -1 : 0;
+}
+
+static topomap_profile_t *load_stream(struct reader *r, int format)
+{
+    int rc;
+    if (format == TOPOMAP_FMT_AUTO && (format = detect(r)) < 0)
+        return NULL;
+    switch (format) {
+    case TOPOMAP_FMT_EDGES:
+        rc = topomap_profile_parse_edges(r);
+        break;
+    case TOPOMAP_FMT_DENSE:
+        rc = topomap_profile_parse_dense(r);
+        break;
+    case TOPOMAP_FMT_MTX:
+        rc = topomap_profile_parse_mtx(r);
+        break;
+    default:
+        topomap_fail(r->err, r->errlen, EINVAL, "%s: unknown profile format %d", r->path,
+                     format);
+        return NULL;
+    }
+    if (rc < 0)
+        return NULL;
+    if (r->l.lineno == 0 || (!r->declared && r->maxrank < 0 && format != TOPOMAP_FMT_MTX)) {
+        /* Nothing but blanks and comments (a rank-count line alone is a valid
+         * profile without traffic). */
+        topomap_fail(r->err, r->errlen, EINVAL, "%s: empty profile", r->path);
+        return NULL;
+    }
+
+    int side_n;
+    if (read_side_meta(r, &side_n) < 0)
+        return NULL;
+    int n = r->declared;
+    const char *from = "";
+    if (!n && side_n) {
+        n = side_n;
+        from = " from the .meta file";
+    }
+    if (!n)
+        n = r->maxrank + 1;
+    if (r->maxrank >= n) {
+        r->l.lineno = r->maxrank_line;
+        topomap_rd_fail(r, "rank %d out of range (nranks=%d%s)", r->maxrank, n, from);
+        return NULL;
+    }
+
+    topomap_profile_t *p = topomap_profile_build(n, r->e.len, r->e.src, r->e.dst, r->e.bytes,
+                                                 r->has_msgs ? r->e.msgs : NULL);
+    if (!p) {
+        /* Name the line that asked for the size, if one did. */
+        topomap_fail(r->err, r->errlen, ENOMEM,
+                     "%s:%ld: out of memory for a profile of %d ranks and %zu entries", r->path,
+                     r->declared ? r->declared_line : r->l.lineno, n, r->e.len);
+        return NULL;
+    }
+    /* The file's metadata after nranks, in file order; "nranks" itself is
+     * the final count already set by topomap_profile_build. */
+    for (size_t i = 0; i < r->nmeta; i++) {
+        if (!strcmp(r->meta[i].key, "nranks"))
+            continue;
+        if (topomap_meta_set(&p->meta, &p->nmeta, r->meta[i].key, strlen(r->meta[i].key),
+                             r->meta[i].val, strlen(r->meta[i].val), 0) < 0) {
+            topomap_profile_free(p);
+            rd_nomem(r);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+topomap_profile_t *topomap_profile_load(const char *path, int format, char *err, size_t errlen)
+{
+    if (!path) {
+        topomap_fail(err, errlen, EINVAL, "no profile path given");
+        return NULL;
+    }
+    FILE *f = topomap_input_open(path, err, errlen);
+    if (!f)
+        return NULL;
+    struct reader r;
+    memset(&r, 0, sizeof r);
+    r.l.f = f;
+    r.from_stdin = !strcmp(path, "-");
+    r.path = r.from_stdin ? "standard input" : path;
+    r.l.path = r.path;
+    r.err = err;
+    r.errlen = errlen;
+    r.maxrank = -1;
+
+    /* strtod must read "1.5" whatever locale the calling program set. */
+    locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), old = (locale_t)0;
+    if (cloc)
+        old = uselocale(cloc);
+    topomap_profile_t *p = load_stream(&r, format);
+    int e = errno;
+    if (cloc) {
+        uselocale(old);
+        freelocale(cloc);
+    }
+    topomap_lines_close(&r.l);
+    edges_free(&r.e);
+    topomap_meta_free(r.meta, r.nmeta);
+    errno = e;
+    return p;
+}
