@@ -108,9 +108,13 @@ long topomap_ohtma_dcache_max = 1L << 22;
  * that candidate lists hold about as many processes as with FAST_SLOTS ranks
  * per node (see sampled_candidates). A variable for the tests. */
 int topomap_ohtma_sample_min = 4096;
-/* ohtma-fast on tori and meshes: the most nodes for a hop table (4 MiB).
- * A variable for the tests. */
-int topomap_ohtma_table_max = 2048;
+/* ohtma-fast on tori and meshes: the most nodes for a hop table (16 MiB,
+ * the engine's own limit, HOP_TABLE_MAX_GROUPS in refine.c). Up to there its
+ * lookups, along one row per cost, beat computing hops from coordinates
+ * (3x on the METIS partition of copter2 at 4096 nodes, measured); above,
+ * no table is built and ohtma-fast works from the coordinates. A variable
+ * for the tests. */
+int topomap_ohtma_table_max = 4096;
 /* Work (candidate evaluations) below which a loop run once per step is not
  * worth a parallel region (PAR_WORK): a region costs microseconds, much more
  * when the machine is shared. */
@@ -419,10 +423,11 @@ static int run(const struct topomap_problem *pb, int *r2s, int fast, char *err, 
             fast = 0;
     }
     /* ohtma-fast on a torus or mesh of more than topomap_ohtma_table_max nodes
-     * needs no nodes x nodes hop table: the greedy phase, the near lists and the
-     * hops come from the coordinates (same values, same answer), so that its
-     * cost does not grow with the square of the node count. On fewer nodes
-     * the table is cheap to build and its lookups are faster. */
+     * works without the nodes x nodes hop table: the near lists and the hops
+     * come from the coordinates (the same values as a table's). Before, no
+     * table there meant no near lists: the candidate relation documented at
+     * the top lost its topological part above 4096 nodes. The greedy phase
+     * never needs the table on tori (struct sep). */
     int dims[TOPOMAP_XCHG_DIMS], wrap[TOPOMAP_XCHG_DIMS];
     int grid = topomap_topology_grid(pb->topo, dims, wrap, TOPOMAP_XCHG_DIMS) > 0;
     int table = !fast || !grid || topomap_alloc_nnodes(pb->alloc) <= topomap_ohtma_table_max;
