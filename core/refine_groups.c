@@ -41,6 +41,7 @@ struct qgraph {
     int *size;        /* ranks of each part */
     int *host;        /* group hosting each part */
     int *part_of;     /* group -> part it hosts */
+    double *cur;      /* C(p, host[p]) of every part, kept current */
 };
 
 static void qgraph_free(struct qgraph *q)
@@ -51,6 +52,7 @@ static void qgraph_free(struct qgraph *q)
     free(q->size);
     free(q->host);
     free(q->part_of);
+    free(q->cur);
 }
 
 /* The quotient graph of the placement in x: one part per group. */
@@ -151,8 +153,36 @@ static int slots_of(const struct topomap_xchg *x, int grp)
     return x->grp_xslot[grp + 1] - x->grp_xslot[grp];
 }
 
+/* q->cur of every part: 0, or -1 (ENOMEM). */
+static int cur_build(const struct topomap_xchg *x, struct qgraph *q)
+{
+    q->cur = malloc(sizeof(double) * (size_t)(q->np > 0 ? q->np : 1));
+    if (!q->cur)
+        return -1;
+    for (int p = 0; p < q->np; p++)
+        q->cur[p] = part_cost(x, q, p, q->host[p]);
+    return 0;
+}
+
+/* Parts p and r changed hosts: their costs and those of their quotient
+ * neighbours change; recomputed by part_cost, so the same bits as a fresh
+ * evaluation. */
+static void cur_update(const struct topomap_xchg *x, struct qgraph *q, int p, int r)
+{
+    int pr[2] = {p, r};
+    for (int t = 0; t < 2; t++) {
+        int s = pr[t];
+        q->cur[s] = part_cost(x, q, s, q->host[s]);
+        for (int64_t e = q->xadj[s]; e < q->xadj[s + 1]; e++) {
+            int v = q->adj[e];
+            q->cur[v] = part_cost(x, q, v, q->host[v]);
+        }
+    }
+}
+
 /* The gain of exchanging the parts on groups a and b (-1 when one does not
- * fit), and in *scale the size of its terms. */
+ * fit), and in *scale the size of its terms. C(p, a) and C(r, b), the costs
+ * where the parts are, come from q->cur. */
 static double exchange_gain(const struct topomap_xchg *x, const struct qgraph *q, int a, int b,
                             double *scale)
 {
@@ -161,8 +191,8 @@ static double exchange_gain(const struct topomap_xchg *x, const struct qgraph *q
     if (a == b || q->size[p] > slots_of(x, b) || q->size[r] > slots_of(x, a) ||
         (q->size[p] == 0 && q->size[r] == 0))
         return -1;
-    double cpa = part_cost(x, q, p, a), cpb = part_cost(x, q, p, b);
-    double crb = part_cost(x, q, r, b), cra = part_cost(x, q, r, a);
+    double cpa = q->cur[p], cpb = part_cost(x, q, p, b);
+    double crb = q->cur[r], cra = part_cost(x, q, r, a);
     *scale = cpa + cpb + crb + cra;
     return (cpa - cpb) + (crb - cra) -
            2.0 * part_weight(q, p, r) * (double)topomap_xchg_hops(x, a, b);
@@ -216,6 +246,7 @@ static double groups_pass(struct topomap_xchg *x, struct qgraph *q, int all, int
         q->part_of[bb] = p;
         q->host[p] = bb;
         q->host[r] = a;
+        cur_update(x, q, p, r);
         removed += best;
         ++*commits;
     }
@@ -234,6 +265,10 @@ int topomap_refine_groups(struct topomap_xchg *x, double deadline, double *remov
     struct qgraph q;
     if (qgraph_build(&q, x) < 0)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    if (cur_build(x, &q) < 0) {
+        qgraph_free(&q);
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    }
     int all = (double)ng * ng <= GROUPS_FULL_WORK;
     int *cand = malloc(sizeof(int) * (size_t)ng), *seen = malloc(sizeof(int) * (size_t)ng);
     if (!cand || !seen || (!all && topomap_xchg_near(x) < 0)) {
