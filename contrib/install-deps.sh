@@ -5,7 +5,9 @@
 # cairo draws the pictures of `topomap plot` (optional at build time); the
 # DejaVu fonts, fontconfig's fc-match and xmllint serve their tests; clang
 # builds the libFuzzer harnesses of tests/fuzz (run by .ci/run); libmetis-doc
-# holds the METIS example meshes (copter2, mdual, 4elt) of `make bench`.
+# holds the METIS example meshes (copter2, mdual, 4elt) of `make bench`;
+# OpenBLAS is the BLAS/LAPACK of the eigensolves (spectral_cluster.c pins it
+# to one thread; Debian's reference BLAS gives other last bits, see README).
 #
 #   contrib/install-deps.sh             what the build, make check and CI need
 #   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
@@ -13,7 +15,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev zlib1g-dev libsuitesparse-dev
-      liblapacke-dev libarpack2-dev
+      liblapacke-dev libopenblas-dev libarpack2-dev
       libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
       libscotch-dev
