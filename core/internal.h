@@ -229,7 +229,7 @@ int topomap_cluster_map(int scheme, int nclus, const int *cx, const int *cmem, i
 int topomap_ape(const struct topomap_problem *pb, int *r2s, const int *piece, int np, char *err,
                 size_t errlen);
 
-/* refine.c: the pair-exchange engine. A placement of the n ranks of a problem
+/* xchg.c: the pair-exchange engine. A placement of the n ranks of a problem
  * on its slots. Hop-bytes only depend on the node of each rank, so slots are
  * grouped by node ("groups", numbered in order of first slot); cost[i] is
  * sum_l g_il hops(grp(i), grp(l)) over the symmetric graph, so the hop-bytes
@@ -306,6 +306,9 @@ double topomap_xchg_weight(const struct topomap_xchg *x, int i, int j);
  * and s2: positive = better. Exact, not the approximation of line 26 of
  * Algorithm 1 (see map_ohtma.c). */
 double topomap_xchg_gain(const struct topomap_xchg *x, int s1, int s2);
+/* The same, and in *scale the size of the terms it was computed from (for
+ * a rounding threshold). */
+double topomap_xchg_slot_gain(const struct topomap_xchg *x, int s1, int s2, double *scale);
 /* Exchange the contents of slots s1 and s2 and update the costs. */
 void topomap_xchg_swap(struct topomap_xchg *x, int s1, int s2);
 /* Hop-bytes of the placement, recomputed from scratch. */

@@ -56,7 +56,7 @@
  *    from a sorted list). O(n (frontier + nodes)).
  *  - Phase 2 keeps for every process its best partner and saving; after an
  *    exchange only pairs touching the two processes or their neighbours change
- *    (see refine.c), so only those processes are rescanned, the others are
+ *    (see xchg.c), so only those processes are rescanned, the others are
  *    raised by the rescans or, when their best partner was involved, marked
  *    stale (their old value is an upper bound) and rescanned only if they come
  *    out on top. Costs at other nodes are cached (n x nodes) when that fits
@@ -109,7 +109,7 @@ long topomap_ohtma_dcache_max = 1L << 22;
  * per node (see sampled_candidates). A variable for the tests. */
 int topomap_ohtma_sample_min = 4096;
 /* ohtma-fast on tori and meshes: the most nodes for a hop table (16 MiB,
- * the engine's own limit, HOP_TABLE_MAX_GROUPS in refine.c). Up to there its
+ * the engine's own limit, HOP_TABLE_MAX_GROUPS in xchg.c). Up to there its
  * lookups, along one row per cost, beat computing hops from coordinates
  * (3x on the METIS partition of copter2 at 4096 nodes, measured); above,
  * no table is built and ohtma-fast works from the coordinates. A variable

@@ -47,7 +47,7 @@ static void set_part(struct xp *X, int j, int k)
 }
 
 /* Processes m (group a -> b) and q (b -> a) were exchanged: update their
- * neighbours in the cost cache (the correction refine.c applies to cost[]).
+ * neighbours in the cost cache (the correction xchg.c applies to cost[]).
  * The cache is stored by group, dc[u * n + j] = D(j, u), so that the scans
  * over j read it in order; here each group's row is visited once and only
  * where hops(u, b) != hops(u, a). */

@@ -1,26 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The pair-exchange engine and the swap-refinement driver.
- *
- * The engine (struct topomap_xchg, see internal.h) is what every algorithm
- * that improves a mapping by exchanges needs: OHTMA's second phase (Li et al.
- * 2020, section 4.3, Algorithm 1 lines 20-35, in ohtma_exchange.c), and the
- * refinement run after any algorithm by `topomap map --refine`. It could host
- * Bhatele's PAIRS or the aggregated pair exchange of Wang et al. 2015 too.
- *
- * Hop-bytes (eq. 1 of the OHTMA paper) only depend on the node each rank
- * sits on, so slots are grouped by node and everything is computed per group.
- * With the symmetric graph g = A + A^T (no diagonal: self traffic costs
- * nothing wherever the rank is), cost[i] = sum_l g_il hops(grp(i), grp(l))
- * and hop-bytes = sum_i cost[i] / 2. Exchanging the contents of slots s1 (on
- * group a, rank i or nothing) and s2 (group b, rank j or nothing) saves
- *
- *   gain = (x_i + x_j) - 2 g_ij hops(a, b),  x_i = cost[i] - D(i, b),
- *                                            x_j = cost[j] - D(j, a),
- *
- * where D(i, b) = sum_l g_il hops(b, grp(l)) is what rank i would cost on b
- * with everyone else in place (x = 0 for an empty slot). The last term
- * corrects for the edge between i and j, whose length does not change.
- * Exchanging touches only i, j and their neighbours: O(degree).
+/* The swap-refinement driver, on the exchange engine of xchg.c (the gain of
+ * an exchange is explained there).
  *
  * The refinement driver is a best-improvement local search: every pass, each
  * rank looks for its best exchange (with a rank or a free slot); proposals are
@@ -40,287 +20,10 @@
 
 #include "internal.h"
 
-/* Largest node count for which a hop table (ngrp^2 bytes) is kept: 4096
- * nodes = 16 MiB. Beyond it the topology is asked each time (same hops). */
-#define HOP_TABLE_MAX_GROUPS 4096
 /* Below this many rank x group pairs, every group is searched (auto scope). */
 #define REFINE_FULL_WORK (1 << 20)
 /* Relative size below which a gain is rounding noise, not an improvement. */
 #define GAIN_EPS 1e-12
-
-void topomap_xchg_free(struct topomap_xchg *x)
-{
-    if (!x)
-        return;
-    free(x->slot_grp);
-    free(x->grp_node);
-    free(x->grp_xslot);
-    free(x->grp_slot);
-    free(x->hop);
-    free(x->r2s);
-    free(x->s2r);
-    free(x->rgrp);
-    free(x->cost);
-    free(x->wdeg);
-    free(x->near_x);
-    free(x->near);
-    free(x->gcrd);
-    memset(x, 0, sizeof *x);
-}
-
-/* Decide whether hops are known to obey the triangle inequality, which lets
- * the refinement skip groups that cannot attract a rank. Tori, meshes and the
- * Tianhe-3 table do (hop counts of shortest routes); for anything else we
- * accept the sufficient condition that every positive hop count lies within
- * a factor two of the smallest one, which trees with arbitrary per-level hop
- * counts may not meet (then no pruning: slower, same result). */
-static int detect_metric(const struct topomap_xchg *x)
-{
-    const char *kind = topomap_topology_kind(x->pb->topo);
-    if (kind && (!strcmp(kind, "torus") || !strcmp(kind, "mesh") || !strcmp(kind, "tianhe3")))
-        return 1;
-    if (!x->hop)
-        return 0;
-    int hmin = 256, hmax = 0;
-    size_t nn = (size_t)x->ngrp * (size_t)x->ngrp;
-    for (size_t k = 0; k < nn; k++) {
-        int h = x->hop[k];
-        if (h > 0 && h < hmin)
-            hmin = h;
-        if (h > hmax)
-            hmax = h;
-    }
-    return hmax <= 2 * hmin;
-}
-
-int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, char *err,
-                      size_t errlen)
-{
-    return topomap_xchg_init_table(x, pb, 1, err, errlen);
-}
-
-int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
-                            int hop_table, char *err, size_t errlen)
-{
-    memset(x, 0, sizeof *x);
-    x->pb = pb;
-    x->n = pb->n;
-    x->nslots = pb->nslots;
-    int n = pb->n, ns = pb->nslots;
-    int nn = topomap_topology_nnodes(pb->topo);
-    int *node_grp = malloc(sizeof(int) * (size_t)(nn > 0 ? nn : 1));
-    x->slot_grp = malloc(sizeof(int) * (size_t)ns);
-    x->grp_node = malloc(sizeof(int) * (size_t)ns);
-    x->grp_xslot = calloc((size_t)ns + 1, sizeof(int));
-    x->grp_slot = malloc(sizeof(int) * (size_t)ns);
-    x->r2s = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    x->s2r = malloc(sizeof(int) * (size_t)ns);
-    x->rgrp = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    x->cost = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
-    x->wdeg = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
-    if (!node_grp || !x->slot_grp || !x->grp_node || !x->grp_xslot || !x->grp_slot || !x->r2s ||
-        !x->s2r || !x->rgrp || !x->cost || !x->wdeg) {
-        free(node_grp);
-        topomap_xchg_free(x);
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    }
-    for (int v = 0; v < nn; v++)
-        node_grp[v] = -1;
-    /* Groups in order of their first slot; slots of a group ascending. */
-    for (int s = 0; s < ns; s++) {
-        int v = pb->slot_node[s];
-        if (node_grp[v] < 0) {
-            node_grp[v] = x->ngrp;
-            x->grp_node[x->ngrp++] = v;
-        }
-        x->slot_grp[s] = node_grp[v];
-        x->grp_xslot[node_grp[v] + 1]++;
-    }
-    free(node_grp);
-    for (int u = 0; u < x->ngrp; u++)
-        x->grp_xslot[u + 1] += x->grp_xslot[u];
-    int *fill = malloc(sizeof(int) * (size_t)x->ngrp);
-    if (!fill) {
-        topomap_xchg_free(x);
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    }
-    memcpy(fill, x->grp_xslot, sizeof(int) * (size_t)x->ngrp);
-    for (int s = 0; s < ns; s++)
-        x->grp_slot[fill[x->slot_grp[s]]++] = s;
-    free(fill);
-
-    int ng = x->ngrp;
-    if (hop_table && ng <= HOP_TABLE_MAX_GROUPS && topomap_topology_diameter(pb->topo) <= 255) {
-        x->hop = malloc((size_t)ng * (size_t)ng);
-        /* Tori and meshes: from the coordinates (the same values, without
-         * the topology's call and checks: 8x faster at 4096 nodes). */
-        int dims[TOPOMAP_XCHG_DIMS], wrap[TOPOMAP_XCHG_DIMS];
-        int gd = x->hop ? topomap_topology_grid(pb->topo, dims, wrap, TOPOMAP_XCHG_DIMS) : 0;
-        int *crd = gd > 0 && gd <= TOPOMAP_XCHG_DIMS ? malloc(sizeof(int) * (size_t)ng * (size_t)gd)
-                                                     : NULL;
-        if (crd)
-            for (int u = 0; u < ng; u++)
-                topomap_topology_coords(pb->topo, x->grp_node[u], crd + (size_t)u * (size_t)gd, gd);
-        if (x->hop) {
-            const topomap_topology_t *t = pb->topo;
-            const int *gn = x->grp_node;
-            unsigned char *hop = x->hop;
-#pragma omp parallel for schedule(static) if (ng > 256)
-            for (int a = 0; a < ng; a++)
-                for (int b = 0; b < ng; b++)
-                    hop[(size_t)a * (size_t)ng + (size_t)b] =
-                        crd ? (unsigned char)topomap_coord_hops(crd + (size_t)a * (size_t)gd,
-                                                                crd + (size_t)b * (size_t)gd,
-                                                                dims, wrap, gd)
-                            : (unsigned char)topomap_topology_hops(t, gn[a], gn[b]);
-        }
-        free(crd);
-        /* Without memory for the table we fall back to asking the topology. */
-    }
-    int nd = x->hop ? 0 : topomap_topology_grid(pb->topo, x->gdims, x->gwrap, TOPOMAP_XCHG_DIMS);
-    if (nd > 0 && nd <= TOPOMAP_XCHG_DIMS) {
-        x->gcrd = malloc(sizeof(int) * (size_t)ng * (size_t)nd);
-        if (!x->gcrd) {
-            topomap_xchg_free(x);
-            return topomap_fail(err, errlen, ENOMEM, "out of memory");
-        }
-        for (int u = 0; u < ng; u++)
-            topomap_topology_coords(pb->topo, x->grp_node[u], x->gcrd + (size_t)u * (size_t)nd,
-                                    nd);
-        x->gnd = nd;
-    }
-    x->metric = detect_metric(x);
-    const topomap_graph_t *g = &pb->g;
-    for (int i = 0; i < n; i++) {
-        double s = 0;
-        for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
-            s += g->w[e];
-        x->wdeg[i] = s;
-        x->r2s[i] = -1;
-        x->rgrp[i] = -1;
-    }
-    for (int s = 0; s < ns; s++)
-        x->s2r[s] = -1;
-    return 0;
-}
-
-double topomap_xchg_cost_at(const struct topomap_xchg *x, int i, int grp)
-{
-    const topomap_graph_t *g = &x->pb->g;
-    const int *rgrp = x->rgrp;
-    double s = 0;
-    if (x->hop) {
-        const unsigned char *h = x->hop + (size_t)grp * (size_t)x->ngrp;
-        for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
-            s += g->w[e] * (double)h[rgrp[g->adj[e]]];
-    } else {
-        for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
-            s += g->w[e] * (double)topomap_xchg_hops(x, grp, rgrp[g->adj[e]]);
-    }
-    return s;
-}
-
-void topomap_xchg_place(struct topomap_xchg *x, const int *r2s)
-{
-    for (int s = 0; s < x->nslots; s++)
-        x->s2r[s] = -1;
-    for (int i = 0; i < x->n; i++) {
-        x->r2s[i] = r2s[i];
-        x->s2r[r2s[i]] = i;
-        x->rgrp[i] = x->slot_grp[r2s[i]];
-    }
-    int n = x->n;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (int i = 0; i < n; i++)
-        x->cost[i] = topomap_xchg_cost_at(x, i, x->rgrp[i]);
-}
-
-double topomap_xchg_weight(const struct topomap_xchg *x, int i, int j)
-{
-    const topomap_graph_t *g = &x->pb->g;
-    int64_t e = topomap_adj_find(g->xadj, g->adj, i, j);
-    return e >= 0 ? g->w[e] : 0.0;
-}
-
-/* The gain of exchanging slots s1 and s2, and in *scale the size of the
- * terms it was computed from (for the rounding threshold). */
-static double slot_gain(const struct topomap_xchg *x, int s1, int s2, double *scale)
-{
-    int a = x->slot_grp[s1], b = x->slot_grp[s2];
-    int r1 = x->s2r[s1], r2 = x->s2r[s2];
-    *scale = 0;
-    if (a == b)
-        return 0;
-    double x1 = 0, x2 = 0, gh = 0;
-    if (r1 >= 0) {
-        double d = topomap_xchg_cost_at(x, r1, b);
-        x1 = x->cost[r1] - d;
-        *scale += x->cost[r1] + d;
-    }
-    if (r2 >= 0) {
-        double d = topomap_xchg_cost_at(x, r2, a);
-        x2 = x->cost[r2] - d;
-        *scale += x->cost[r2] + d;
-    }
-    if (r1 >= 0 && r2 >= 0)
-        gh = topomap_xchg_weight(x, r1, r2) * (double)topomap_xchg_hops(x, a, b);
-    return (x1 + x2) - 2.0 * gh;
-}
-
-double topomap_xchg_gain(const struct topomap_xchg *x, int s1, int s2)
-{
-    double scale;
-    return slot_gain(x, s1, s2, &scale);
-}
-
-/* Rank r moved from group from to group to: adjust its neighbours' costs
- * (except other, which moved too and is recomputed). */
-static void moved(struct topomap_xchg *x, int r, int from, int to, int other)
-{
-    const topomap_graph_t *g = &x->pb->g;
-    for (int64_t e = g->xadj[r]; e < g->xadj[r + 1]; e++) {
-        int l = g->adj[e];
-        if (l == other)
-            continue;
-        int gl = x->rgrp[l];
-        x->cost[l] += g->w[e] * (double)(topomap_xchg_hops(x, gl, to) -
-                                         topomap_xchg_hops(x, gl, from));
-    }
-}
-
-void topomap_xchg_swap(struct topomap_xchg *x, int s1, int s2)
-{
-    int a = x->slot_grp[s1], b = x->slot_grp[s2];
-    int r1 = x->s2r[s1], r2 = x->s2r[s2];
-    x->s2r[s1] = r2;
-    x->s2r[s2] = r1;
-    if (r1 >= 0) {
-        x->r2s[r1] = s2;
-        x->rgrp[r1] = b;
-    }
-    if (r2 >= 0) {
-        x->r2s[r2] = s1;
-        x->rgrp[r2] = a;
-    }
-    if (a == b)
-        return;
-    if (r1 >= 0)
-        moved(x, r1, a, b, r2);
-    if (r2 >= 0)
-        moved(x, r2, b, a, r1);
-    if (r1 >= 0)
-        x->cost[r1] = topomap_xchg_cost_at(x, r1, b);
-    if (r2 >= 0)
-        x->cost[r2] = topomap_xchg_cost_at(x, r2, a);
-}
-
-double topomap_xchg_hop_bytes(const struct topomap_xchg *x)
-{
-    double s = 0;
-    for (int i = 0; i < x->n; i++)
-        s += topomap_xchg_cost_at(x, i, x->rgrp[i]);
-    return s / 2;
-}
 
 /* ---- refinement --------------------------------------------------------- */
 
@@ -748,7 +451,7 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
             if (prop[i] < 0)
                 continue;
             int s1 = x->r2s[i], s2 = prop[i];
-            double scale, gain = slot_gain(x, s1, s2, &scale);
+            double scale, gain = topomap_xchg_slot_gain(x, s1, s2, &scale);
             int j = x->s2r[s2];
             work += 3 * (g->xadj[i + 1] - g->xadj[i] + (j >= 0 ? g->xadj[j + 1] - g->xadj[j] : 0));
             if (!improving(gain, scale))
@@ -862,7 +565,7 @@ int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
         if (s2 < 0)
             continue;
         int s1 = x->r2s[i], j = x->s2r[s2];
-        double scale, gn = slot_gain(x, s1, s2, &scale);
+        double scale, gn = topomap_xchg_slot_gain(x, s1, s2, &scale);
         if (!improving(gn, scale))
             continue;
         topomap_xchg_swap(x, s1, s2);
