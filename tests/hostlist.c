@@ -67,6 +67,32 @@ int main(void)
     expands("n[5-5]", "n5");
     expands("n[3,1-2,3]", "n3 n1 n2 n3");
     expands("plain", "plain");
+    /* Several ranges in every group: each group's values come back in order
+     * every time the group to its left moves on (the expansion resumes at
+     * the range of the previous value and starts again at 0). */
+    expands("r[1,3-4]n[7,1-2]", "r1n7 r1n1 r1n2 r3n7 r3n1 r3n2 r4n7 r4n1 r4n2");
+    expands("a[2,0]b[5-6,1]c[9,3]",
+            "a2b5c9 a2b5c3 a2b6c9 a2b6c3 a2b1c9 a2b1c3 a0b5c9 a0b5c3 a0b6c9 a0b6c3 a0b1c9 a0b1c3");
+    {
+        /* A bracket of 80,000 single numbers (what compress writes for names
+         * numbered in the middle): every name in its place. */
+        size_t n = 80000, cap = n * 8 + 16, len = 0;
+        char *expr = malloc(cap);
+        len += (size_t)snprintf(expr + len, cap - len, "m[");
+        for (size_t i = 0; i < n; i++)
+            len += (size_t)snprintf(expr + len, cap - len, "%s%zu", i ? "," : "", 3 * i);
+        snprintf(expr + len, cap - len, "]x");
+        topomap_hostlist_t *hl = topomap_hostlist_parse(expr, err, sizeof err);
+        int good = hl && topomap_hostlist_count(hl) == n;
+        char want[32];
+        for (size_t i = 0; good && i < n; i++) {
+            snprintf(want, sizeof want, "m%zux", 3 * i);
+            good = !strcmp(topomap_hostlist_get(hl, i), want);
+        }
+        ok(good, "a bracket of %zu single numbers expands to them in order", n);
+        topomap_hostlist_free(hl);
+        free(expr);
+    }
 
     topomap_hostlist_t *hl = topomap_hostlist_parse("", err, sizeof err);
     ok(hl && topomap_hostlist_count(hl) == 0, "'' is an empty list");
