@@ -108,13 +108,16 @@ long topomap_ohtma_dcache_max = 1L << 22;
  * that candidate lists hold about as many processes as with FAST_SLOTS ranks
  * per node (see sampled_candidates). A variable for the tests. */
 int topomap_ohtma_sample_min = 4096;
-/* ohtma-fast on tori and meshes: the most nodes for a hop table (16 MiB,
- * the engine's own limit, HOP_TABLE_MAX_GROUPS in xchg.c). Up to there its
- * lookups, along one row per cost, beat computing hops from coordinates
- * (3x on the METIS partition of copter2 at 4096 nodes, measured); above,
- * no table is built and ohtma-fast works from the coordinates. A variable
- * for the tests. */
-int topomap_ohtma_table_max = 4096;
+/* ohtma-fast on tori and meshes: the most nodes for a hop table (1 MiB).
+ * Above, no table is built and ohtma-fast works from the coordinates (a
+ * three-dimensional torus or mesh has its own loop in
+ * topomap_xchg_cost_at), same answers. Measured at 4096 nodes of the 16^3
+ * torus, one slot each, side by side: coordinates 0.20 s against the 16 MiB
+ * table's 0.48 s (shuffled stencil), 0.30 / 0.56 s (random geometric
+ * graph), 0.79 / 1.20 s (METIS mdual), but 14.0 / 11.9 s on the METIS
+ * partition of copter2, whose 43 partners per rank sit on few rows of the
+ * table that stay in the caches. A variable for the tests. */
+int topomap_ohtma_table_max = 1024;
 /* Work (candidate evaluations) below which a loop run once per step is not
  * worth a parallel region (PAR_WORK): a region costs microseconds, much more
  * when the machine is shared. */

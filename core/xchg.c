@@ -195,6 +195,22 @@ double topomap_xchg_cost_at(const struct topomap_xchg *x, int i, int grp)
         const unsigned char *h = x->hop + (size_t)grp * (size_t)x->ngrp;
         for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
             s += g->w[e] * (double)h[rgrp[g->adj[e]]];
+    } else if (x->gnd == 3) {
+        /* topomap_coord_hops unrolled for three dimensions (the hot loop of
+         * ohtma-fast and the refinement on large tori; same values). */
+        const int *ca = x->gcrd + (size_t)grp * 3;
+        int a0 = ca[0], a1 = ca[1], a2 = ca[2];
+        int n0 = x->gdims[0], n1 = x->gdims[1], n2 = x->gdims[2];
+        int h0 = x->gwrap[0] ? n0 : 1 << 30, h1 = x->gwrap[1] ? n1 : 1 << 30,
+            h2 = x->gwrap[2] ? n2 : 1 << 30;
+        for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
+            const int *cb = x->gcrd + (size_t)rgrp[g->adj[e]] * 3;
+            int d0 = abs(a0 - cb[0]), d1 = abs(a1 - cb[1]), d2 = abs(a2 - cb[2]);
+            d0 = 2 * d0 > h0 ? n0 - d0 : d0;
+            d1 = 2 * d1 > h1 ? n1 - d1 : d1;
+            d2 = 2 * d2 > h2 ? n2 - d2 : d2;
+            s += g->w[e] * (double)(d0 + d1 + d2);
+        }
     } else {
         for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++)
             s += g->w[e] * (double)topomap_xchg_hops(x, grp, rgrp[g->adj[e]]);
