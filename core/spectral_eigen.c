@@ -450,27 +450,26 @@ static void eig_canonical(double *V, int n, int dim)
 /* Step 4 on G, whichever solver fits: the dense one up to
  * topomap_cpnsc_dense_max vertices; ARPACK beyond, component by component on
  * a disconnected graph (ARPACK misses repeated eigenvalues). V: n x k column
- * major. Returns the number of columns found, or -1 + errno. */
+ * major, in the canonical form above. Returns the number of columns found,
+ * or -1 + errno. */
 int topomap_spectral_solve(const struct simgraph *G, int k, const struct topomap_problem *pb,
                            double *V, char *err, size_t errlen)
 {
-    int nr = G->n;
+    int nr = G->n, dim;
     if (nr <= topomap_cpnsc_dense_max || k >= nr - 1) {
-        int dim = eig(G, k, pb->opts->seed, pb, V, err, errlen);
-        if (dim > 0)
-            eig_canonical(V, nr, dim);
-        return dim;
-    }
-    int *comp = malloc(sizeof(int) * (size_t)nr), *queue = malloc(sizeof(int) * (size_t)nr);
-    int nc = comp && queue ? components(G, comp, queue) : -1, dim;
-    if (nc < 0)
-        dim = topomap_fail(err, errlen, ENOMEM, "out of memory");
-    else if (nc == 1)
         dim = eig(G, k, pb->opts->seed, pb, V, err, errlen);
-    else
-        dim = eig_components(G, k, comp, nc, pb->opts->seed, pb, V, err, errlen);
-    free(comp);
-    free(queue);
+    } else {
+        int *comp = malloc(sizeof(int) * (size_t)nr), *queue = malloc(sizeof(int) * (size_t)nr);
+        int nc = comp && queue ? components(G, comp, queue) : -1;
+        if (nc < 0)
+            dim = topomap_fail(err, errlen, ENOMEM, "out of memory");
+        else if (nc == 1)
+            dim = eig(G, k, pb->opts->seed, pb, V, err, errlen);
+        else
+            dim = eig_components(G, k, comp, nc, pb->opts->seed, pb, V, err, errlen);
+        free(comp);
+        free(queue);
+    }
     if (dim > 0)
         eig_canonical(V, nr, dim);
     return dim;
