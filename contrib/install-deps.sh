@@ -7,7 +7,9 @@
 # builds the libFuzzer harnesses of tests/fuzz (run by .ci/run); libmetis-doc
 # holds the METIS example meshes (copter2, mdual, 4elt) of `make bench`;
 # OpenBLAS is the BLAS/LAPACK of the eigensolves (spectral_cluster.c pins it
-# to one thread; Debian's reference BLAS gives other last bits, see README).
+# to one thread; Debian's reference BLAS gives other last bits, see README);
+# ss (iproute2) and flock (util-linux) serve the local Slurm cluster's tests.
+# The same list serves the Debian 13 root of contrib/release-root.sh.
 #
 #   contrib/install-deps.sh             what the build, make check and CI need
 #   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
@@ -20,11 +22,12 @@ PKGS="build-essential autoconf automake libtool pkg-config
       mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran
       libscotch-dev
       libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils
-      clang libmetis-doc"
+      clang libmetis-doc
+      iproute2 util-linux"
 # make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
 # and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
 # (both built against Debian's Open MPI).
-BENEFIT_PKGS="iproute2 util-linux lammps gromacs"
+BENEFIT_PKGS="lammps gromacs"
 case ${1:-} in
 "") ;;
 --benefit) PKGS="$PKGS $BENEFIT_PKGS" ;;
