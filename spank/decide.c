@@ -90,6 +90,11 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
         keep(d, site, 0, "unknown algorithm '%s' (known: %s)", algo, known);
         goto out;
     }
+    if (!o->rel) {
+        keep(d, site, 0, "Slurm %s is not a release this plugin was built and tested for (%s)",
+             o->release_seen[0] ? o->release_seen : "(unknown)", topomap_release_list());
+        goto out;
+    }
     if (o->conflict) {
         keep(d, site, quiet, "%s given, so Slurm places the ranks", o->conflict);
         goto out;
@@ -121,7 +126,9 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     }
     if (topomap_cpus_per_node(cpuspec, nalloc, cpus, err, sizeof err) < 0 ||
         topomap_slurm_layout(o, nalloc, cpus, &nstep, tasks, err, sizeof err) < 0) {
-        keep(d, site, 0, "cannot predict Slurm's layout: %s", err);
+        /* A layout this release makes from the job's history (ENOTSUP) is an
+         * ordinary reason for the site default to do nothing. */
+        keep(d, site, quiet && errno == ENOTSUP, "cannot predict Slurm's layout: %s", err);
         goto out;
     }
     for (int i = 0; i < nstep; i++) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slurm 22.05's default task layout, predicted from the allocation and srun's
- * options (see policy.h). */
+/* Slurm's default task layout, predicted from the allocation and srun's
+ * options (see policy.h; what differs between releases: release.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -71,6 +71,11 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
     /* srun's task count: -n (or SLURM_NTASKS, in o->ntasks), else
      * --ntasks-per-node on every node, else one task per node. */
     long nt = o->ntasks;
+    /* 23.11+: SLURM_NTASKS gives way to --ntasks-per-node x a -N from the
+     * command line (release.c). */
+    if (o->rel && o->rel->ntasks_env_reset && o->ntasks_env && o->ntasks_per_node > 0 &&
+        o->nnodes > 0 && !o->nnodes_env)
+        nt = -1;
     if (nt <= 0)
         nt = o->ntasks_per_node > 0 ? o->ntasks_per_node * nn : nn;
     /* Found by tests/fuzz/fuzz_srun: -n 2000000000 -O took minutes here, in
@@ -80,6 +85,12 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
                                nt, TOPOMAP_MAX_RANKS);
     if (nt < nn)
         nn = nt; /* srun: "can't run N processes on M nodes, setting nnodes to N" */
+    if (o->rel && o->rel->step_cursor && nn < nalloc)
+        return topomap_sp_fail(err, errlen, ENOTSUP,
+                               "Slurm %s picks the nodes of a step on %ld of its allocation's %d "
+                               "nodes after those of the job's previous step, which srun cannot "
+                               "know",
+                               o->rel->name, nn, nalloc);
     /* Without -O, Slurm refuses a step needing more CPUs than the nodes
      * have ("More processors requested than permitted"): the total, not per
      * node (5 tasks of 3 CPUs run on 4 nodes of 4 CPUs, two on the first). */
@@ -97,9 +108,10 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
     long tpn = o->ntasks_per_node;
     if (tpn > 0 && tpn != nt / nn)
         tpn = -1;
-    /* Under --overcommit the layout counts one CPU per task, whatever -c
-     * says (seen from Slurm 22.05: -n12 -O -c2 on 4,4,1,1 CPUs is 5,5,1,1). */
-    long lcpt = o->overcommit ? 1 : cpt;
+    /* Under --overcommit 22.05's layout counts one CPU per task, whatever -c
+     * says (-n12 -O -c2 on 4,4,1,1 CPUs is 5,5,1,1); 24.11's counts -c
+     * (4,4,2,2; release.c). */
+    long lcpt = o->overcommit && !(o->rel && o->rel->overcommit_cpt) ? 1 : cpt;
     int *cap = malloc((size_t)nalloc * sizeof *cap);
     if (!cap)
         return topomap_sp_fail(err, errlen, ENOMEM, "out of memory");

@@ -43,6 +43,10 @@
 /** Names of the variables passed from srun to the compute nodes. */
 #define TOPOMAP_ENV_BIND "TOPOMAP_BIND"
 #define TOPOMAP_ENV_PMI2 "TOPOMAP_PMI2_MAPPING"
+/** Set by srun when it runs itself again without -N (release.c,
+ *  nodes_vs_hostfile): the hostfile already written, which the second srun
+ *  takes over instead of deciding again. */
+#define TOPOMAP_ENV_REEXEC "TOPOMAP_REEXEC"
 /** Set by srun when the step must fail (strict=1): Slurm ignores the return
  *  code of a plugin loaded as "optional", so every task of the step exits
  *  with status 1 before exec instead (what slurmstepd itself does when a
@@ -96,10 +100,35 @@ void topomap_site_free(struct topomap_site *s);
 /** A getenv-like lookup, so that tests can give a fake environment. */
 typedef const char *(*topomap_getenv_fn)(const char *name, void *arg);
 
+/* ------------------------------------------------------------------------ */
+/* The Slurm releases the plugin knows (release.c)                            */
+/* ------------------------------------------------------------------------ */
+
+/** What differs between the Slurm releases the plugin is tested with, for
+ *  the layout prediction and srun's command line (release.c says where each
+ *  rule is in Slurm's source). */
+struct topomap_release {
+    int version;              /* major * 100 + minor: 2205, 2411 */
+    const char *name;         /* "22.05" */
+    const char *cpt_env;      /* the variable srun reads for -c */
+    int ntasks_env_reset;     /* SLURM_NTASKS dropped by --ntasks-per-node + -N */
+    int nodes_vs_hostfile;    /* srun refuses -N with SLURM_HOSTFILE */
+    int step_cursor;          /* a step on part of its allocation starts after
+                               * the job's previous step: unpredictable */
+    int overcommit_cpt;       /* -O tasks count -c CPUs in the layout (else 1) */
+};
+
+/** The release @p major.@p minor, or NULL when the plugin was not tested with it. */
+const struct topomap_release *topomap_release_find(int major, int minor);
+/** 22.05's rules: what topomap_srun_init() starts with. */
+const struct topomap_release *topomap_release_default(void);
+/** The tested releases, "22.05, 24.11" (static string). */
+const char *topomap_release_list(void);
+
 struct topomap_srun {
     long ntasks;          /* -n, SLURM_NTASKS/SLURM_NPROCS; -1 unknown */
     long nnodes;          /* -N, SLURM_NNODES; -1 unknown */
-    long cpus_per_task;   /* -c, SLURM_CPUS_PER_TASK; -1 unknown */
+    long cpus_per_task;   /* -c, rel->cpt_env; -1 unknown */
     long ntasks_per_node; /* --ntasks-per-node, SLURM_NTASKS_PER_NODE; -1 */
     int overcommit;       /* -O, SLURM_OVERCOMMIT */
     char *mpi;            /* --mpi, SLURM_MPI_TYPE; NULL unknown */
@@ -115,19 +144,40 @@ struct topomap_srun {
     int verbose;          /* --topomap-verbose */
     char *record;         /* --topomap-record[=NAME]: NULL not asked, "" asked
                            * without a name, else NAME */
+    /* Where the counts came from, for the release's rules. */
+    int ntasks_env;       /* ntasks from SLURM_NTASKS/SLURM_NPROCS, not -n */
+    int nnodes_env;       /* nnodes from SLURM_NNODES, not -N */
+    /* The Slurm release srun is: its rules for the command line and the
+     * layout. Set before topomap_srun_parse(); topomap_srun_init() sets
+     * topomap_release_default(). */
+    const struct topomap_release *rel;
+    char release_seen[16]; /* "23.11" when srun's release is not a tested one
+                            * (rel NULL): topomap_decide() declines with it */
 };
 
 void topomap_srun_init(struct topomap_srun *o);
 void topomap_srun_free(struct topomap_srun *o);
 /**
  * Read srun's command line @p argv (argv[0] is "srun") up to the executable,
- * then fill what it did not say from the environment. Options topomap cannot
+ * then fill what it did not say from the environment (-c from o->rel's
+ * variable: SRUN_CPUS_PER_TASK on 22.05). Options topomap cannot
  * honour (-w, -x, -m, -r, --exact, heterogeneous steps, ...) set o->conflict.
  * @return 0, or -1 with errno EINVAL and a message (a bad -n/-N/-c value, an
  *         option missing its argument).
  */
 int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                        topomap_getenv_fn env, void *env_arg, char *err, size_t errlen);
+
+/**
+ * srun's command line @p argv without its -N/--nodes options (and their
+ * values; "-lN2" becomes "-l"): what the plugin runs srun again with on
+ * releases that refuse -N beside a hostfile (o->rel->nodes_vs_hostfile), where
+ * the hostfile gives the nodes. Everything from the executable on is kept as
+ * it is. @return a malloc'ed NULL-terminated array whose strings are @p argv's
+ * or copies in the same block (free the array only, while @p argv lives), or
+ * NULL (ENOMEM).
+ */
+char **topomap_srun_strip_nodes(int argc, char *const *argv);
 
 /** Name of the environment variable sbatch/salloc use for option @p opt
  *  (e.g. "topomap-profile") of the plugin "topomap". Static buffer. */
@@ -145,8 +195,7 @@ int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, si
 
 /**
  * The number of tasks srun's default block distribution puts on each node of
- * an allocation of @p nalloc nodes with @p cpus CPUs each, as Slurm 22.05
- * does (src/common/slurm_step_layout.c, _task_layout_block without
+ * an allocation of @p nalloc nodes with @p cpus CPUs each, as Slurm does (src/common/slurm_step_layout.c, _task_layout_block without
  * CR_PACK_NODES; srun's option rules): the task count is -n (or
  * SLURM_NTASKS), else --ntasks-per-node on each node, else one per node; the
  * step uses the first *@p nstep nodes, *@p nstep set from -N (default: all)
@@ -157,9 +206,13 @@ int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, si
  * ranks are given out in blocks. tests/slurm_layout.sh checks this against
  * Slurm on the local cluster. @p tasks gets @p nalloc entries (0 after the
  * step's nodes).
+ * o->rel's rules apply (release.c): SLURM_NTASKS dropped for
+ * --ntasks-per-node x -N, CPUs per task under -O, and on 24.11 a step on
+ * fewer nodes than the allocation is not predicted.
  * @return 0, or -1 with errno EINVAL and a message when srun itself would
  *         refuse (more nodes than allocated, more CPUs than the nodes have
- *         without -O).
+ *         without -O), ENOTSUP when the release makes the layout from what
+ *         srun cannot know (the job's earlier steps).
  */
 int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
                          int *tasks, char *err, size_t errlen);

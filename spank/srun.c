@@ -13,6 +13,7 @@ void topomap_srun_init(struct topomap_srun *o)
     memset(o, 0, sizeof *o);
     o->ntasks = o->nnodes = o->cpus_per_task = o->ntasks_per_node = -1;
     o->uid = getuid();
+    o->rel = topomap_release_default();
 }
 
 void topomap_srun_free(struct topomap_srun *o)
@@ -26,7 +27,9 @@ void topomap_srun_free(struct topomap_srun *o)
     free(o->profile);
     free(o->jobid);
     free(o->record);
+    const struct topomap_release *rel = o->rel;
     memset(o, 0, sizeof *o);
+    o->rel = rel;
 }
 
 /* What an option means to topomap. */
@@ -286,6 +289,85 @@ static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *
     return 0;
 }
 
+/* Where -N is in the short-option cluster @p a ("-lN2": at 'N'), or NULL;
+ * *@p takes_next: the cluster's last option takes the next word as value. */
+static const char *cluster_nodes(const char *a, int *takes_next)
+{
+    *takes_next = 0;
+    for (const char *c = a + 1; *c; c++) {
+        const struct srun_opt *opt = find_short(*c);
+        if (!opt)
+            return NULL; /* unknown: srun will complain */
+        if (opt->what == O_NODES) {
+            *takes_next = !c[1];
+            return c;
+        }
+        if (opt->arg == A_REQ) {
+            *takes_next = !c[1];
+            return NULL; /* the rest of the cluster is its value */
+        }
+        if (opt->arg == A_OPT)
+            return NULL;
+    }
+    return NULL;
+}
+
+char **topomap_srun_strip_nodes(int argc, char *const *argv)
+{
+    /* The array, then room for shortened copies of clusters ("-lN2" -> "-l"). */
+    size_t strs = 0;
+    for (int i = 0; i < argc; i++)
+        strs += strlen(argv[i]) + 1;
+    char **out = malloc((size_t)(argc + 1) * sizeof *out + strs);
+    if (!out)
+        return NULL;
+    char *room = (char *)(out + argc + 1);
+    int k = 0, i = 0;
+    if (argc > 0)
+        out[k++] = argv[i++];
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--") || a[0] != '-' || !a[1])
+            break; /* the executable (or "--"): the rest is its own */
+        if (!strcmp(a, ":")) {
+            out[k++] = argv[i];
+            continue;
+        }
+        if (a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const struct srun_opt *opt = find_long(name, len);
+            int has_next = opt && opt->arg == A_REQ && !eq && i + 1 < argc;
+            if (opt && opt->what == O_NODES) {
+                i += has_next; /* drop the option and its value */
+                continue;
+            }
+            out[k++] = argv[i];
+            if (has_next)
+                out[k++] = argv[++i];
+            continue;
+        }
+        int takes_next;
+        const char *at = cluster_nodes(a, &takes_next);
+        if (at && at > a + 1) { /* keep the options before -N */
+            memcpy(room, a, (size_t)(at - a));
+            room[at - a] = 0;
+            out[k++] = room;
+            room += at - a + 1;
+        } else if (!at)
+            out[k++] = argv[i];
+        if (takes_next && i + 1 < argc) {
+            i++;
+            if (!at)
+                out[k++] = argv[i];
+        }
+    }
+    for (; i < argc; i++)
+        out[k++] = argv[i];
+    out[k] = NULL;
+    return out;
+}
+
 const char *topomap_spank_option_env(const char *opt)
 {
     /* Slurm's spank.c: "_SLURM_SPANK_OPTION_" + plugin + "_" + option, every
@@ -389,16 +471,21 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
         if (topomap_sp_count(v, &n) < 0 || n == 0)
             return topomap_sp_fail(err, errlen, EINVAL, "SLURM_NTASKS='%s' is not a task count", v);
         o->ntasks = n;
+        o->ntasks_env = 1;
     }
     if (o->nnodes < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_NNODES"))) {
         if (topomap_sp_count(v, &n) < 0 || n == 0)
             return topomap_sp_fail(err, errlen, EINVAL, "SLURM_NNODES='%s' is not a node count", v);
         o->nnodes = n;
+        o->nnodes_env = 1;
     }
-    if (o->cpus_per_task < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_CPUS_PER_TASK"))) {
+    /* 22.05's srun reads SRUN_CPUS_PER_TASK, not the SLURM_CPUS_PER_TASK
+     * that salloc -c sets (release.c). */
+    const char *cpt_env = o->rel ? o->rel->cpt_env : "SLURM_CPUS_PER_TASK";
+    if (o->cpus_per_task < 0 && (v = topomap_sp_env(env, env_arg, cpt_env))) {
         if (topomap_sp_count(v, &n) < 0 || n == 0)
-            return topomap_sp_fail(err, errlen, EINVAL,
-                                   "SLURM_CPUS_PER_TASK='%s' is not a CPU count", v);
+            return topomap_sp_fail(err, errlen, EINVAL, "%s='%s' is not a CPU count", cpt_env,
+                                   v);
         o->cpus_per_task = n;
     }
     if (o->ntasks_per_node < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_NTASKS_PER_NODE"))) {

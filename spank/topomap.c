@@ -269,20 +269,102 @@ static int apply_placement(const struct topomap_decision *d, char *why, size_t l
     return 0;
 }
 
+/* The release srun is (S_SLURM_VERSION_*): its rules, or none when the
+ * plugin was not tested with it (topomap_decide then declines). */
+static void read_release(spank_t sp, struct topomap_srun *o)
+{
+    char *major = NULL, *minor = NULL;
+    o->rel = NULL;
+    if (spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS || !major || !minor)
+        return;
+    snprintf(o->release_seen, sizeof o->release_seen, "%.6s.%.6s", major, minor);
+    o->rel = topomap_release_find(atoi(major), atoi(minor));
+}
+
+/* The second srun of a re-execution (see reexec_without_nodes): the first
+ * one decided and wrote the hostfile. 1 when this is one. */
+static int take_over_placement(void)
+{
+    const char *re = getenv(TOPOMAP_ENV_REEXEC);
+    const char *hf = getenv("SLURM_HOSTFILE");
+    if (!re)
+        return 0;
+    int ours = hf && !strcmp(hf, re) && strstr(re, "/topomap-hostfile.") &&
+               strlen(re) < sizeof hostfile;
+    if (ours)
+        snprintf(hostfile, sizeof hostfile, "%s", re);
+    unsetenv(TOPOMAP_ENV_REEXEC);
+    return ours;
+}
+
+/* Slurm 23.11+ refuses -N from the command line beside SLURM_HOSTFILE, and
+ * exits (release.c). The hostfile names the step's nodes (every node of
+ * Slurm's layout keeps its task count), so srun is run again, once, without
+ * -N; the placement travels in the environment. Returns only on failure,
+ * with a reason in @p why. */
+static void reexec_without_nodes(int argc, char **argv, char *why, size_t len)
+{
+    char **nargv = topomap_srun_strip_nodes(argc, argv);
+    if (!nargv || setenv(TOPOMAP_ENV_REEXEC, hostfile, 1) < 0) {
+        snprintf(why, len, "out of memory");
+        free(nargv);
+        return;
+    }
+    execv("/proc/self/exe", nargv);
+    snprintf(why, len, "cannot run srun again without -N: %s", strerror(errno));
+    unsetenv(TOPOMAP_ENV_REEXEC);
+    free(nargv);
+}
+
+/* --topomap-record: the name the nodes record under (srun side). */
+static void pass_record(struct topomap_srun *o)
+{
+    /* Independent of the placement: a step may record while placed. An
+     * empty value tells the nodes that srun declined (and said why). */
+    char name[256] = "", msg[512];
+    int named = topomap_record_name(o, name, sizeof name, msg, sizeof msg) == 0;
+    if (!named)
+        slurm_info("%s", msg);
+    if (setenv(TOPOMAP_ENV_RECORD, named ? name : "", 1) < 0 ||
+        (named && o->verbose && setenv(TOPOMAP_ENV_RECORD_VERBOSE, "1", 1) < 0)) {
+        slurm_info("topomap: --topomap-record: cannot set the environment: %s; not "
+                   "recording",
+                   strerror(errno));
+        unsetenv(TOPOMAP_ENV_RECORD);
+        unsetenv(TOPOMAP_ENV_RECORD_VERBOSE);
+    }
+}
+
+/* A placement that could not be put in place: Slurm's layout, or a failed
+ * step under strict=1. */
+static void placement_failed(const char *why)
+{
+    undo_placement();
+    decision.outcome = site.strict ? TOPOMAP_FAIL : TOPOMAP_KEEP;
+    snprintf(decision.message, sizeof decision.message, "topomap: %.900s; %s", why,
+             site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
+    topomap_sp_clean(decision.message); /* $TMPDIR is the user's */
+}
+
 /* Decide and act on srun's command line and environment. Returns -1 only when
  * the step must fail (strict=1). */
-static int place(void)
+static int place(spank_t sp)
 {
     int argc = 0, rc = 0;
-    char **argv = read_cmdline(&argc);
+    char **argv;
     char err[TOPOMAP_ERRLEN] = "";
     struct topomap_srun o;
 
+    if (take_over_placement())
+        return 0;
+    argv = read_cmdline(&argc);
     undo_placement();
     unsetenv(TOPOMAP_ENV_RECORD);
     unsetenv(TOPOMAP_ENV_RECORD_VERBOSE);
     topomap_decision_free(&decision);
     topomap_srun_init(&o);
+    read_release(sp, &o);
     if (!argv || topomap_srun_parse(&o, argc, argv, env_get, NULL, err, sizeof err) < 0) {
         /* A bad -n or -N: srun itself rejects the command line. */
         slurm_verbose("topomap: cannot read srun's command line (%s)",
@@ -291,39 +373,28 @@ static int place(void)
         topomap_srun_free(&o);
         return 0;
     }
-    free(argv);
-
-    if (o.record) {
-        /* Independent of the placement: a step may record while placed. An
-         * empty value tells the nodes that srun declined (and said why). */
-        char name[256] = "", msg[512];
-        int named = topomap_record_name(&o, name, sizeof name, msg, sizeof msg) == 0;
-        if (!named)
-            slurm_info("%s", msg);
-        if (setenv(TOPOMAP_ENV_RECORD, named ? name : "", 1) < 0 ||
-            (named && o.verbose && setenv(TOPOMAP_ENV_RECORD_VERBOSE, "1", 1) < 0)) {
-            slurm_info("topomap: --topomap-record: cannot set the environment: %s; not "
-                       "recording",
-                       strerror(errno));
-            unsetenv(TOPOMAP_ENV_RECORD);
-            unsetenv(TOPOMAP_ENV_RECORD_VERBOSE);
-        }
-    }
+    if (o.record)
+        pass_record(&o);
 
     topomap_decide(&site, &o, env_get, NULL, &decision);
+    int again = 0;
     if (decision.outcome == TOPOMAP_REMAP) {
         char why[PATH_MAX + 256];
-        if (apply_placement(&decision, why, sizeof why) < 0) {
-            decision.outcome = site.strict ? TOPOMAP_FAIL : TOPOMAP_KEEP;
-            snprintf(decision.message, sizeof decision.message, "topomap: %.900s; %s", why,
-                     site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
-            topomap_sp_clean(decision.message); /* $TMPDIR is the user's */
-        }
+        if (apply_placement(&decision, why, sizeof why) < 0)
+            placement_failed(why);
+        else
+            again = o.rel && o.rel->nodes_vs_hostfile && o.nnodes > 0 && !o.nnodes_env;
     }
     if (decision.note[0])
         slurm_info("%s", decision.note);
     if (decision.summary[0])
         slurm_info("%s", decision.summary);
+    if (again) {
+        char why[512];
+        reexec_without_nodes(argc, argv, why, sizeof why);
+        placement_failed(why); /* only reached when it failed */
+    }
+    free(argv);
     if (decision.outcome == TOPOMAP_FAIL) {
         /* -1 stops srun when the plugin is "required"; when it is "optional"
          * Slurm ignores it and the tasks exit instead (TOPOMAP_ENV_FAIL). */
@@ -648,7 +719,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         return 0;
     load_site(ac, av, 1);
     if (ctx == S_CTX_LOCAL)
-        return place();
+        return place(sp);
     if (job_env(sp, TOPOMAP_ENV_FAIL)) {
         step_fail = 1; /* srun said why; the tasks exit in task_init */
         spank_unsetenv(sp, TOPOMAP_ENV_FAIL);

@@ -189,9 +189,65 @@ static void layout_tests(void)
     topomap_srun_free(&o);
 }
 
+/* What differs between releases (spank/release.c), from the local clusters
+ * of 22.05 and 24.11 (tests/slurm_layout.sh on each). */
+static void release_tests(void)
+{
+    struct topomap_srun o;
+    char got[128], err[TOPOMAP_ERRLEN];
+    const struct topomap_release *r2205 = topomap_release_find(22, 5),
+                                 *r2411 = topomap_release_find(24, 11);
+    ok(r2205 && r2411 && !topomap_release_find(23, 11) && !topomap_release_find(25, 5),
+       "tested releases: %s", topomap_release_list());
+    ok(topomap_release_default() == r2205, "the default rules are 22.05's");
+    int c4411[4] = {4, 4, 1, 1}, c421[3] = {4, 2, 1}, c4[4] = {4, 4, 4, 4};
+    /* -n12 -O -c2 */
+    topomap_srun_init(&o);
+    o.ntasks = 12;
+    o.overcommit = 1;
+    o.cpus_per_task = 2;
+    ok(layout(&o, 4, c4411, got, sizeof got, err) == 0 && !strcmp(got, "5,5,1,1"),
+       "22.05: -n12 -O -c2 on 4,4,1,1 CPUs: %s (one CPU a task)", got);
+    o.rel = r2411;
+    ok(layout(&o, 4, c4411, got, sizeof got, err) == 0 && !strcmp(got, "4,4,2,2"),
+       "24.11: the same: %s (-c CPUs a task)", got);
+    ok(layout(&o, 3, c421, got, sizeof got, err) == 0 && !strcmp(got, "5,4,3"),
+       "24.11: -n12 -O -c2 on 4,2,1 CPUs: %s", got);
+    /* -N2 --ntasks-per-node=2 inside salloc -n10 -N2 (SLURM_NTASKS=10) */
+    topomap_srun_init(&o);
+    o.ntasks = 10;
+    o.ntasks_env = 1;
+    o.nnodes = 2;
+    o.ntasks_per_node = 2;
+    ok(layout(&o, 2, c4, got, sizeof got, err) < 0 && errno == EINVAL,
+       "22.05: -N2 --ntasks-per-node=2 with SLURM_NTASKS=10 does not fit (as srun says)");
+    o.rel = r2411;
+    ok(layout(&o, 2, c4, got, sizeof got, err) == 0 && !strcmp(got, "2,2"),
+       "24.11: SLURM_NTASKS gives way: %s", got);
+    o.nnodes_env = 1;
+    ok(layout(&o, 2, c4, got, sizeof got, err) < 0,
+       "24.11: not when the node count is from the environment too");
+    /* A step on part of the allocation */
+    topomap_srun_init(&o);
+    o.ntasks = 3;
+    ok(layout(&o, 4, c4, got, sizeof got, err) == 0 && !strcmp(got, "1,1,1"),
+       "22.05: -n3 on 4 nodes: the first three (%s)", got);
+    o.rel = r2411;
+    errno = 0;
+    ok(layout(&o, 4, c4, got, sizeof got, err) < 0 && errno == ENOTSUP,
+       "24.11: -n3 on 4 nodes: not predicted");
+    like(err, "Slurm 24.11 picks the nodes of a step on 3 of its allocation's 4 nodes", "  %s",
+         err);
+    o.ntasks = 5;
+    ok(layout(&o, 4, c4, got, sizeof got, err) == 0 && !strcmp(got, "2,1,1,1"),
+       "24.11: -n5 on 4 nodes: all of them, predicted (%s)", got);
+    topomap_srun_free(&o);
+}
+
 int main(void)
 {
     layout_tests();
+    release_tests();
     reference_tests();
     return done_testing();
 }

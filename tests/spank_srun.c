@@ -89,7 +89,8 @@ static void srun_tests(void)
     /* The environment fills in what the command line left open. */
     const char *env[] = {"SLURM_NTASKS=16",
                          "SLURM_NNODES=4",
-                         "SLURM_CPUS_PER_TASK=2",
+                         "SRUN_CPUS_PER_TASK=2",
+                         "SLURM_CPUS_PER_TASK=3",
                          "SLURM_NTASKS_PER_NODE=4",
                          "SLURM_MPI_TYPE=pmix",
                          "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap=greedy",
@@ -98,7 +99,17 @@ static void srun_tests(void)
                          NULL};
     ok(parse(&o, env, err, "srun", "app", NULL) == 0, "environment only");
     ok(o.ntasks == 16 && o.nnodes == 4 && o.cpus_per_task == 2 && o.ntasks_per_node == 4,
-       "SLURM_NTASKS, SLURM_NNODES, SLURM_CPUS_PER_TASK, SLURM_NTASKS_PER_NODE");
+       "SLURM_NTASKS, SLURM_NNODES, SRUN_CPUS_PER_TASK (22.05), SLURM_NTASKS_PER_NODE");
+    ok(o.ntasks_env && o.nnodes_env, "counts from the environment are marked so");
+    topomap_srun_free(&o);
+    parse_release = topomap_release_find(24, 11);
+    ok(parse(&o, env, err, "srun", "app", NULL) == 0 && o.cpus_per_task == 3,
+       "24.11 reads SLURM_CPUS_PER_TASK instead (%ld)", o.cpus_per_task);
+    parse_release = NULL;
+    topomap_srun_free(&o);
+    ok(parse(&o, env, err, "srun", "-N2", "-n4", "app", NULL) == 0 && !o.ntasks_env &&
+           !o.nnodes_env,
+       "-n and -N from the command line are not marked");
     is_str(o.mpi, "pmix", "SLURM_MPI_TYPE");
     is_str(o.algo, "greedy", "--topomap from sbatch's environment");
     is_str(o.profile, "lammps", "--topomap-profile from sbatch's environment");
@@ -159,8 +170,46 @@ static void srun_tests(void)
     topomap_srun_free(&o);
 }
 
+/* srun's command line without -N: what the plugin runs srun again with on
+ * 23.11+ (srun refuses -N beside a hostfile). */
+static void strip_one(const char *want, int argc, char *const *argv)
+{
+    char **out = topomap_srun_strip_nodes(argc, argv);
+    char got[512] = "";
+    for (int i = 0; out && out[i]; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", out[i]);
+    char in[512] = "";
+    for (int i = 0; i < argc; i++)
+        snprintf(in + strlen(in), sizeof in - strlen(in), "%s%s", i ? " " : "", argv[i]);
+    ok(out && !strcmp(got, want), "without -N: '%s' -> '%s' (want '%s')", in, got, want);
+    free(out);
+}
+
+static void strip_tests(void)
+{
+#define STRIP(want, ...)                                                                           \
+    do {                                                                                           \
+        char *v[] = {__VA_ARGS__};                                                                 \
+        strip_one(want, (int)(sizeof v / sizeof v[0]), v);                                         \
+    } while (0)
+    STRIP("srun -n16 app -N 3", "srun", "-N4", "-n16", "app", "-N", "3");
+    STRIP("srun -n16 app", "srun", "-N", "4", "-n16", "app");
+    STRIP("srun -n16 app", "srun", "--nodes=4", "-n16", "app");
+    STRIP("srun -n16 app", "srun", "--nodes", "4", "-n16", "app");
+    STRIP("srun -l -n16 app", "srun", "-lN4", "-n16", "app");
+    STRIP("srun -l -n16 app", "srun", "-lN", "4", "-n16", "app");
+    STRIP("srun -lo N4 app", "srun", "-lo", "N4", "app"); /* -o's value, not -N */
+    STRIP("srun -oN4 app", "srun", "-oN4", "app");       /* the same, attached */
+    STRIP("srun --nodelist=n1 -n2 app", "srun", "--nodelist=n1", "-n2", "app");
+    STRIP("srun -n2 -- -N4", "srun", "-n2", "--", "-N4");
+    STRIP("srun -n2 app --nodes=2", "srun", "-n2", "app", "--nodes=2");
+    STRIP("srun --topomap=auto -n 8 app", "srun", "--topomap=auto", "-N", "2", "-n", "8", "app");
+#undef STRIP
+}
+
 int main(void)
 {
     srun_tests();
+    strip_tests();
     return done_testing();
 }

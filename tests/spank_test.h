@@ -26,6 +26,9 @@ static inline const char *fake_env(const char *name, void *arg)
 }
 
 /* topomap_srun_parse of the NULL-terminated arguments after @p err. */
+/* The Slurm release parse() reads for (NULL: topomap_srun_init's, 22.05). */
+static const struct topomap_release *parse_release;
+
 static inline int parse(struct topomap_srun *o, const char *const *env, char *err, ...)
 {
     char *argv[64];
@@ -37,6 +40,8 @@ static inline int parse(struct topomap_srun *o, const char *const *env, char *er
     va_end(ap);
     argv[argc] = NULL;
     topomap_srun_init(o);
+    if (parse_release)
+        o->rel = parse_release;
     return topomap_srun_parse(o, argc, argv, fake_env, (void *)env, err, TOPOMAP_ERRLEN);
 }
 

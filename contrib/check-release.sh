@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# check-release.sh: build topomap inside the Debian root of another release
+# (contrib/release-root.sh) and run its Slurm tests there, against that
+# release's Slurm: the plugin's unit tests, the CLI's store tests and the
+# end-to-end tests on a private local cluster (tests/slurm.sh,
+# tests/slurm_layout.sh), started inside the root.
+#
+#   contrib/check-release.sh [SUITE] [TEST...]
+#
+# SUITE: trixie (Debian 13, Slurm 24.11; the default). TEST: the tests to run
+# (default: the Slurm ones above). The tree is copied from this checkout's
+# files (tracked and untracked, not ignored) into the root, so a build here
+# is untouched. Prints the tests' TAP logs and one line
+# "slurm-SUITE: N passed, N failed, N skipped"; exits non-zero when a test
+# failed or the build did. Must run as root.
+
+set -u
+die() { echo "check-release: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root (debootstrap, chroot)"; exit 0; }
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+SUITE=trixie
+case ${1:-} in trixie) SUITE=$1; shift ;; esac
+TESTS=${*:-"spank_site.t spank_srun.t spank_layout.t spank_decide.t spank_bind.t spank_pmi2.t spank_record.t store.t store_cli.sh slurm.sh slurm_layout.sh"}
+
+ROOT=$(sh "$SRC/contrib/release-root.sh" make "$SUITE") || die "no $SUITE root"
+BUILD=/build/topomap
+rm -rf "$ROOT$BUILD"
+mkdir -p "$ROOT$BUILD" || die "cannot create $ROOT$BUILD"
+# This checkout's files as they are (committed or not), without build output.
+(cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf - 2> /dev/null) |
+    tar xf - -C "$ROOT$BUILD" || die "cannot copy the tree into $ROOT$BUILD"
+
+log=$ROOT/build/check.log
+# Inside: the same build as .ci/run's, then the tests; users of the store
+# tests are made inside the root (tests/users.sh).
+sh "$SRC/contrib/release-root.sh" run "$SUITE" -- sh -c "
+    cd $BUILD && ./autogen.sh > /dev/null 2>&1 && ./configure -q --with-slurm > /dev/null 2>&1 &&
+    make -j2 > /build/make.log 2>&1 || { tail -30 /build/make.log; echo 'check-release: build failed'; exit 3; }
+    echo \"check-release: built against Slurm \$(dpkg-query -W -f='\${Version}' libslurm-dev)\"
+    make -C tests -j1 check TESTS='$TESTS' > /build/check.log 2>&1
+    rc=\$?
+    for t in $TESTS; do
+        echo \"---- \$t\"
+        grep -E '^(not ok|ok .*# SKIP|1\.\.0)' tests/\${t%.*}.log | head -40
+    done
+    exit \$rc" 2>&1
+rc=$?
+[ $rc -eq 3 ] && { echo "slurm-$SUITE: 0 passed, 1 failed, 0 skipped"; exit 1; }
+[ $rc -eq 0 ] || tail -40 "$log" 2> /dev/null
+sh "$SRC/contrib/test-summary.sh" "$ROOT$BUILD/tests" "slurm-$SUITE"
+[ $rc -eq 0 ]
