@@ -8,8 +8,9 @@
 # holds the METIS example meshes (copter2, mdual, 4elt) of `make bench`;
 # OpenBLAS is the BLAS/LAPACK of the eigensolves (spectral_cluster.c pins it
 # to one thread; Debian's reference BLAS gives other last bits, see README);
-# ss (iproute2) and flock (util-linux) serve the local Slurm cluster's tests.
-# The same list serves the Debian 13 root of contrib/release-root.sh.
+# ss (iproute2) and flock (util-linux) serve the local Slurm cluster's tests;
+# debootstrap makes the Debian 13 root where contrib/check-release.sh tests
+# against Slurm 24.11, and this same list is installed inside it.
 #
 #   contrib/install-deps.sh             what the build, make check and CI need
 #   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
@@ -23,7 +24,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libscotch-dev
       libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils
       clang libmetis-doc
-      iproute2 util-linux"
+      iproute2 util-linux debootstrap"
 # make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
 # and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
 # (both built against Debian's Open MPI).

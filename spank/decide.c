@@ -76,7 +76,7 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     const char *nodelist, *cpuspec, *pname;
     int nalloc = 0, nstep = 0, n = 0;
 
-    if (!strcmp(algo, "off")) {
+    if (!strcmp(algo, "off") || !strcmp(algo, "help")) { /* help: the option callback lists */
         d->outcome = TOPOMAP_OFF;
         if (o->verbose)
             snprintf(d->summary, sizeof d->summary, "topomap: off: Slurm's layout");
@@ -93,6 +93,15 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     if (!o->rel) {
         keep(d, site, 0, "Slurm %s is not a release this plugin was built and tested for (%s)",
              o->release_seen[0] ? o->release_seen : "(unknown)", topomap_release_list());
+        goto out;
+    }
+    if (o->app && (!strcmp(o->app, "prted") || !strcmp(o->app, "orted"))) {
+        /* Open MPI's mpirun inside the job starts one daemon per node with
+         * srun; the ranks it then starts are not srun's to place. */
+        keep(d, site, quiet,
+             "this srun starts Open MPI's %s daemons for mpirun, whose ranks topomap cannot "
+             "place (launch the application with srun --mpi=pmix instead of mpirun)",
+             o->app);
         goto out;
     }
     if (o->conflict) {
@@ -327,6 +336,14 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     strncat(d->summary, ": remapped", sizeof d->summary - strlen(d->summary) - 1);
 
 out:
+    /* For the admin's log, whatever the user sees. */
+    if (d->outcome != TOPOMAP_OFF) {
+        const char *line = d->outcome == TOPOMAP_REMAP || !d->message[0] ? d->summary : d->message;
+        if (!strncmp(line, "topomap: ", 9))
+            line += 9;
+        snprintf(d->log, sizeof d->log, "%s", line);
+        topomap_sp_clean(d->log);
+    }
     if (d->outcome != TOPOMAP_REMAP && d->hosts) {
         for (int i = 0; i < d->nranks; i++)
             free(d->hosts[i]);

@@ -43,6 +43,10 @@
 /** Names of the variables passed from srun to the compute nodes. */
 #define TOPOMAP_ENV_BIND "TOPOMAP_BIND"
 #define TOPOMAP_ENV_PMI2 "TOPOMAP_PMI2_MAPPING"
+/** The decision, passed by srun to the nodes, where the slurmstepd of global
+ *  task 0 writes it to the slurmd log: one line per step for the admin
+ *  (SLURM_-prefixed so that srun --export=NONE passes it too). */
+#define TOPOMAP_ENV_LOG "SLURM_TOPOMAP_LOG"
 /** Set by srun when it runs itself again without -N (release.c,
  *  nodes_vs_hostfile): the hostfile already written, which the second srun
  *  takes over instead of deciding again. */
@@ -169,6 +173,15 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                        topomap_getenv_fn env, void *env_arg, char *err, size_t errlen);
 
 /**
+ * The value of --topomap: "ALGO[,verbose][,profile=NAME]", ALGO an algorithm
+ * of libtopomap, "off" or "help". Sets o->algo (and o->verbose, o->profile).
+ * @return 0, or -1 with errno EINVAL and one line in @p err naming the value
+ *         and the valid names (what srun, sbatch and salloc reject the option
+ *         with, before anything runs).
+ */
+int topomap_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t errlen);
+
+/**
  * srun's command line @p argv without its -N/--nodes options (and their
  * values; "-lN2" becomes "-l"): what the plugin runs srun again with on
  * releases that refuse -N beside a hostfile (o->rel->nodes_vs_hostfile), where
@@ -233,6 +246,9 @@ struct topomap_decision {
     int explicit_req;   /* the user asked (--topomap), not the site default */
     char message[1024]; /* one "topomap: ..." line for the user, or "" */
     char summary[1024]; /* the --topomap-verbose line, or "" */
+    char log[1024];     /* the decision for the admin's log (slurmd's, through
+                         * TOPOMAP_ENV_LOG), without "topomap: "; "" when the
+                         * step asked nothing (OFF) */
     char note[512];     /* --topomap-verbose: how the profile was obtained when
                          * it was synthesised for another rank count, or "" */
     int nranks;

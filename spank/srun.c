@@ -219,6 +219,44 @@ static const struct srun_opt *find_short(char c)
     return NULL;
 }
 
+int topomap_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t errlen)
+{
+    char buf[512];
+    if (!val || strlen(val) >= sizeof buf)
+        return topomap_sp_fail(err, errlen, EINVAL, "--topomap: %s", val ? "value too long" : "no value");
+    snprintf(buf, sizeof buf, "%s", val);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    if (!tok || (strcmp(tok, "off") && strcmp(tok, "help") && !topomap_algo_valid(tok))) {
+        char known[512] = "off";
+        for (int i = 0; topomap_algo_name(i); i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), ", %s",
+                     topomap_algo_name(i));
+        return topomap_sp_fail(err, errlen, EINVAL,
+                               "--topomap=%s: unknown algorithm '%s' (known: %s; --topomap=help "
+                               "describes them)",
+                               val, tok ? tok : "", known);
+    }
+    char *algo = tok, *profile = NULL;
+    int verbose = 0;
+    while ((tok = strtok_r(NULL, ",", &save))) {
+        if (!strcmp(tok, "verbose"))
+            verbose = 1;
+        else if (!strncmp(tok, "profile=", 8) && tok[8])
+            profile = tok + 8;
+        else
+            return topomap_sp_fail(err, errlen, EINVAL,
+                                   "--topomap=%s: unknown sub-argument '%s' (verbose, "
+                                   "profile=NAME)",
+                                   val, tok);
+    }
+    topomap_sp_set(&o->algo, algo);
+    if (verbose)
+        o->verbose = 1;
+    if (profile)
+        topomap_sp_set(&o->profile, profile);
+    return 0;
+}
+
 /* Record one option occurrence; 0 or -1 (bad value). */
 static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *spelled,
                 const char *val, char *err, size_t errlen)
@@ -274,7 +312,8 @@ static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *
         topomap_sp_set(&o->jobid, val);
         break;
     case O_ALGO:
-        topomap_sp_set(&o->algo, val);
+        if (topomap_algo_arg(o, val, err, errlen) < 0)
+            return -1;
         break;
     case O_PROFILE:
         topomap_sp_set(&o->profile, val);
@@ -509,11 +548,19 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
         (!(v = topomap_sp_env(env, env_arg, "SLURM_JOB_ID")) || strcmp(v, o->jobid)))
         o->conflict = strdup("--jobid of another job");
     /* Options given to sbatch/salloc reach srun as environment variables. */
-    if (!seen_algo && (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap"))))
-        topomap_sp_set(&o->algo, v);
-    if (!seen_profile &&
+    /* sbatch's --topomap-profile first: its --topomap=ALGO,profile=NAME wins. */
+    if (!seen_profile && !o->profile &&
         (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-profile"))))
         topomap_sp_set(&o->profile, v);
+    if (!seen_algo && (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap")))) {
+        char *keep = o->profile && seen_profile ? topomap_sp_strdup(o->profile) : NULL;
+        int rc = topomap_algo_arg(o, v, err, errlen);
+        if (keep) /* srun's --topomap-profile wins over sbatch's sub-argument */
+            topomap_sp_set(&o->profile, keep);
+        free(keep);
+        if (rc < 0)
+            return -1;
+    }
     if (!o->verbose && topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-verbose")))
         o->verbose = 1;
     /* sbatch/salloc --topomap-record without a name export "(null)"; any

@@ -109,8 +109,8 @@ static int option_cb(int val, const char *optarg, int remote);
 
 static struct spank_option options[] = {
     {"topomap", "ALGO",
-     "place the ranks with mapping algorithm ALGO (block, cyclic, random, ohtma, ...; "
-     "off: Slurm's layout)",
+     "place the ranks with mapping algorithm ALGO (auto, ohtma, block, ...; off: Slurm's "
+     "layout; help: the list); ALGO,verbose and ALGO,profile=NAME add those options",
      1, OPT_ALGO, option_cb},
     {"topomap-profile", "NAME",
      "communication profile NAME from the profile store, or a file when NAME contains '/' "
@@ -345,6 +345,7 @@ static void placement_failed(const char *why)
     snprintf(decision.message, sizeof decision.message, "topomap: %.900s; %s", why,
              site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
     topomap_sp_clean(decision.message); /* $TMPDIR is the user's */
+    snprintf(decision.log, sizeof decision.log, "%.1000s", decision.message + 9);
 }
 
 /* Decide and act on srun's command line and environment. Returns -1 only when
@@ -360,6 +361,7 @@ static int place(spank_t sp)
         return 0;
     argv = read_cmdline(&argc);
     undo_placement();
+    unsetenv(TOPOMAP_ENV_LOG);
     unsetenv(TOPOMAP_ENV_RECORD);
     unsetenv(TOPOMAP_ENV_RECORD_VERBOSE);
     topomap_decision_free(&decision);
@@ -395,6 +397,9 @@ static int place(spank_t sp)
         placement_failed(why); /* only reached when it failed */
     }
     free(argv);
+    /* The admin's record of the step (slurmd's log, see log_decision). */
+    if (decision.log[0] && setenv(TOPOMAP_ENV_LOG, decision.log, 1) < 0)
+        slurm_verbose("topomap: cannot set %s: %s", TOPOMAP_ENV_LOG, strerror(errno));
     if (decision.outcome == TOPOMAP_FAIL) {
         /* -1 stops srun when the plugin is "required"; when it is "optional"
          * Slurm ignores it and the tasks exit instead (TOPOMAP_ENV_FAIL). */
@@ -418,9 +423,35 @@ static int option_cb(int val, const char *optarg, int remote)
     /* In slurmstepd (after slurm_spank_init): --topomap-record reached the
      * node as an option even when srun's environment did not (srun
      * --export=NONE), which check_record() reports. */
-    if (remote && val == OPT_RECORD)
-        rec_asked = 1;
-    return 0;
+    if (remote) {
+        if (val == OPT_RECORD)
+            rec_asked = 1;
+        return 0;
+    }
+    if (val != OPT_ALGO)
+        return 0;
+    /* srun, sbatch, salloc: a bad --topomap value is refused at once, as
+     * Slurm refuses its own (srun then says "Invalid --topomap argument"
+     * and exits 1, before anything runs); --topomap=help lists the
+     * algorithms and exits 0, like --cpu-bind=help. */
+    struct topomap_srun o;
+    char err[TOPOMAP_ERRLEN];
+    topomap_srun_init(&o);
+    int rc = topomap_algo_arg(&o, optarg, err, sizeof err);
+    if (rc < 0)
+        slurm_error("topomap: %s", err);
+    else if (!strcmp(o.algo, "help")) {
+        printf("--topomap=ALGO[,verbose][,profile=NAME] places the ranks with ALGO:\n");
+        printf("  %-16s %s\n", "off", "Slurm's own layout");
+        for (int i = 0; topomap_algo_name(i); i++)
+            printf("  %-16s %s\n", topomap_algo_name(i), topomap_algo_summary(i));
+        printf("verbose: print the placement; profile=NAME: as --topomap-profile=NAME\n");
+        fflush(stdout);
+        topomap_srun_free(&o);
+        exit(0);
+    }
+    topomap_srun_free(&o);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -439,6 +470,35 @@ static const char *job_env(spank_t sp, const char *name)
         if (!strncmp(*e, name, len) && (*e)[len] == '=')
             return *e + len + 1;
     return NULL;
+}
+
+static int srun_step(uint32_t step);
+
+/* srun's decision, into this node's slurmd log when global task 0 runs
+ * here: one line per step, where an admin looks (a site's configuration
+ * problems, a missing topology file or an unreadable store, show there
+ * too, not only on the users' terminals). */
+static void log_decision(spank_t sp)
+{
+    const char *line = job_env(sp, TOPOMAP_ENV_LOG);
+    uint32_t job = 0, step = 0, ntask = 0;
+    if (!line)
+        return;
+    int task0 = 0;
+    if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask) == ESPANK_SUCCESS)
+        for (uint32_t l = 0; l < ntask && !task0; l++) {
+            uint32_t gid = 1;
+            task0 = spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &gid) == ESPANK_SUCCESS &&
+                    gid == 0;
+        }
+    spank_get_item(sp, S_JOB_ID, &job);
+    spank_get_item(sp, S_JOB_STEPID, &step);
+    if (task0 && srun_step(step)) {
+        char copy[1024];
+        snprintf(copy, sizeof copy, "%s", line);
+        slurm_info("topomap: step %u.%u: %s", job, step, topomap_sp_clean(copy));
+    }
+    spank_unsetenv(sp, TOPOMAP_ENV_LOG);
 }
 
 static void fix_pmi2_mapping(spank_t sp)
@@ -724,6 +784,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         step_fail = 1; /* srun said why; the tasks exit in task_init */
         spank_unsetenv(sp, TOPOMAP_ENV_FAIL);
     }
+    log_decision(sp);
     fix_pmi2_mapping(sp);
     setup_record(sp);
     return 0;

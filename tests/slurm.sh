@@ -143,6 +143,29 @@ for nopt in "-N4" "--nodes 4" "-N 4 -Q"; do
 done
 [ -z "$(ls "$TMPDIR")" ]
 ok $? "... and no hostfile left behind"
+# Every decision is in the slurmd log of global task 0's node, one line per step.
+grep -h "topomap: step [0-9]*\.0: $ALGO on 8 ranks.*: remapped" "$DIR"/cluster/log/slurmd-*.log > "$DIR/logged"
+[ "$(wc -l < "$DIR/logged")" -ge 4 ]
+ok $? "each placed step is logged once in a slurmd log ($(wc -l < "$DIR/logged") lines: $(head -1 "$DIR/logged" | sed 's/.*topomap: //'))"
+
+# --- 2b. --topomap's value is checked when srun or sbatch reads it ------------
+$SALLOC -N4 --exclusive srun -n8 --topomap=ohmta echo ran > "$DIR/typo.out" 2> "$DIR/typo.err"
+rc=$?
+[ $rc -ne 0 ] && [ ! -s "$DIR/typo.out" ] &&
+    grep -q "topomap: --topomap=ohmta: unknown algorithm 'ohmta' (known: off, .*ohtma" "$DIR/typo.err"
+ok $? "srun --topomap=ohmta: refused (exit $rc), nothing runs, the valid names listed"
+[ $rc -ne 0 ] || diag "$DIR/typo.err"
+timeout 60 sbatch -Q --wrap "true" --topomap=ohmta > "$DIR/sbtypo.out" 2> "$DIR/sbtypo.err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "unknown algorithm 'ohmta'" "$DIR/sbtypo.err"
+ok $? "sbatch --topomap=ohmta: the job is not submitted (exit $rc)"
+$SALLOC -N4 --exclusive srun -n8 --topomap=help true > "$DIR/help.out" 2> "$DIR/help.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "^  $ALGO " "$DIR/help.out" && grep -q "^  auto " "$DIR/help.out"
+ok $? "srun --topomap=help: lists the algorithms, exit $rc"
+layout "$DIR/sub" "$DIR/sub.err" -n8 --topomap=$ALGO,verbose,profile=pair8
+nodes_of "$DIR/sub" | cmp -s - "$DIR/got.nodes" && grep -q ': remapped' "$DIR/sub.err"
+ok $? "--topomap=$ALGO,verbose,profile=pair8: the same placement, the verbose line"
 $SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 \
     sh -c 'env | grep -E "^(SLURM_HOSTFILE|TOPOMAP_(BIND|PMI2_MAPPING|RECORD))" || true' > "$DIR/env" 2>&1
 [ ! -s "$DIR/env" ]
@@ -191,7 +214,6 @@ check_fallback "missing profile" "no profile 'nothere'" "" --topomap=$ALGO --top
 check_fallback "corrupt profile" "corrupt.profile:3" "" --topomap=$ALGO --topomap-profile=corrupt
 check_fallback "profile for 5 ranks" "recorded with 5 ranks" "" --topomap=$ALGO --topomap-profile=ring5
 check_fallback "-w given" "-w given" "-wn[1-4]" --topomap=$ALGO --topomap-profile=pair8 -w "n[1-4]"
-check_fallback "unknown algorithm" "unknown algorithm 'nosuch'" "" --topomap=nosuch
 
 # strict=1: the same failure fails the step (plugstack.conf is re-read at
 # every launch, so rewriting it is enough), whether the plugin is "optional"

@@ -132,7 +132,7 @@ done
 # Not vacuous: most steps are predicted, uneven allocations among them
 # (fewer on 24.11, which declines steps on part of the allocation).
 min=80
-[ "$SLURM_REL" -ge 2411 ] && min=1
+[ "$SLURM_REL" -ge 2411 ] && min=45
 [ $npred -ge $min ]
 ok $? "$npred steps predicted (at least $min), $ndecl declined ($npart of them steps on part of the allocation on 24.11), $nref refused by srun"
 

@@ -54,6 +54,65 @@ static void decide_tests(const char *store)
     like(d.summary, "cyclic on 8 ranks, nodes n[1-4] (2,2,2,2 tasks per node)", "summary");
     like(d.summary, "hop-bytes 8000 -> 20 (-99.8%)", "summary has hop-bytes before/after");
     is_str(d.message, "", "no message");
+    like(d.log, "cyclic on 8 ranks, nodes n[1-4] (2,2,2,2 tasks per node): hop-bytes 8000 -> 20",
+         "the admin's log line: %s", d.log);
+    ok(strncmp(d.log, "topomap: ", 9) != 0 && strstr(d.log, ": remapped"),
+       "... says remapped, without the 'topomap: ' prefix");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+
+    /* The same step under 24.11's rules: predicted the same (all nodes). */
+    parse_release = topomap_release_find(24, 11);
+    parse(&o, env, err, "srun", "-N4", "-n8", "--topomap=cyclic,verbose,profile=pair8", "app",
+          NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.summary[0],
+       "24.11, -N4 -n8 --topomap=cyclic,verbose,profile=pair8: remapped, verbose");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* ... but a step on part of the allocation is not predicted: one line
+     * when asked, silence under the site default. */
+    parse(&o, env, err, "srun", "-n3", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Slurm 24.11 picks the nodes of a step"),
+       "24.11, -n3 of 4 nodes asked: declined (%s)", d.message);
+    like(d.log, "cannot predict Slurm's layout", "... and logged: %s", d.log);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    free(s.dflt);
+    s.dflt = strdup("cyclic");
+    parse(&o, env, err, "srun", "-n3", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && d.log[0],
+       "... under the site default: nothing said to the user, logged (%s)", d.log);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    free(s.dflt);
+    s.dflt = strdup("off");
+    parse_release = NULL;
+    /* An untested release: one line, never a guess. */
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
+    o.rel = NULL;
+    snprintf(o.release_seen, sizeof o.release_seen, "23.11");
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP &&
+           strstr(d.message, "Slurm 23.11 is not a release this plugin was built and tested for "
+                             "(22.05, 24.11); using Slurm's default layout"),
+       "Slurm 23.11: declined (%s)", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* Open MPI's mpirun starting its daemons through srun. */
+    parse(&o, env, err, "srun", "--ntasks-per-node=1", "-N4", "--topomap=cyclic",
+          "/usr/bin/prted", "--prtemca", "x", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Open MPI's prted daemons for mpirun"),
+       "mpirun's srun of prted: told why (%s)", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap=help", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_OFF && !d.message[0] && !d.log[0],
+       "--topomap=help: nothing decided (the option callback lists the algorithms)");
     topomap_decision_free(&d);
     topomap_srun_free(&o);
 
@@ -78,8 +137,6 @@ static void decide_tests(const char *store)
         {{"srun", "-n4", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, env,
          "recorded with 8 ranks, this job has 4"},
         {{"srun", "-n8", "--topomap=cyclic", "-w", "n1", "app"}, env, "-w given"},
-        {{"srun", "-n8", "--topomap=nosuch", "app"}, env,
-         "unknown algorithm 'nosuch' (known: off, block, cyclic"},
         {{"srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, none,
          "not inside an allocation"},
         {{"srun", "-n8", "--topomap=cyclic", "--multi-prog", "conf"}, env, "no profile name"},
@@ -103,14 +160,23 @@ static void decide_tests(const char *store)
         topomap_srun_free(&o);
     }
 
-    /* What the user typed is not echoed raw (a terminal escape in --topomap). */
-    parse(&o, env, err, "srun", "-n8", "--topomap=x\033]0;owned\007\r", "app", NULL);
+    /* An unknown algorithm is srun's error (the option callback's), before
+     * any decision; what the user typed is not echoed raw. */
+    ok(parse(&o, env, err, "srun", "-n8", "--topomap=x\033]0;owned\007\r", "app", NULL) < 0 &&
+           strstr(err, "unknown algorithm 'x?]0;owned?" "?'") && !strpbrk(err, "\033\007\r"),
+       "an algorithm name with ESC, BEL, CR: refused, shown as '?'");
+    topomap_srun_free(&o);
+    /* A site default naming no algorithm (plugstack.conf) still gets one line. */
+    free(s.dflt);
+    s.dflt = strdup("nosuch");
+    parse(&o, env, err, "srun", "-n8", "--topomap-profile=pair8", "app", NULL);
     topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "unknown algorithm 'x?]0;owned?" "?'") &&
-           !strpbrk(d.message, "\033\007\r"),
-       "an algorithm name with ESC, BEL, CR: shown as '?'");
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "unknown algorithm 'nosuch' (known: off, "),
+       "default=nosuch: %s", d.message);
     topomap_decision_free(&d);
     topomap_srun_free(&o);
+    free(s.dflt);
+    s.dflt = strdup("off");
 
     /* NAME+refine: the algorithm, then the refinement engine. random+refine
      * improves on random's 8040 and, on this pair profile, on Slurm's 8000. */

@@ -207,9 +207,51 @@ static void strip_tests(void)
 #undef STRIP
 }
 
+static const char *none_env[] = {NULL};
+
+/* --topomap's value: checked when srun, sbatch or salloc read it. */
+static void algo_arg_tests(void)
+{
+    struct topomap_srun o;
+    char err[TOPOMAP_ERRLEN];
+    topomap_srun_init(&o);
+    ok(topomap_algo_arg(&o, "auto", err, sizeof err) == 0 && !strcmp(o.algo, "auto") &&
+           !o.verbose && !o.profile,
+       "--topomap=auto");
+    ok(topomap_algo_arg(&o, "ohtma,verbose,profile=lj", err, sizeof err) == 0 &&
+           !strcmp(o.algo, "ohtma") && o.verbose && !strcmp(o.profile, "lj"),
+       "--topomap=ohtma,verbose,profile=lj: sub-arguments");
+    ok(topomap_algo_arg(&o, "off", err, sizeof err) == 0 &&
+           topomap_algo_arg(&o, "help", err, sizeof err) == 0,
+       "off and help are values");
+    errno = 0;
+    ok(topomap_algo_arg(&o, "ohmta", err, sizeof err) < 0 && errno == EINVAL,
+       "--topomap=ohmta (a typo) rejected");
+    like(err, "--topomap=ohmta: unknown algorithm 'ohmta' (known: off, ", "  %s", err);
+    like(err, "ohtma", "  ... the list names the valid ones");
+    ok(topomap_algo_arg(&o, "auto,verbos", err, sizeof err) < 0, "a bad sub-argument rejected");
+    like(err, "unknown sub-argument 'verbos' (verbose, profile=NAME)", "  %s", err);
+    ok(topomap_algo_arg(&o, "", err, sizeof err) < 0, "an empty value rejected");
+    topomap_srun_free(&o);
+    ok(parse(&o, none_env, err, "srun", "--topomap=ohmta", "app", NULL) < 0,
+       "srun's command line with --topomap=ohmta does not parse");
+    topomap_srun_free(&o);
+    const char *sb[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap=auto,profile=lj",
+                        "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_profile=other", NULL};
+    ok(parse(&o, sb, err, "srun", "app", NULL) == 0 && !strcmp(o.algo, "auto") &&
+           !strcmp(o.profile, "lj"),
+       "sbatch --topomap=auto,profile=lj: its sub-argument wins over its --topomap-profile");
+    topomap_srun_free(&o);
+    ok(parse(&o, sb, err, "srun", "--topomap-profile=mine", "app", NULL) == 0 &&
+           !strcmp(o.profile, "mine"),
+       "... and srun's --topomap-profile over both");
+    topomap_srun_free(&o);
+}
+
 int main(void)
 {
     srun_tests();
     strip_tests();
+    algo_arg_tests();
     return done_testing();
 }
