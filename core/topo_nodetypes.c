@@ -141,6 +141,7 @@ int topo_types_add(topomap_topology_t *t, struct topo_ntype *ty, const char *hos
     }
     /* Check every name before changing anything: a failure leaves t as it was. */
     int k = t->ntypes;
+    size_t claimed = 0;
     for (size_t i = 0; i < n; i++) {
         const char *name = topomap_hostlist_get(hl, i);
         int v = topomap_topology_node_lookup(t, name);
@@ -158,7 +159,7 @@ int topo_types_add(topomap_topology_t *t, struct topo_ntype *ty, const char *hos
             goto undo;
         }
         t->node_type[v] = k;
-        nodes[i] = v;
+        nodes[claimed++] = v;
     }
     t->types[k] = *ty;
     memset(ty, 0, sizeof *ty); /* taken over */
@@ -168,11 +169,8 @@ int topo_types_add(topomap_topology_t *t, struct topo_ntype *ty, const char *hos
     rc = k;
     goto out;
 undo:
-    for (size_t i = 0; i < n; i++) {
-        int v = topomap_topology_node_lookup(t, topomap_hostlist_get(hl, i));
-        if (v >= 0 && t->node_type[v] == k)
-            t->node_type[v] = 0;
-    }
+    for (size_t i = 0; i < claimed; i++)
+        t->node_type[nodes[i]] = 0;
 out:
     if (t->node_type && t->ntypes == 1) {
         free(t->node_type); /* one type: no array */

@@ -583,7 +583,7 @@ static int claim_nodes(struct ctx *c, const topomap_topology_t *t, yaml_node_t *
         return -1;
     topomap_hostlist_t *hl = topomap_hostlist_parse(expr, herr, sizeof herr);
     if (!hl)
-        return fail_at(c, hn, errno, "hostlist: %s", herr);
+        return fail_at(c, hn, errno, "node_types: %s", herr);
     int rc = 0;
     for (size_t k = 0; k < topomap_hostlist_count(hl) && !rc; k++) {
         const char *name = topomap_hostlist_get(hl, k);
