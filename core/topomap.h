@@ -585,7 +585,12 @@ typedef struct topomap_traffic_split {
 
 /**
  * Split the traffic of @p p placed at rank i -> (@p node[i], @p core[i]) on
- * @p t by level (see topomap_traffic_split_t). Serial, in rank order:
+ * @p t by level (see topomap_traffic_split_t). With several node types the
+ * node levels are counted from the core up: category c (0 < c < the most
+ * levels of a type) holds the pairs whose deepest common object is c levels
+ * above the core, named after that level in every type that has it, joined
+ * by '/' where the types name it differently ("socket/numa"); cores that
+ * share nothing but a node of fewer levels count as "node". Serial, in rank order:
  * bit-identical on every run. O(edges x node levels) time.
  * @return 0, or -1 with errno EINVAL (NULL argument, node or core out of
  *         range) or ENOMEM.
