@@ -73,6 +73,29 @@ static void yaml_valid(void)
     topomap_topology_free(t);
 }
 
+static void yaml_hwloc(void)
+{
+    topomap_topology_t *t = topomap_topology_load(TOPOS "mixed-hwloc.yaml", err, sizeof err);
+    if (!ok(t != NULL, "mixed-hwloc.yaml loads (%s)", t ? "ok" : err))
+        return;
+    ok(topomap_topology_ntypes(t) == 2 && topomap_topology_node_type(t, 0) == 0 &&
+           topomap_topology_node_type(t, 3) == 1,
+       "no node section: the first entry is type 0");
+    is_int(topomap_topology_node_cores(t, 1), 24, "m2: 24 cores from hwloc XML");
+    is_int(topomap_topology_node_cores(t, 2), 1, "m3: 1 core");
+    is_double(topomap_topology_cost(t, 0, 0, 0, 12), 0.7, 1e-12, "m1 packages: 0.7 (costs)");
+    is_double(topomap_topology_cost(t, 0, 0, 0, 6), 0.3, 1e-12, "m1 NUMA domains: 0.3");
+    is_double(topomap_topology_cost(t, 0, 0, 0, 1), 0.125, 1e-12, "m1 cores: default 0.125");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ok(f && topomap_topology_describe(t, f) == 0 && fclose(f) == 0, "describe");
+    like(buf, "type 0: 2 nodes (m[1-2])\n  cores per node: 24 (package 2 x numa 2 x core 6) "
+              "from hwloc XML ", "  type 0 says where its levels came from");
+    free(buf);
+    topomap_topology_free(t);
+}
+
 static void yaml_errors(void)
 {
     static const struct {
@@ -373,6 +396,7 @@ static void algorithms(void)
 int main(void)
 {
     yaml_valid();
+    yaml_hwloc();
     yaml_errors();
     api();
     metrics_by_hand();
