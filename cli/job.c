@@ -87,8 +87,9 @@ topomap_topology_t *load_topology(const struct args *a, const char *name)
             input_error("--cores-per-node: %s", liberr(err, path, errno));
     }
     if (a)
-        progress(a, "topology %s: %s, %d nodes of %d cores (%.2f s)", path,
-                 topomap_topology_kind(t), topomap_topology_nnodes(t), topomap_topology_cores(t),
+        progress(a, "topology %s: %s, %d nodes of %s%d cores (%.2f s)", path,
+                 topomap_topology_kind(t), topomap_topology_nnodes(t),
+                 topomap_topology_ntypes(t) > 1 ? "up to " : "", topomap_topology_cores(t),
                  now() - t0);
     free(path);
     return t;
