@@ -87,8 +87,9 @@ topomap_topology_t *load_topology(const struct args *a, const char *name)
             input_error("--cores-per-node: %s", liberr(err, path, errno));
     }
     if (a)
-        progress(a, "topology %s: %s, %d nodes of %d cores (%.2f s)", path,
-                 topomap_topology_kind(t), topomap_topology_nnodes(t), topomap_topology_cores(t),
+        progress(a, "topology %s: %s, %d nodes of %s%d cores (%.2f s)", path,
+                 topomap_topology_kind(t), topomap_topology_nnodes(t),
+                 topomap_topology_ntypes(t) > 1 ? "up to " : "", topomap_topology_cores(t),
                  now() - t0);
     free(path);
     return t;
@@ -127,8 +128,10 @@ void require_allocation(const struct args *a)
                     "topology), or run inside a Slurm job");
 }
 
-/* Slots per node of @al as a "--slots" list. Caller frees. */
-static char *slot_list(const topomap_alloc_t *al, int divide, int cap)
+/* Slots per node of @al as a "--slots" list, divided by divide; with cap, at
+ * most each node's own cores. Caller frees. */
+static char *slot_list(const topomap_topology_t *t, const topomap_alloc_t *al, int divide,
+                       int cap)
 {
     int nn = topomap_alloc_nnodes(al), ns = topomap_alloc_nslots(al);
     char *s = malloc((size_t)nn * 12 + 1);
@@ -142,8 +145,8 @@ static char *slot_list(const topomap_alloc_t *al, int divide, int cap)
             slot++;
         }
         c = c / divide > 0 ? c / divide : 1;
-        if (cap > 0 && c > cap)
-            c = cap;
+        if (cap && c > topomap_topology_node_cores(t, node))
+            c = topomap_topology_node_cores(t, node); /* its node type's cores */
         len += (size_t)sprintf(s + len, "%s%d", i ? "," : "", c);
     }
     return s;
@@ -203,9 +206,9 @@ topomap_alloc_t *make_alloc(struct args *a, const topomap_topology_t *t)
             topomap_alloc_t *cpus =
                 alloc_or_die(t, nodes, env("SLURM_JOB_CPUS_PER_NODE"), a->nodes_from);
             const char *cpt = env("SLURM_CPUS_PER_TASK");
-            int div = cpt ? atoi(cpt) : 1, cores = topomap_topology_cores(t);
-            char *uncapped = slot_list(cpus, div > 0 ? div : 1, 0);
-            slots = derived = slot_list(cpus, div > 0 ? div : 1, cores);
+            int div = cpt ? atoi(cpt) : 1;
+            char *uncapped = slot_list(t, cpus, div > 0 ? div : 1, 0);
+            slots = derived = slot_list(t, cpus, div > 0 ? div : 1, 1);
             capped = strcmp(uncapped, derived) != 0;
             free(uncapped);
             topomap_alloc_free(cpus);
@@ -214,12 +217,13 @@ topomap_alloc_t *make_alloc(struct args *a, const topomap_topology_t *t)
     topomap_alloc_t *al = alloc_or_die(t, nodes, slots, a->nodes_from);
 
     /* At most one rank per core. */
-    int cores = topomap_topology_cores(t), ns = topomap_alloc_nslots(al);
+    int ns = topomap_alloc_nslots(al);
     for (int s = 0, first = 0; s <= ns; s++) {
         if (s < ns && topomap_alloc_slot_node(al, s) == topomap_alloc_slot_node(al, first))
             continue;
+        int node = topomap_alloc_slot_node(al, first);
+        int cores = topomap_topology_node_cores(t, node); /* its node type's */
         if (s - first > cores) {
-            int node = topomap_alloc_slot_node(al, first);
             topomap_alloc_free(al);
             free(all);
             free(derived);

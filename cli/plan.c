@@ -105,9 +105,27 @@ int cmd_plan(int argc, char **argv)
         topomap_hostlist_t *hl = topomap_hostlist_parse(a.nodes, err, sizeof err);
         if (!hl)
             input_error("--nodes: %s", liberr(err, a.nodes, errno));
-        static char spec[48];
-        snprintf(spec, sizeof spec, "%d(x%zu)", topomap_topology_cores(t),
-                 topomap_hostlist_count(hl));
+        /* Each node's own cores (node types): "C(xN)" runs, one per change. */
+        size_t nh = topomap_hostlist_count(hl);
+        static char *spec;
+        spec = malloc(nh * 24 + 1);
+        if (!spec)
+            input_error("out of memory");
+        size_t len = 0;
+        for (size_t i = 0, run = 0; i < nh; i++) {
+            int v = topomap_topology_node_lookup(t, topomap_hostlist_get(hl, i));
+            int c = v < 0 ? topomap_topology_cores(t) : topomap_topology_node_cores(t, v);
+            int next = -1;
+            if (i + 1 < nh) {
+                int w = topomap_topology_node_lookup(t, topomap_hostlist_get(hl, i + 1));
+                next = w < 0 ? topomap_topology_cores(t) : topomap_topology_node_cores(t, w);
+            }
+            run++;
+            if (next != c) {
+                len += (size_t)sprintf(spec + len, "%s%d(x%zu)", len ? "," : "", c, run);
+                run = 0;
+            }
+        }
         pe.cpus = spec;
         topomap_hostlist_free(hl);
         topomap_topology_free(t);

@@ -20,7 +20,8 @@ const char help_topology[] =
     "installed PREFIX/share/topomap/topologies).\n"
     "\n"
     "  show T              summarise T: kind, number of nodes, node names, cores\n"
-    "                      per node, node levels and diameter\n"
+    "                      per node, node levels and diameter (each node type\n"
+    "                      with its nodes when T has several)\n"
     "  list                the shipped descriptions found by name: name, kind,\n"
     "                      nodes, cores per node, file\n"
     "  hops T NODE1 NODE2  the network hops between two nodes and the route the\n"
@@ -52,12 +53,17 @@ static int topology_list(void)
                 char path[4096], err[TOPOMAP_ERRLEN] = "";
                 snprintf(path, sizeof path, "%s/%s", dirs[i], nm);
                 topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
-                if (t)
-                    printf("%-24.*s %-9s %7d %6d  %s\n", (int)len - 5, nm,
-                           topomap_topology_kind(t), topomap_topology_nnodes(t),
-                           topomap_topology_cores(t), path);
-                else
+                if (t) {
+                    /* Node types: the cores of each, "128/48". */
+                    char cores[64] = "";
+                    for (int ty = 0, at = 0; ty < topomap_topology_ntypes(t) && at < 48; ty++)
+                        at += snprintf(cores + at, sizeof cores - (size_t)at, "%s%d",
+                                       ty ? "/" : "", topomap_topology_type_cores(t, ty));
+                    printf("%-24.*s %-9s %7d %6s  %s\n", (int)len - 5, nm,
+                           topomap_topology_kind(t), topomap_topology_nnodes(t), cores, path);
+                } else {
                     fprintf(stderr, "topomap: topology: %s\n", liberr(err, path, errno));
+                }
                 topomap_topology_free(t);
                 found++;
             }

@@ -86,7 +86,6 @@ topomap_alloc_t *topomap_alloc_create(const topomap_topology_t *t, const char *h
     }
     a->topo = t;
     a->nnodes = n;
-    int cores = topomap_topology_cores(t);
     for (int i = 0; i < n; i++) {
         const char *name = topomap_hostlist_get(hl, i);
         int node = topomap_topology_node_lookup(t, name);
@@ -100,7 +99,7 @@ topomap_alloc_t *topomap_alloc_create(const topomap_topology_t *t, const char *h
         }
         seen[node] = 1;
         a->nodes[i] = node;
-        counts[i] = cores;
+        counts[i] = topomap_topology_node_cores(t, node); /* its type's */
     }
     if (slots && *slots && parse_slots(slots, n, counts, err, errlen) < 0)
         goto fail;
@@ -120,11 +119,13 @@ topomap_alloc_t *topomap_alloc_create(const topomap_topology_t *t, const char *h
         goto fail;
     }
     int s = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        int cores = topomap_topology_node_cores(t, a->nodes[i]);
         for (int k = 0; k < counts[i]; k++, s++) {
             a->slot_node[s] = a->nodes[i];
             a->slot_core[s] = k % cores;
         }
+    }
     free(counts);
     free(seen);
     topomap_hostlist_free(hl);

@@ -491,8 +491,13 @@ int topomap_topology_net_depth(const topomap_topology_t *t);
 /* keys[0 .. net_depth): the switch above node at each level from the top
  * (numbered within the level; unbalanced trees padded, see the file). */
 void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys);
-/* The node's levels: their number, the object of level k holding a core
- * (numbered within the node), the level's name ("socket", "numa", "core"). */
+/* The levels of a node of type `type` (topomap_topology_node_type()):
+ * their number, the object of level k holding a core (numbered within the
+ * node), the level's name ("socket", "numa", "core"). */
+int topomap_topology_type_nlevels(const topomap_topology_t *t, int type);
+int topomap_topology_type_object(const topomap_topology_t *t, int type, int k, int core);
+const char *topomap_topology_type_level_name(const topomap_topology_t *t, int type, int k);
+/* The most levels of a node of any type; the same as above for type 0. */
 int topomap_topology_node_nlevels(const topomap_topology_t *t);
 int topomap_topology_node_object(const topomap_topology_t *t, int k, int core);
 const char *topomap_topology_level_name(const topomap_topology_t *t, int k);

@@ -204,8 +204,9 @@ static int check_shared_cores(const char *path, const topomap_topology_t *t, int
     for (int r = 0; r < nranks; r++)
         by[r] = (struct placed){node[r], core[r], r};
     qsort(by, (size_t)nranks, sizeof *by, placed_cmp);
-    int cores = topomap_topology_cores(t), rc = 0;
+    int rc = 0;
     for (int i = 0; i < nranks && !rc;) {
+        int cores = topomap_topology_node_cores(t, by[i].node);
         /* One node: by[i..j). shared: the first entry whose core repeats. */
         int j = i, distinct = 0, shared = -1;
         for (; j < nranks && by[j].node == by[i].node; j++) {
@@ -312,7 +313,6 @@ static int read_stream(FILE *f, const char *path, int format, const topomap_topo
         topomap_fail(err, errlen, ENOMEM, "%s:1: out of memory for %d ranks", path, nranks);
         goto out;
     }
-    int cores = topomap_topology_cores(t);
     /* NUL bytes, read errors and corrupt gzip data end it with PATH:LINE. */
     while ((got = topomap_lines_next(&ln, err, errlen)) > 0) {
         long lineno = ln.lineno;
@@ -368,6 +368,7 @@ static int read_stream(FILE *f, const char *path, int format, const topomap_topo
                          path, lineno, host);
             goto out;
         }
+        int cores = topomap_topology_node_cores(t, nd);
         if (format == TOPOMAP_MAPPING_HOSTFILE) {
             c = next_core[nd]++;
             if (c >= cores) {

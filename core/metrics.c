@@ -47,9 +47,10 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
     if (topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 0, &g) < 0)
         return -1;
     int n = g.n;
-    int nnodes = topomap_topology_nnodes(t), cores = topomap_topology_cores(t);
+    int nnodes = topomap_topology_nnodes(t);
     for (int r = 0; r < n; r++)
-        if (node[r] < 0 || node[r] >= nnodes || core[r] < 0 || core[r] >= cores) {
+        if (node[r] < 0 || node[r] >= nnodes || core[r] < 0 ||
+            core[r] >= topomap_topology_node_cores(t, node[r])) {
             errno = EINVAL;
             return -1;
         }

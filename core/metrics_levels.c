@@ -6,13 +6,43 @@
  * a placement on fat-trees. The leaf switch of a node is the first element
  * of its routes (topomap_topology_route()) when that is a switch: the leaf
  * switch of a tree, the chip half of Tianhe-3; on tori and meshes the nodes
- * route themselves and there is no such category. */
+ * route themselves and there is no such category.
+ *
+ * Node types with different levels: the categories inside a node are
+ * counted from the core up. Category c (0 < c < the most levels of a type)
+ * holds the pairs whose deepest common object is c levels above the core,
+ * named after that level in every type that has it ("numa", or
+ * "socket/numa" when types name it differently); a pair on a node of fewer
+ * levels that shares only the node is in "node". With one type this is the
+ * node's own list of levels, as before. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* The name of category c (1 .. nl - 1: c levels above the core; 0: the
+ * core) over all node types: their names joined by '/', each once. */
+static void category_name(const topomap_topology_t *t, int c, char *name, size_t size)
+{
+    name[0] = 0;
+    for (int ty = 0; ty < topomap_topology_ntypes(t); ty++) {
+        int tnl = topomap_topology_type_nlevels(t, ty);
+        if (c >= tnl)
+            continue;
+        const char *nm = topomap_topology_type_level_name(t, ty, tnl - 1 - c);
+        size_t len = strlen(nm), at = 0, used = strlen(name);
+        int seen = 0;
+        while (at < used && !seen) { /* nm already listed? */
+            size_t end = at + strcspn(name + at, "/");
+            seen = end - at == len && !strncmp(name + at, nm, len);
+            at = end + 1;
+        }
+        if (!seen)
+            snprintf(name + used, size - used, "%s%s", used ? "/" : "", nm);
+    }
+}
 
 /* The first switch on node v's routes, or -1 (no switch, or a lone node). */
 static int leaf_switch(const topomap_topology_t *t, int v, int *elems, int max)
@@ -34,10 +64,11 @@ int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *
     topomap_graph_t g;
     if (topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 0, &g) < 0)
         return -1;
-    int n = g.n, nn = topomap_topology_nnodes(t), cores = topomap_topology_cores(t);
-    int nl = topomap_topology_node_nlevels(t);
+    int n = g.n, nn = topomap_topology_nnodes(t);
+    int nl = topomap_topology_node_nlevels(t); /* the most of any type */
     for (int r = 0; r < n; r++)
-        if (node[r] < 0 || node[r] >= nn || core[r] < 0 || core[r] >= cores) {
+        if (node[r] < 0 || node[r] >= nn || core[r] < 0 ||
+            core[r] >= topomap_topology_node_cores(t, node[r])) {
             errno = EINVAL;
             return -1;
         }
@@ -50,9 +81,8 @@ int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *
         errno = EINVAL;
         return -1;
     }
-    snprintf(s->name[0], sizeof s->name[0], "%s", topomap_topology_level_name(t, nl - 1));
-    for (int k = nl - 2; k >= 0; k--)
-        snprintf(s->name[nl - 1 - k], sizeof s->name[0], "%s", topomap_topology_level_name(t, k));
+    for (int c = 0; c < nl; c++)
+        category_name(t, c, s->name[c], sizeof s->name[c]);
     snprintf(s->name[nl], sizeof s->name[0], "node");
     if (switches)
         snprintf(s->name[nl + 1], sizeof s->name[0], "leaf_switch");
@@ -82,12 +112,14 @@ int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *
                                                                                       : s->n - 1;
             } else {
                 /* The first node level whose objects differ: k = 0 the node,
-                 * k >= 1 the object of level k - 1; none: the core. */
-                int k = 0;
-                while (k < nl && topomap_topology_node_object(t, k, core[i]) ==
-                                     topomap_topology_node_object(t, k, core[j]))
+                 * k >= 1 the object of level k - 1; none: the core. Counted
+                 * from the core: tnl - k levels above it. */
+                int ty = topomap_topology_node_type(t, node[i]);
+                int tnl = topomap_topology_type_nlevels(t, ty), k = 0;
+                while (k < tnl && topomap_topology_type_object(t, ty, k, core[i]) ==
+                                      topomap_topology_type_object(t, ty, k, core[j]))
                     k++;
-                c = nl - k;
+                c = k == 0 ? nl : tnl - k;
             }
             s->bytes[c] += g.w[e];
         }

@@ -24,14 +24,14 @@ static int check_placements(const topomap_profile_t *p, const topomap_topology_t
                                                          : "one or two placements can be drawn");
     if (a && topomap_alloc_topology(a) != t)
         return topomap_fail(err, errlen, EINVAL, "the allocation is on another topology");
-    int n = topomap_profile_nranks(p), nn = topomap_topology_nnodes(t),
-        nc = topomap_topology_cores(t);
+    int n = topomap_profile_nranks(p), nn = topomap_topology_nnodes(t);
     for (int k = 0; k < npl; k++) {
         if (!pl[k].node)
             return topomap_fail(err, errlen, EINVAL, "placement %d has no nodes", k + 1);
         for (int r = 0; r < n; r++)
             if (pl[k].node[r] < 0 || pl[k].node[r] >= nn ||
-                (pl[k].core && (pl[k].core[r] < 0 || pl[k].core[r] >= nc)))
+                (pl[k].core && (pl[k].core[r] < 0 ||
+                                pl[k].core[r] >= topomap_topology_node_cores(t, pl[k].node[r]))))
                 return topomap_fail(err, errlen, EINVAL, "placement %d: rank %d: %s out of range",
                                  k + 1, r, pl[k].node[r] < 0 || pl[k].node[r] >= nn ? "node" : "core");
     }

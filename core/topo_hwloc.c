@@ -38,8 +38,8 @@ static int numa_domains(hwloc_topology_t topo, hwloc_obj_t *dom, int max)
     return n;
 }
 
-static int levels_from(hwloc_topology_t topo, topomap_topology_t *t, const char *what, char *err,
-                       size_t errlen)
+static int levels_from(hwloc_topology_t topo, const topomap_topology_t *t,
+                       struct topo_ntype *ty, const char *what, char *err, size_t errlen)
 {
     hwloc_obj_type_t ctype = HWLOC_OBJ_CORE;
     int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
@@ -104,17 +104,15 @@ static int levels_from(hwloc_topology_t topo, topomap_topology_t *t, const char 
         arity[nl] = cpp;
     }
     names[nl++] = ctype == HWLOC_OBJ_CORE ? "core" : "pu";
-    return topo_set_levels(t, nl, arity, NULL, names, err, errlen);
+    return topo_type_levels(t, ty, nl, arity, NULL, names, err, errlen);
 }
 
-int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path, char *err,
-                                    size_t errlen)
+int topo_hwloc_type(const topomap_topology_t *t, const char *xml_path, struct topo_ntype *ty,
+                    char *err, size_t errlen)
 {
     hwloc_topology_t topo;
     char what[1024], *xml = NULL;
     size_t len = 0;
-    if (!t)
-        return topomap_fail(err, errlen, EINVAL, "topomap_topology_set_node_hwloc: NULL topology");
     if (xml_path) {
         /* Read by us, not by hwloc: a clear message for a missing file, no
          * FIFO or device (hwloc would block or read forever), a size cap. */
@@ -149,13 +147,27 @@ int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path,
         return topomap_fail(err, errlen, EINVAL, "%s: hwloc could not load it (%s)", what,
                             strerror(e));
     }
-    int rc = levels_from(topo, t, what, err, errlen);
+    int rc = levels_from(topo, t, ty, what, err, errlen);
     hwloc_topology_destroy(topo);
     if (rc < 0)
         return -1;
     char src[1100];
     snprintf(src, sizeof src, "%s%s", xml_path ? "hwloc XML " : "", what);
-    free(t->node_source);
-    t->node_source = strdup(src); /* describe() only; NULL on ENOMEM is harmless */
+    free(ty->node_source);
+    ty->node_source = strdup(src); /* describe() only; NULL on ENOMEM is harmless */
+    return 0;
+}
+
+int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path, char *err,
+                                    size_t errlen)
+{
+    struct topo_ntype ty = {0};
+    if (!t)
+        return topomap_fail(err, errlen, EINVAL, "topomap_topology_set_node_hwloc: NULL topology");
+    if (topo_hwloc_type(t, xml_path, &ty, err, errlen) < 0) {
+        topo_type_clear(&ty);
+        return -1;
+    }
+    topo_types_reset(t, &ty);
     return 0;
 }

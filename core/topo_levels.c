@@ -43,15 +43,35 @@ void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys)
 
 int topomap_topology_node_nlevels(const topomap_topology_t *t)
 {
-    return t->nlevels;
+    int nl = 0;
+    for (int i = 0; i < t->ntypes; i++)
+        if (t->types[i].nlevels > nl)
+            nl = t->types[i].nlevels;
+    return nl;
 }
 
 int topomap_topology_node_object(const topomap_topology_t *t, int k, int core)
 {
-    return core / t->inner[k];
+    return core / t->types[0].inner[k];
 }
 
 const char *topomap_topology_level_name(const topomap_topology_t *t, int k)
 {
-    return k >= 0 && k < t->nlevels ? t->level_name[k] : NULL;
+    return k >= 0 && k < t->types[0].nlevels ? t->types[0].level_name[k] : NULL;
+}
+
+int topomap_topology_type_nlevels(const topomap_topology_t *t, int type)
+{
+    return t->types[type].nlevels;
+}
+
+int topomap_topology_type_object(const topomap_topology_t *t, int type, int k, int core)
+{
+    return core / t->types[type].inner[k];
+}
+
+const char *topomap_topology_type_level_name(const topomap_topology_t *t, int type, int k)
+{
+    const struct topo_ntype *ty = &t->types[type];
+    return k >= 0 && k < ty->nlevels ? ty->level_name[k] : NULL;
 }

@@ -441,22 +441,20 @@ static topomap_topology_t *load_network(struct ctx *c, yaml_node_t *root, yaml_n
     return t;
 }
 
-/* The node section: cores, levels or hwloc (one of them). */
-static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
+/* The keys of a node description (the node section and each node_types
+ * entry, whose keys the caller checked; what names it in messages):
+ * exactly one of cores, levels or hwloc, and costs, self_cost. Fills ty
+ * (the caller clears it on failure too). */
+static int load_levels(struct ctx *c, const topomap_topology_t *t, yaml_node_t *node,
+                       const char *what, struct topo_ntype *ty)
 {
-    static const char *const node_keys[] = {"cores", "levels", "hwloc", "costs", "self_cost",
-                                            NULL};
     static const char *const level_keys[] = {"name", "arity", "cost", NULL};
     char berr[TOPOMAP_ERRLEN];
-    yaml_node_t *v, *cores = NULL, *levels = NULL, *hw = NULL, *costs, *self;
-    int arity[TOPO_MAX_LEVELS], nl = 0, n1 = 1;
+    yaml_node_t *v, *cores, *levels, *hw, *costs, *self;
+    int arity[TOPO_MAX_LEVELS], nl = 0;
     double cost[TOPO_MAX_LEVELS + 1];
     const char *names[TOPO_MAX_LEVELS];
 
-    if (!node) /* no node section: one core per node */
-        return topo_set_levels(t, 1, &n1, NULL, NULL, c->err, c->errlen);
-    if (check_map(c, node, "node", node_keys) < 0)
-        return -1;
     cores = get(c, node, "cores");
     levels = get(c, node, "levels");
     hw = get(c, node, "hwloc");
@@ -464,7 +462,7 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
     self = get(c, node, "self_cost");
     if (!!cores + !!levels + !!hw != 1)
         return fail_at(c, node, EINVAL,
-                       "node: give exactly one of 'cores', 'levels' or 'hwloc' (%d given)",
+                       "%s: give exactly one of 'cores', 'levels' or 'hwloc' (%d given)", what,
                        !!cores + !!levels + !!hw);
     if (costs && !hw)
         return fail_at(c, costs, EINVAL, "'costs' goes with 'hwloc' (with 'levels', give each "
@@ -512,15 +510,15 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
         char *xml = relative_path(c->path, file);
         if (!xml)
             return fail_at(c, hw, ENOMEM, "out of memory");
-        int rc = topomap_topology_set_node_hwloc(t, xml, berr, sizeof berr);
+        int rc = topo_hwloc_type(t, xml, ty, berr, sizeof berr);
         free(xml);
         if (rc < 0)
             return fail_at(c, hw, errno, "hwloc: %s", berr);
-        nl = t->nlevels;
+        nl = ty->nlevels;
         for (int k = 0; k < nl; k++) {
-            arity[k] = t->arity[k];
-            names[k] = t->level_name[k];
-            cost[k] = t->cost[k];
+            arity[k] = ty->arity[k];
+            names[k] = ty->level_name[k]; /* topo_type_levels copies them first */
+            cost[k] = ty->cost[k];
         }
         if (costs) {
             /* By level name, so one YAML fits machines with or without a
@@ -550,89 +548,122 @@ static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
         }
     }
     cost[nl] = self_cost;
-    char *src = t->node_source ? strdup(t->node_source) : NULL;
-    /* names may point into t->level_name: copy before topo_set_levels rewrites it. */
-    char namebuf[TOPO_MAX_LEVELS][TOPO_NAME_LEN];
-    for (int k = 0; k < nl; k++) {
-        snprintf(namebuf[k], sizeof namebuf[k], "%s", names[k]);
-        names[k] = namebuf[k];
-    }
-    if (topo_set_levels(t, nl, arity, cost, names, berr, sizeof berr) < 0) {
-        free(src);
+    if (topo_type_levels(t, ty, nl, arity, cost, names, berr, sizeof berr) < 0)
         return fail_at(c, node, errno, "%s", berr);
-    }
-    t->node_source = src;
     return 0;
 }
 
-/* libyaml reports reader errors by byte offset: turn it into line:col. */
-static void offset_to_mark(const char *text, size_t len, size_t off, unsigned long *line,
-                           unsigned long *col)
+/* The node section: the default node type (type 0). */
+static int load_node(struct ctx *c, topomap_topology_t *t, yaml_node_t *node)
 {
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < off && i < len; i++) {
-        if (text[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
+    static const char *const node_keys[] = {"cores", "levels", "hwloc", "costs", "self_cost",
+                                            NULL};
+    struct topo_ntype ty = {0};
+    int n1 = 1;
+    if (!node) /* no node section: one core per node */
+        return topo_set_levels(t, 1, &n1, NULL, NULL, c->err, c->errlen);
+    if (check_map(c, node, "node", node_keys) < 0)
+        return -1;
+    if (load_levels(c, t, node, "node", &ty) < 0) {
+        topo_type_clear(&ty);
+        return -1;
     }
+    topo_types_reset(t, &ty);
+    return 0;
 }
 
-/* libyaml's document loader has no bounds of its own, and its scanner is
- * quadratic in the nesting depth (every token looks at the pending simple key
- * of every open level). A first pass over the events stops at the first one
- * past TOPOMAP_MAX_YAML_DEPTH or TOPOMAP_MAX_YAML_NODES, before the document
- * is built; a syntax error is left to the loader, which reports it (no later
- * than this pass would). 0, or -1 with err. */
-static int check_bounds(const char *path, const char *text, size_t len, char *err, size_t errlen)
+/* The hostlist of node_types entry i: every name a node of t, named by no
+ * earlier entry (owner[v]: the entry that named node v, -1 none). */
+static int claim_nodes(struct ctx *c, const topomap_topology_t *t, yaml_node_t *hn, int i,
+                       int *owner, const yaml_node_t *const *hnodes)
 {
-    yaml_parser_t parser;
-    yaml_event_t ev;
-    if (!yaml_parser_initialize(&parser))
-        return topomap_fail(err, errlen, ENOMEM, "%s:1:1: out of memory", path);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    long depth = 0, nodes = 0;
-    int rc = 0, done = 0;
-    while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
-        switch (ev.type) {
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-            if (++depth > TOPOMAP_MAX_YAML_DEPTH)
-                rc = topomap_fail(err, errlen, EINVAL,
-                                  "%s:%lu:%lu: lists and mappings nested more than %d deep",
-                                  path, (unsigned long)ev.start_mark.line + 1,
-                                  (unsigned long)ev.start_mark.column + 1,
-                                  TOPOMAP_MAX_YAML_DEPTH);
-            nodes++;
-            break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            depth--;
-            break;
-        case YAML_SCALAR_EVENT:
-        case YAML_ALIAS_EVENT:
-            nodes++;
-            break;
-        case YAML_STREAM_END_EVENT:
-            done = 1;
-            break;
-        default:
-            break;
-        }
-        if (!rc && nodes > TOPOMAP_MAX_YAML_NODES)
-            rc = topomap_fail(err, errlen, EINVAL, "%s:%lu:%lu: more than %d YAML nodes", path,
-                              (unsigned long)ev.start_mark.line + 1,
-                              (unsigned long)ev.start_mark.column + 1, TOPOMAP_MAX_YAML_NODES);
-        yaml_event_delete(&ev);
+    char herr[TOPOMAP_ERRLEN];
+    const char *expr;
+    if (get_str(c, hn, "hostlist", &expr) < 0)
+        return -1;
+    topomap_hostlist_t *hl = topomap_hostlist_parse(expr, herr, sizeof herr);
+    if (!hl)
+        return fail_at(c, hn, errno, "node_types: %s", herr);
+    int rc = 0;
+    for (size_t k = 0; k < topomap_hostlist_count(hl) && !rc; k++) {
+        const char *name = topomap_hostlist_get(hl, k);
+        int v = topomap_topology_node_lookup(t, name);
+        if (v < 0)
+            rc = fail_at(c, hn, EINVAL, "node_types: node '%s' is not a node of the network",
+                         name);
+        else if (owner[v] == i)
+            rc = fail_at(c, hn, EINVAL, "node_types: node '%s' is named twice in this hostlist",
+                         name);
+        else if (owner[v] >= 0)
+            rc = fail_at(c, hn, EINVAL,
+                         "node_types: node '%s' already has a type (the entry at line %lu)",
+                         name, (unsigned long)hnodes[owner[v]]->start_mark.line + 1);
+        else
+            owner[v] = i;
     }
-    if (!rc && parser.error == YAML_MEMORY_ERROR)
-        rc = topomap_fail(err, errlen, ENOMEM, "%s:%lu:%lu: out of memory", path,
-                          (unsigned long)parser.mark.line + 1,
-                          (unsigned long)parser.mark.column + 1);
-    yaml_parser_delete(&parser);
+    topomap_hostlist_free(hl);
+    return rc;
+}
+
+/* node_types: a list of node types, each a hostlist and a node
+ * description; nodes named by none take the node section's type (type 0),
+ * and without a node section the first entry becomes type 0. */
+static int load_node_types(struct ctx *c, topomap_topology_t *t, yaml_node_t *list,
+                           yaml_node_t *node)
+{
+    static const char *const keys[] = {"hostlist", "cores", "levels", "hwloc", "costs",
+                                       "self_cost", NULL};
+    if (list->type != YAML_SEQUENCE_NODE || seq_len(list) < 1)
+        return fail_at(c, list, EINVAL, "'node_types' must be a non-empty list of node types");
+    int nt = seq_len(list), rc = -1;
+    if (nt + (node != NULL) > TOPOMAP_MAX_NODE_TYPES)
+        return fail_at(c, list, EINVAL, "a topology may have at most %d node types",
+                       TOPOMAP_MAX_NODE_TYPES);
+    int *owner = malloc(sizeof(int) * (size_t)t->nnodes);
+    struct topo_ntype *ty = calloc((size_t)nt, sizeof *ty);
+    const yaml_node_t **hnodes = calloc((size_t)nt, sizeof *hnodes);
+    if (!owner || !ty || !hnodes) {
+        fail_at(c, list, ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int v = 0; v < t->nnodes; v++)
+        owner[v] = -1;
+    for (int i = 0; i < nt; i++) {
+        yaml_node_t *e = seq_item(c, list, i), *hn;
+        if (check_map(c, e, "a node_types entry", keys) < 0 ||
+            !(hn = require(c, e, "hostlist", "a node_types entry")))
+            goto out;
+        hnodes[i] = hn;
+        if (claim_nodes(c, t, hn, i, owner, hnodes) < 0 ||
+            load_levels(c, t, e, "node_types entry", &ty[i]) < 0)
+            goto out;
+    }
+    for (int v = 0; v < t->nnodes && !node; v++)
+        if (owner[v] < 0) {
+            fail_at(c, list, EINVAL,
+                    "node_types: node '%s' has no type (no entry names it and there is no "
+                    "'node' section for the other nodes)",
+                    topomap_topology_node_name(t, v));
+            goto out;
+        }
+    if (!node) { /* type 0: entry 0's nodes; the others are added */
+        topo_types_reset(t, &ty[0]);
+        memset(&ty[0], 0, sizeof ty[0]); /* taken over */
+    }
+    for (int i = !node; i < nt; i++) {
+        char berr[TOPOMAP_ERRLEN];
+        if (topo_types_add(t, &ty[i], scalar(hnodes[i]), berr, sizeof berr) < 0) {
+            fail_at(c, hnodes[i], errno, "%s", berr); /* ENOMEM: checked above */
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    for (int i = 0; ty && i < nt; i++)
+        topo_type_clear(&ty[i]); /* taken over ones are zeroed */
+    free(owner);
+    free(ty);
+    free(hnodes);
     return rc;
 }
 
@@ -640,13 +671,13 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
                                    size_t errlen)
 {
     static const char *const top_keys[] = {"name", "description", "network", "nodes", "node",
-                                           NULL};
+                                           "node_types", NULL};
     yaml_parser_t parser;
     yaml_document_t doc;
     struct ctx c = {path, &doc, err, errlen};
     topomap_topology_t *t = NULL;
 
-    if (check_bounds(path, text, len, err, errlen) < 0)
+    if (topo_yaml_bounds(path, text, len, err, errlen) < 0)
         return NULL;
     if (!yaml_parser_initialize(&parser)) {
         topomap_fail(err, errlen, ENOMEM, "%s:1:1: out of memory", path);
@@ -656,7 +687,7 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
     if (!yaml_parser_load(&parser, &doc)) {
         unsigned long line = parser.problem_mark.line + 1, col = parser.problem_mark.column + 1;
         if (parser.error == YAML_READER_ERROR)
-            offset_to_mark(text, len, parser.problem_offset, &line, &col);
+            topo_yaml_mark(text, len, parser.problem_offset, &line, &col);
         if (parser.error == YAML_MEMORY_ERROR)
             topomap_fail(err, errlen, ENOMEM, "%s:%lu:%lu: out of memory", path,
                          (unsigned long)parser.mark.line + 1,
@@ -687,7 +718,7 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
             unsigned long line = parser.problem_mark.line + 1;
             unsigned long col = parser.problem_mark.column + 1;
             if (parser.error == YAML_READER_ERROR)
-                offset_to_mark(text, len, parser.problem_offset, &line, &col);
+                topo_yaml_mark(text, len, parser.problem_offset, &line, &col);
             topomap_fail(err, errlen, EINVAL, "%s:%lu:%lu: YAML syntax error: %s%s%s", path, line,
                          col, parser.problem ? parser.problem : "unknown problem",
                          parser.context ? " " : "", parser.context ? parser.context : "");
@@ -716,7 +747,10 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
         goto out;
     t->hop_cost = hop_cost;
     t->link_bandwidth = bandwidth;
-    if (load_node(&c, t, get(&c, root, "node")) < 0)
+    yaml_node_t *node = get(&c, root, "node"), *types = get(&c, root, "node_types");
+    if ((node || !types) && load_node(&c, t, node) < 0)
+        goto fail;
+    if (types && load_node_types(&c, t, types, node) < 0)
         goto fail;
     if (name && !(t->name = strdup(name))) {
         fail_at(&c, get(&c, root, "name"), ENOMEM, "out of memory");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The generic part of a topology: node names and their hash table, the inside
- * of a node (levels with arity and SumCom costs), hop_cost, and the dispatch to
+/* The generic part of a topology: node names and their hash table, the cost
+ * of two cores (the node types are in topo_nodetypes.c), hop_cost, and the dispatch to
  * the network kinds (topo_torus.c, topo_tianhe3.c, topo_tree.c) and loaders
  * (topo_yaml.c, topo_slurmconf.c, topo_hwloc.c). Distances are computed on the
  * fly by the kind; nothing here is O(n^2). */
@@ -90,6 +90,12 @@ topomap_topology_t *topo_new(const struct topo_ops *ops, const char *kind, int n
     t->kind = kind;
     t->nnodes = nnodes;
     t->hop_cost = 1.0;
+    /* Room for type 0, filled by topo_finish(). */
+    if (!(t->types = calloc(1, sizeof *t->types))) {
+        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        goto fail;
+    }
+    t->ntypes = 1;
     if (names) {
         size_t n = topomap_hostlist_count(names);
         t->names = names;
@@ -130,69 +136,9 @@ topomap_topology_t *topo_finish(topomap_topology_t *t, int cores, char *err, siz
     return t;
 }
 
-/* ---- the inside of a node ----------------------------------------------- */
+/* ---- costs --------------------------------------------------------------- */
 
-double topo_default_cost(const topomap_topology_t *t, int k)
-{
-    /* Each level of sharing halves the cost, starting below one hop: cores
-     * that share only the node cost hop_cost / 2, a socket hop_cost / 4 ...
-     * (a documented convention, see topologies/README.md). */
-    return ldexp(t->hop_cost, -(k + 1));
-}
-
-int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const double *cost,
-                    const char *const *names, char *err, size_t errlen)
-{
-    if (nlevels < 1 || nlevels > TOPO_MAX_LEVELS)
-        return topomap_fail(err, errlen, EINVAL, "a node must have 1..%d levels, not %d",
-                            TOPO_MAX_LEVELS, nlevels);
-    long cores = 1;
-    for (int k = 0; k < nlevels; k++) {
-        if (arity[k] < 1)
-            return topomap_fail(err, errlen, EINVAL, "node level %d: arity must be >= 1, not %d",
-                                k, arity[k]);
-        cores *= arity[k];
-        if (cores > TOPO_MAX_CORES)
-            return topomap_fail(err, errlen, EINVAL, "a node may have at most %d cores",
-                                TOPO_MAX_CORES);
-    }
-    if (cost)
-        for (int k = 0; k <= nlevels; k++)
-            if (!isfinite(cost[k]) || cost[k] < 0 || cost[k] > TOPOMAP_MAX_COST)
-                return topomap_fail(err, errlen, EINVAL,
-                                    "node cost %d must be a number from 0 to %g, not %g", k,
-                                    TOPOMAP_MAX_COST, cost[k]);
-    t->nlevels = nlevels;
-    t->cores = (int)cores;
-    int inner = 1;
-    for (int k = nlevels - 1; k >= 0; k--) {
-        t->arity[k] = arity[k];
-        t->inner[k] = inner;
-        inner *= arity[k];
-    }
-    for (int k = 0; k <= nlevels; k++)
-        t->cost[k] = cost ? cost[k] : k == nlevels ? 0.0 : topo_default_cost(t, k);
-    static const char *const generic[][3] = {
-        {"core"}, {"socket", "core"}, {"socket", "numa", "core"}};
-    for (int k = 0; k < nlevels; k++) {
-        const char *nm = names ? names[k] : nlevels <= 3 ? generic[nlevels - 1][k] : NULL;
-        if (nm)
-            snprintf(t->level_name[k], sizeof t->level_name[k], "%s", nm);
-        else
-            snprintf(t->level_name[k], sizeof t->level_name[k], "level%d", k);
-    }
-    free(t->node_source);
-    t->node_source = NULL;
-    return 0;
-}
-
-int topomap_topology_set_node_levels(topomap_topology_t *t, int nlevels, const int *arity,
-                                     const double *cost, char *err, size_t errlen)
-{
-    if (!t || !arity || !cost)
-        return topomap_fail(err, errlen, EINVAL, "topomap_topology_set_node_levels: NULL argument");
-    return topo_set_levels(t, nlevels, arity, cost, NULL, err, errlen);
-}
+/* The inside of a node (levels, node types) is in topo_nodetypes.c. */
 
 int topomap_topology_set_hop_cost(topomap_topology_t *t, double hop_cost)
 {
@@ -235,7 +181,7 @@ void topomap_topology_free(topomap_topology_t *t)
         t->ops->destroy(t);
     topomap_hostlist_free(t->names);
     free(t->hash);
-    free(t->node_source);
+    topo_types_free(t);
     free(t->name);
     free(t->source);
     free(t);
@@ -288,18 +234,20 @@ int topomap_topology_hops(const topomap_topology_t *t, int a, int b)
 
 double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb)
 {
-    if ((unsigned)ca >= (unsigned)t->cores || (unsigned)cb >= (unsigned)t->cores ||
-        (unsigned)na >= (unsigned)t->nnodes || (unsigned)nb >= (unsigned)t->nnodes) {
+    if ((unsigned)na >= (unsigned)t->nnodes || (unsigned)nb >= (unsigned)t->nnodes ||
+        (unsigned)ca >= (unsigned)topo_type_of(t, na)->cores ||
+        (unsigned)cb >= (unsigned)topo_type_of(t, nb)->cores) {
         errno = EINVAL;
         return -1.0;
     }
     if (na != nb)
         return t->ops->hops(t, na, nb) * t->hop_cost;
     /* The first level whose objects differ: the cores share level k-1. */
-    for (int k = 0; k < t->nlevels; k++)
-        if (ca / t->inner[k] != cb / t->inner[k])
-            return t->cost[k];
-    return t->cost[t->nlevels];
+    const struct topo_ntype *ty = topo_type_of(t, na);
+    for (int k = 0; k < ty->nlevels; k++)
+        if (ca / ty->inner[k] != cb / ty->inner[k])
+            return ty->cost[k];
+    return ty->cost[ty->nlevels];
 }
 
 int topomap_topology_diameter(const topomap_topology_t *t)
@@ -371,17 +319,7 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
         return -1;
     fprintf(f, "nodes: %d (%s .. %s)\n", n, topomap_topology_node_name(t, 0),
             topomap_topology_node_name(t, n - 1));
-    fprintf(f, "cores per node: %d (", t->cores);
-    for (int k = 0; k < t->nlevels; k++)
-        fprintf(f, "%s%s %d", k ? " x " : "",
-                topomap_printable(t->level_name[k], safe, sizeof safe), t->arity[k]);
-    fprintf(f, ")%s%s\n", t->node_source ? " from " : "",
-            t->node_source ? topomap_printable(t->node_source, safe, sizeof safe) : "");
-    fprintf(f, "node costs:");
-    for (int k = 0; k < t->nlevels; k++)
-        fprintf(f, " %s %g,", topomap_printable(t->level_name[k], safe, sizeof safe),
-                t->cost[k]);
-    fprintf(f, " same core %g\n", t->cost[t->nlevels]);
+    topo_types_describe(t, f);
     fprintf(f, "diameter: %d hops\n", t->diameter);
     fprintf(f, "hop_cost: %g\n", t->hop_cost);
     if (t->link_bandwidth > 0)

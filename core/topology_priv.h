@@ -77,6 +77,18 @@ struct topo_itree {
     int virtual_root; /* 1 when several top switches were joined */
 };
 
+/* One node type: the inside of a node, nlevels levels, outermost first
+ * (topo_nodetypes.c). */
+struct topo_ntype {
+    int cores;
+    int nlevels;
+    int arity[TOPO_MAX_LEVELS];
+    int inner[TOPO_MAX_LEVELS]; /* cores per object of level k */
+    double cost[TOPO_MAX_LEVELS + 1];
+    char level_name[TOPO_MAX_LEVELS][TOPO_NAME_LEN];
+    char *node_source;          /* where the levels came from ("hwloc XML FILE") or NULL */
+};
+
 struct topomap_topology {
     const struct topo_ops *ops;
     const char *kind;          /* "torus", "mesh", "tianhe3", "fat-tree" */
@@ -89,14 +101,13 @@ struct topomap_topology {
     int diameter;
     int nswitches;             /* network elements beyond the nodes */
     int route_max;             /* longest route, in channels */
-    /* The inside of a node: nlevels levels, outermost first. */
+    /* The inside of the nodes: ntypes node types, node v of type
+     * node_type[v] (node_type NULL while there is one type: every node is
+     * of type 0). cores: the most cores of a node of any type. */
+    int ntypes;
+    struct topo_ntype *types;
+    int *node_type;
     int cores;
-    int nlevels;
-    int arity[TOPO_MAX_LEVELS];
-    int inner[TOPO_MAX_LEVELS]; /* cores per object of level k */
-    double cost[TOPO_MAX_LEVELS + 1];
-    char level_name[TOPO_MAX_LEVELS][TOPO_NAME_LEN];
-    char *node_source;         /* where the levels came from ("hwloc XML FILE") or NULL */
     char *name;                /* from the YAML "name" key, or NULL */
     char *source;              /* file it was loaded from, or NULL */
     union {
@@ -122,12 +133,37 @@ topomap_topology_t *topo_new(const struct topo_ops *ops, const char *kind, int n
                              topomap_hostlist_t *names, char *err, size_t errlen);
 /* Flat node of cores cores (default costs), diameter; on failure frees t. */
 topomap_topology_t *topo_finish(topomap_topology_t *t, int cores, char *err, size_t errlen);
-/* Set the node levels; names may be NULL (generic names), cost may be NULL
- * (defaults: hop_cost / 2^(k+1) for level k, 0 for a core and itself). */
-int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const double *cost,
-                    const char *const *names, char *err, size_t errlen);
 /* Hash of a node or switch name for the open-addressing tables. */
 uint64_t topo_name_hash(const char *s);
+
+/* topo_nodetypes.c: node types. */
+/* The type of node v (in range): O(1). */
+static inline const struct topo_ntype *topo_type_of(const topomap_topology_t *t, int v)
+{
+    return &t->types[t->node_type ? t->node_type[v] : 0];
+}
+/* Fill ty with levels; names may be NULL (generic names), cost may be NULL
+ * (defaults: hop_cost of t / 2^(k+1) for level k, 0 for a core and
+ * itself). ty->node_source is left as it is. */
+int topo_type_levels(const topomap_topology_t *t, struct topo_ntype *ty, int nlevels,
+                     const int *arity, const double *cost, const char *const *names, char *err,
+                     size_t errlen);
+/* Make ty (taken over: its string too) the one type of every node. */
+void topo_types_reset(topomap_topology_t *t, struct topo_ntype *ty);
+/* Add ty (taken over, also on failure) as a new type of the nodes of the
+ * hostlist expression hostlist; every node named must exist, be named once
+ * and still be of type 0. The new type's number, or -1 with err. */
+int topo_types_add(topomap_topology_t *t, struct topo_ntype *ty, const char *hostlist,
+                   char *err, size_t errlen);
+/* Free the strings of ty. */
+void topo_type_clear(struct topo_ntype *ty);
+/* Free every type (topomap_topology_free). */
+void topo_types_free(topomap_topology_t *t);
+/* Print the node lines of topomap_topology_describe(). */
+void topo_types_describe(const topomap_topology_t *t, FILE *f);
+/* Set every node to the levels given (one type); see topo_type_levels. */
+int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const double *cost,
+                    const char *const *names, char *err, size_t errlen);
 /* Default cost of level k of a node (see topologies/README.md). */
 double topo_default_cost(const topomap_topology_t *t, int k);
 
@@ -161,7 +197,20 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
 topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len, char *err,
                                    size_t errlen);
 
+/* topo_yaml_bounds.c */
+/* libyaml reports reader errors by byte offset: line and col (1-based) of
+ * byte off of text. */
+void topo_yaml_mark(const char *text, size_t len, size_t off, unsigned long *line,
+                    unsigned long *col);
+/* Stop at the first YAML event past TOPOMAP_MAX_YAML_DEPTH or
+ * TOPOMAP_MAX_YAML_NODES, before a document is built ("PATH:LINE:COL:
+ * problem"); syntax errors are left to the loader. 0, or -1 with err. */
+int topo_yaml_bounds(const char *path, const char *text, size_t len, char *err, size_t errlen);
+
 /* topo_hwloc.c: topomap_topology_set_node_hwloc(); levels are named
- * "package", "numa", "core" and get the default costs. */
+ * "package", "numa", "core" and get the default costs. The same into a node
+ * type (topo_type_levels, node_source set): */
+int topo_hwloc_type(const topomap_topology_t *t, const char *xml_path, struct topo_ntype *ty,
+                    char *err, size_t errlen);
 
 #endif

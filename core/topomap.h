@@ -62,6 +62,8 @@ const char *topomap_version(void);
 #define TOPOMAP_MAX_RANKS (1 << 22)
 /** Nodes of a topology, and the names one hostlist expression expands to. */
 #define TOPOMAP_MAX_NODES (1 << 20)
+/** Node types of a topology (type 0 included). */
+#define TOPOMAP_MAX_NODE_TYPES 256
 /** Switches of a Slurm topology.conf. */
 #define TOPOMAP_MAX_SWITCHES (1 << 20)
 /** Slots of an allocation (nodes x slots per node). */
@@ -243,7 +245,14 @@ int topomap_profile_graph(const topomap_profile_t *p, int affinity, int symmetri
 /* Topologies                                                                 */
 /* ======================================================================== */
 
-/** A machine: a network of nodes (hostnames) and the inside of a node. */
+/**
+ * A machine: a network of nodes (hostnames) and the inside of its nodes.
+ * Nodes may be of several types (node types: a partition of 128-core CPU
+ * nodes beside one of GPU nodes with two sockets of 24 cores): each type has
+ * its own levels, cores and costs, and every node has exactly one type.
+ * Type 0 is the default that every topology starts with; the YAML key
+ * node_types and topomap_topology_set_node_levels_for() add others.
+ */
 typedef struct topomap_topology topomap_topology_t;
 
 /**
@@ -291,15 +300,32 @@ topomap_topology_t *topomap_topology_tree(int nlevels, const int *arity, const i
  * object of the level above; cost[k] is the SumCom cost between two cores whose
  * deepest common object is at level k-1 (cost[0]: only the node is shared),
  * and cost[nlevels] the cost between a core and itself.
- * Cores per node = product of arity.
+ * Cores per node = product of arity. Every node gets this one type (type 0):
+ * node types added before are dropped.
+ * @return 0, or -1 with errno EINVAL and @p err (bad levels or costs).
  */
 int topomap_topology_set_node_levels(topomap_topology_t *t, int nlevels, const int *arity,
                                      const double *cost, char *err, size_t errlen);
 /**
+ * Add a node type: the nodes named by the hostlist expression @p hostlist get
+ * the levels and costs given (as topomap_topology_set_node_levels()); the
+ * other nodes keep theirs. Every node named must be in @p t, be named once,
+ * and still be of type 0 (a node has exactly one type). On failure @p t is
+ * unchanged.
+ * @return the new type's number (1, 2, ...), or -1 with errno EINVAL and a
+ *         sentence in @p err ("node 'x' is not in the topology", "node 'x' is
+ *         named twice", "node 'x' already has node type 1", bad levels, more
+ *         than TOPOMAP_MAX_NODE_TYPES types), or ENOMEM.
+ */
+int topomap_topology_set_node_levels_for(topomap_topology_t *t, const char *hostlist,
+                                         int nlevels, const int *arity, const double *cost,
+                                         char *err, size_t errlen);
+/**
  * Replace the inside of every node by what hwloc reports: from the XML file
  * @p xml_path (as written by `lstopo node.xml`), or from the running machine
  * when @p xml_path is NULL. Levels: packages, NUMA nodes (when they split a
- * package), cores.
+ * package), cores. Like topomap_topology_set_node_levels(), every node gets
+ * this one type.
  */
 int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path,
                                     char *err, size_t errlen);
@@ -313,8 +339,28 @@ int topomap_topology_nnodes(const topomap_topology_t *t);
 const char *topomap_topology_node_name(const topomap_topology_t *t, int node);
 /** Node index of @p hostname, or -1 with errno ENOENT. O(1) average. */
 int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname);
-/** Number of cores in each node. */
+/**
+ * The most cores a node has: with one node type, the cores of every node;
+ * with several, the largest of the types' counts (what a per-node array
+ * indexed by core needs). The cores of a given node are
+ * topomap_topology_node_cores().
+ */
 int topomap_topology_cores(const topomap_topology_t *t);
+/** Number of node types (1 .. TOPOMAP_MAX_NODE_TYPES); 1 unless node types were added. */
+int topomap_topology_ntypes(const topomap_topology_t *t);
+/** Node type of @p node (0 .. ntypes-1), O(1); -1 with errno EINVAL when out of range. */
+int topomap_topology_node_type(const topomap_topology_t *t, int node);
+/** Cores of @p node (its type's), O(1); -1 with errno EINVAL when out of range. */
+int topomap_topology_node_cores(const topomap_topology_t *t, int node);
+/** Cores of a node of type @p type; -1 with errno EINVAL when out of range. */
+int topomap_topology_type_cores(const topomap_topology_t *t, int type);
+/**
+ * The nodes of type @p type as a compressed hostlist expression, in node
+ * order ("" when the type has no node left).
+ * @return a malloc'ed string (caller frees), or NULL with errno EINVAL (no
+ *         such type) or ENOMEM.
+ */
+char *topomap_topology_type_hostlist(const topomap_topology_t *t, int type);
 /**
  * Network hops between nodes @p a and @p b (0 when a == b). O(1)/O(levels),
  * no allocation. -1 with errno EINVAL when a node is out of range.
@@ -322,8 +368,9 @@ int topomap_topology_cores(const topomap_topology_t *t);
 int topomap_topology_hops(const topomap_topology_t *t, int a, int b);
 /**
  * SumCom cost of moving one byte from core @p ca of node @p na to core @p cb of
- * node @p nb: hops * hop_cost between nodes, the node-level cost inside a node.
- * -1.0 with errno EINVAL when a node or core is out of range.
+ * node @p nb: hops * hop_cost between nodes, the node-level cost of node
+ * @p na's type inside a node. -1.0 with errno EINVAL when a node is out of
+ * range, or a core is not one of its node's (type's) cores.
  */
 double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb);
 /** Largest hop count between two nodes. */
@@ -377,7 +424,9 @@ int topomap_topology_route(const topomap_topology_t *t, int a, int b, int *elems
  */
 int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, int maxdims);
 /**
- * Print a human summary (kind, size, node names, cores, levels, diameter) to @p f.
+ * Print a human summary (kind, size, node names, cores, levels, diameter) to @p f;
+ * with several node types, each type with its nodes (a hostlist), cores,
+ * levels and costs.
  * @return 0 or -1 with errno from the stream.
  */
 int topomap_topology_describe(const topomap_topology_t *t, FILE *f);
@@ -391,9 +440,11 @@ typedef struct topomap_alloc topomap_alloc_t;
 /**
  * The allocation of a job on @p t: nodes given by the hostlist expression
  * @p hostlist in allocation order (any order, non-contiguous), and the number
- * of slots on each node by @p slots: NULL or "" for all cores of each node,
- * "K" for K on every node, or Slurm's SLURM_JOB_CPUS_PER_NODE syntax
- * ("4(x3),2": one count per node). Slot s on a node uses core s mod cores.
+ * of slots on each node by @p slots: NULL or "" for all cores of each node
+ * (each node's own count, topomap_topology_node_cores(), when nodes are of
+ * several types), "K" for K on every node, or Slurm's
+ * SLURM_JOB_CPUS_PER_NODE syntax ("4(x3),2": one count per node). Slot s on
+ * a node uses core s mod the node's cores.
  * Slots are numbered node by node in allocation order, cores ascending.
  * Errors (errno EINVAL, message in @p err): unknown hostname, a node listed
  * twice, count mismatch, zero slots.
@@ -534,7 +585,12 @@ typedef struct topomap_traffic_split {
 
 /**
  * Split the traffic of @p p placed at rank i -> (@p node[i], @p core[i]) on
- * @p t by level (see topomap_traffic_split_t). Serial, in rank order:
+ * @p t by level (see topomap_traffic_split_t). With several node types the
+ * node levels are counted from the core up: category c (0 < c < the most
+ * levels of a type) holds the pairs whose deepest common object is c levels
+ * above the core, named after that level in every type that has it, joined
+ * by '/' where the types name it differently ("socket/numa"); cores that
+ * share nothing but a node of fewer levels count as "node". Serial, in rank order:
  * bit-identical on every run. O(edges x node levels) time.
  * @return 0, or -1 with errno EINVAL (NULL argument, node or core out of
  *         range) or ENOMEM.

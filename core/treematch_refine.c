@@ -147,20 +147,22 @@ int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, in
                     const struct topomap_problem *pb, int max_passes)
 {
     int nv = T->nv[l], cores = topomap_topology_cores(pb->topo);
+    /* One table for every node: only when all nodes are of one type. */
+    int tab = cores <= TM_CTAB_MAX && topomap_topology_ntypes(pb->topo) == 1;
     struct lvl L = {pb->topo, g, NULL, NULL, NULL, NULL, NULL, cores,
                     topomap_topology_hop_cost(pb->topo)};
     L.node = malloc(sizeof(int) * (size_t)nv);
     L.core = malloc(sizeof(int) * (size_t)nv);
     L.same = malloc(sizeof(double) * (size_t)nv);
     L.vat = malloc(sizeof(int) * (size_t)nv);
-    if (cores <= TM_CTAB_MAX)
+    if (tab)
         L.ctab = malloc(sizeof(double) * (size_t)cores * (size_t)cores);
     int *glo = malloc(sizeof(int) * (size_t)nv), *ghi = malloc(sizeof(int) * (size_t)nv);
     int *cand = malloc(sizeof(int) * (size_t)nv), *inz = malloc(sizeof(int) * (size_t)nv);
     double *cur = malloc(sizeof(double) * (size_t)nv), *inw = malloc(sizeof(double) * (size_t)nv);
     char *mark = calloc((size_t)nv, 1);
     int rc = -1;
-    if (!L.node || !L.core || !L.same || !L.vat || (cores <= TM_CTAB_MAX && !L.ctab) || !glo ||
+    if (!L.node || !L.core || !L.same || !L.vat || (tab && !L.ctab) || !glo ||
         !ghi || !cand || !inz || !cur || !inw || !mark || groups(T, l, glo, ghi) < 0) {
         errno = ENOMEM;
         goto out;

@@ -4,7 +4,11 @@
  * keys from the root (switches of the tree network, pads of an unbalanced
  * topology.conf, the node, the node's levels, the slot; topo_levels.c); the
  * slots sorted by path give the vertices level by level in tree order, and
- * a vertex has no empty subtree by construction. Shapes are interned bottom
+ * a vertex has no empty subtree by construction. Nodes of several types
+ * with different numbers of levels: a node's levels are the deepest ones
+ * (its cores at the core level of every other node), with unary pads above
+ * them up to the node; they change no distance, as the pads of an
+ * unbalanced topology.conf (topo_levels.c). Shapes are interned bottom
  * up: a vertex's shape is its sorted list of children shapes. Cost O(S x
  * depth x log S) for S slots, memory O(S x depth). */
 #include <errno.h>
@@ -99,7 +103,7 @@ int tm_tree_build(struct tm_tree *T, const struct topomap_problem *pb, const int
     const topomap_topology_t *t = pb->topo;
     memset(T, 0, sizeof *T);
     int netd = whole ? topomap_topology_net_depth(t) : 0;
-    int nl = topomap_topology_node_nlevels(t);
+    int nl = topomap_topology_node_nlevels(t); /* the most of any type */
     if (netd < 0 || ns < 1 || netd + nl + 2 > TM_MAX_DEPTH) {
         errno = EINVAL;
         return -1;
@@ -116,18 +120,23 @@ int tm_tree_build(struct tm_tree *T, const struct topomap_problem *pb, const int
     T->name = malloc(sizeof(char *) * (size_t)len);
     if (!keys || !P || !T->nv || !T->cx || !T->shape || !T->leaf_slot || !T->name)
         goto nomem;
+    int one = topomap_topology_ntypes(t) == 1;
     for (int d = 0; d < len; d++) {
         T->name[d] = d < netd ? "switch" : d == netd ? "node" : d == depth ? "slot"
-                                                                   : topomap_topology_level_name(t, d - netd - 1);
+                     : one ? topomap_topology_level_name(t, d - netd - 1) : "level";
     }
     for (int i = 0; i < ns; i++) {
         int s = slots[i], node = pb->slot_node[s], core = pb->slot_core[s];
+        int ty = one ? 0 : topomap_topology_node_type(t, node);
+        int tnl = topomap_topology_type_nlevels(t, ty), pad = nl - tnl;
         int *k = keys + (size_t)i * (size_t)len;
         if (whole)
             topomap_topology_net_path(t, node, k);
         k[netd] = node;
-        for (int l = 0; l < nl; l++)
-            k[netd + 1 + l] = topomap_topology_node_object(t, l, core);
+        for (int l = 0; l < pad; l++)
+            k[netd + 1 + l] = 0; /* one pad per node: the node key above tells them apart */
+        for (int l = 0; l < tnl; l++)
+            k[netd + 1 + pad + l] = topomap_topology_type_object(t, ty, l, core);
         k[depth] = s;
         P[i] = (struct path){k, len};
     }

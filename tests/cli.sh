@@ -90,6 +90,7 @@ run algorithms
 run topology show "$TOPO/torus-8x8x8.yaml"
 run topology show "$TOPO/fattree-plafrim2.yaml"
 run topology show "$TOPO/tianhe3-prototype.yaml"
+run topology show "$TOPO/fattree-mixed.yaml"
 run stats --profile "$tmp/ring8.txt" --k 2,4,8
 run stats --profile "$tmp/ring8.txt" --k 4 --json
 run stats --profile "$top_srcdir/tests/data/profiles/lammps-lj32k-16.txt" --k 4
