@@ -15,6 +15,10 @@
 #   contrib/install-deps.sh             what the build, make check and CI need
 #   contrib/install-deps.sh --benefit   also what `make benefit` needs (the
 #                                       emulated cluster and its applications)
+#   contrib/install-deps.sh --packaging also what the packages need
+#                                       (contrib/check-packages.sh): the Debian
+#                                       package tools, rpm, debootstrap, lintian
+# The options combine (--benefit --packaging).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev zlib1g-dev libsuitesparse-dev
@@ -29,11 +33,19 @@ PKGS="build-essential autoconf automake libtool pkg-config
 # and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
 # (both built against Debian's Open MPI).
 BENEFIT_PKGS="lammps gromacs"
-case ${1:-} in
-"") ;;
---benefit) PKGS="$PKGS $BENEFIT_PKGS" ;;
-*) echo "install-deps: unknown option '$1' (--benefit adds what make benefit needs)" >&2; exit 2 ;;
-esac
+# Packages only (debian/, topomap.spec, contrib/check-packages.sh):
+# dpkg-buildpackage and debhelper (compat 13, dh-autoreconf), rpmbuild from
+# Debian's rpm, debootstrap for the clean root the .debs are installed into,
+# and lintian.
+PACKAGING_PKGS="dpkg-dev debhelper dh-autoreconf fakeroot rpm debootstrap lintian"
+for opt in "$@"; do
+    case $opt in
+    --benefit) PKGS="$PKGS $BENEFIT_PKGS" ;;
+    --packaging) PKGS="$PKGS $PACKAGING_PKGS" ;;
+    *) echo "install-deps: unknown option '$opt' (--benefit adds what make benefit needs," \
+            "--packaging what the Debian and RPM packages need)" >&2; exit 2 ;;
+    esac
+done
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=
