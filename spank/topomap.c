@@ -9,7 +9,8 @@
  *  srun (S_CTX_LOCAL)
  *   slurm_spank_init     register options; decide the placement from srun's
  *                        command line (/proc/self/cmdline) and environment,
- *                        write a private hostfile and set SLURM_HOSTFILE,
+ *                        write a private hostfile (a file without a name,
+ *                        see drop_hostfile) and set SLURM_HOSTFILE,
  *                        TOPOMAP_BIND, TOPOMAP_PMI2_MAPPING. srun reads
  *                        SLURM_HOSTFILE in its option verification, after
  *                        this and after the option callbacks, but before
@@ -20,7 +21,7 @@
  *                        TOPOMAP_RECORD=NAME (policy.h), whatever the
  *                        placement.
  *   option callbacks     nothing (see option_cb).
- *   slurm_spank_init_post_opt  srun has read the hostfile: remove it and
+ *   slurm_spank_init_post_opt  srun has read the hostfile: close it and
  *                        unset SLURM_HOSTFILE so that tasks do not inherit it.
  *  slurmstepd (S_CTX_REMOTE)
  *   slurm_spank_init     put TOPOMAP_PMI2_MAPPING in place of Slurm's
@@ -130,7 +131,8 @@ static int site_ready;
 
 /* srun side */
 static struct topomap_decision decision;
-static char hostfile[PATH_MAX];
+static char hostfile[64];    /* "/proc/self/fd/N", see drop_hostfile */
+static int hostfile_fd = -1;
 
 /* slurmstepd side: the CPU set of each local task, or none. */
 static cpu_set_t *task_sets;
@@ -220,11 +222,24 @@ static char **read_cmdline(int *argc)
     return argv;
 }
 
+/* The hostfile is a file without a name: created in $TMPDIR, unlinked at
+ * once, and handed to srun as SLURM_HOSTFILE=/proc/self/fd/N (srun opens
+ * that path in its option verification). However srun ends (an option it
+ * refuses, a signal), nothing is left behind; the descriptor survives the
+ * re-execution without -N (no close-on-exec) and is closed once srun has
+ * read it. */
+static void drop_hostfile(void)
+{
+    if (hostfile_fd >= 0)
+        close(hostfile_fd);
+    hostfile_fd = -1;
+    hostfile[0] = 0;
+}
+
 static void undo_placement(void)
 {
     if (hostfile[0]) {
-        unlink(hostfile);
-        hostfile[0] = 0;
+        drop_hostfile();
         unsetenv("SLURM_HOSTFILE");
     }
     unsetenv(TOPOMAP_ENV_BIND);
@@ -236,29 +251,32 @@ static void undo_placement(void)
 static int apply_placement(const struct topomap_decision *d, char *why, size_t len)
 {
     const char *tmp = getenv("TMPDIR");
+    char path[PATH_MAX];
     if (!tmp || !*tmp || access(tmp, W_OK) < 0)
         tmp = "/tmp";
-    snprintf(hostfile, sizeof hostfile, "%s/topomap-hostfile.XXXXXX", tmp);
-    int fd = mkstemp(hostfile);
+    snprintf(path, sizeof path, "%s/topomap-hostfile.XXXXXX", tmp);
+    int fd = mkstemp(path);
     if (fd < 0) {
         snprintf(why, len, "cannot create a hostfile in %s: %s", tmp, strerror(errno));
-        hostfile[0] = 0;
         return -1;
     }
-    FILE *f = fdopen(fd, "w");
+    unlink(path);
+    int wfd = dup(fd);
+    FILE *f = wfd >= 0 ? fdopen(wfd, "w") : NULL;
     int bad = !f;
     for (int r = 0; f && r < d->nranks && !bad; r++)
         bad = fprintf(f, "%s\n", d->hosts[r]) < 0;
     if (f && fclose(f) == EOF)
         bad = 1;
-    else if (!f)
-        close(fd);
+    else if (!f && wfd >= 0)
+        close(wfd);
     if (bad) {
-        snprintf(why, len, "cannot write the hostfile %s: %s", hostfile, strerror(errno));
-        unlink(hostfile);
-        hostfile[0] = 0;
+        snprintf(why, len, "cannot write a hostfile in %s: %s", tmp, strerror(errno));
+        close(fd);
         return -1;
     }
+    hostfile_fd = fd;
+    snprintf(hostfile, sizeof hostfile, "/proc/self/fd/%d", fd);
     if (setenv("SLURM_HOSTFILE", hostfile, 1) < 0 ||
         (d->bind && setenv(TOPOMAP_ENV_BIND, d->bind, 1) < 0) ||
         setenv(TOPOMAP_ENV_PMI2, d->pmi2 ? d->pmi2 : "", 1) < 0) {
@@ -290,10 +308,14 @@ static int take_over_placement(void)
     const char *hf = getenv("SLURM_HOSTFILE");
     if (!re)
         return 0;
-    int ours = hf && !strcmp(hf, re) && strstr(re, "/topomap-hostfile.") &&
-               strlen(re) < sizeof hostfile;
-    if (ours)
-        snprintf(hostfile, sizeof hostfile, "%s", re);
+    int fd = -1;
+    char tail;
+    int ours = hf && !strcmp(hf, re) && sscanf(re, "/proc/self/fd/%d%c", &fd, &tail) == 1 &&
+               fd > 2 && fcntl(fd, F_GETFD) >= 0;
+    if (ours) {
+        hostfile_fd = fd;
+        snprintf(hostfile, sizeof hostfile, "/proc/self/fd/%d", fd);
+    }
     unsetenv(TOPOMAP_ENV_REEXEC);
     return ours;
 }
@@ -391,15 +413,16 @@ static int place(spank_t sp)
         slurm_info("%s", decision.note);
     if (decision.summary[0])
         slurm_info("%s", decision.summary);
+    /* The admin's record of the step (slurmd's log, see log_decision). */
+    if (decision.log[0] && setenv(TOPOMAP_ENV_LOG, decision.log, 1) < 0)
+        slurm_verbose("topomap: cannot set %s: %s", TOPOMAP_ENV_LOG, strerror(errno));
     if (again) {
         char why[512];
         reexec_without_nodes(argc, argv, why, sizeof why);
         placement_failed(why); /* only reached when it failed */
+        setenv(TOPOMAP_ENV_LOG, decision.log, 1);
     }
     free(argv);
-    /* The admin's record of the step (slurmd's log, see log_decision). */
-    if (decision.log[0] && setenv(TOPOMAP_ENV_LOG, decision.log, 1) < 0)
-        slurm_verbose("topomap: cannot set %s: %s", TOPOMAP_ENV_LOG, strerror(errno));
     if (decision.outcome == TOPOMAP_FAIL) {
         /* -1 stops srun when the plugin is "required"; when it is "optional"
          * Slurm ignores it and the tasks exit instead (TOPOMAP_ENV_FAIL). */
@@ -796,8 +819,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
         return 0;
     /* srun has read the hostfile by now; the tasks must not inherit it. */
     if (hostfile[0]) {
-        unlink(hostfile);
-        hostfile[0] = 0;
+        drop_hostfile();
         unsetenv("SLURM_HOSTFILE");
     }
     return 0;
@@ -871,9 +893,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     if (spank_context() == S_CTX_LOCAL) {
-        if (hostfile[0])
-            unlink(hostfile);
-        hostfile[0] = 0;
+        drop_hostfile();
         topomap_decision_free(&decision);
     }
     if (rec_fd >= 0) {
