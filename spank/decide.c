@@ -53,195 +53,233 @@ static void keep(struct topomap_decision *d, const struct topomap_site *site, in
     snprintf(d->message, sizeof d->message, "topomap: %s; using Slurm's default layout", why);
 }
 
-void topomap_decide(const struct topomap_site *site, const struct topomap_srun *o,
-                    topomap_getenv_fn env, void *env_arg, struct topomap_decision *d)
+/* What the decision works on, step by step (topomap_decide). Each step
+ * returns 0 to go on, or -1 when it has settled the outcome (keep() or OFF). */
+struct step {
+    const struct topomap_site *site;
+    const struct topomap_srun *o;
+    struct topomap_decision *d;
+    const char *algo;
+    int quiet; /* the site default stays silent about ordinary reasons */
+    double t0;
+    char err[TOPOMAP_ERRLEN];
+    /* the allocation and Slurm's layout of the step */
+    topomap_hostlist_t *hl;
+    int nalloc, nstep, n;
+    int *cpus, *tasks;
+    const char **names;
+    char *step_hosts;
+    struct topomap_sbuf slots; /* tasks per node, "4,4,2": the allocation and the summary */
+    /* the inputs and the mapping */
+    topomap_profile_t *prof;
+    topomap_topology_t *topo;
+    topomap_alloc_t *alloc;
+    int *r2s;
+};
+
+/* Is there anything to place, and may topomap place it? */
+static int check_request(struct step *s)
 {
-    char err[TOPOMAP_ERRLEN] = "";
-    double t0 = topomap_sp_now();
-    memset(d, 0, sizeof *d);
-    const char *algo = o->algo ? o->algo : site->dflt ? site->dflt : "off";
-    d->explicit_req = o->algo != NULL;
-    d->algo = topomap_sp_strdup(algo);
-    /* The site default stays silent about ordinary reasons to do nothing. */
-    int quiet = !d->explicit_req;
-
-    topomap_topology_t *topo = NULL;
-    topomap_hostlist_t *hl = NULL;
-    topomap_profile_t *prof = NULL;
-    topomap_alloc_t *alloc = NULL;
-    int *cpus = NULL, *tasks = NULL, *r2s = NULL, *ident = NULL, *core = NULL, *nodeix = NULL;
-    const char **names = NULL;
-    char *step_hosts = NULL;
-    struct topomap_sbuf slots = {0}; /* tasks per node, "4,4,2": the allocation and the summary */
-    const char *nodelist, *cpuspec, *pname;
-    int nalloc = 0, nstep = 0, n = 0;
-
-    if (!strcmp(algo, "off") || !strcmp(algo, "help")) { /* help: the option callback lists */
-        d->outcome = TOPOMAP_OFF;
+    const struct topomap_srun *o = s->o;
+    if (!strcmp(s->algo, "off") || !strcmp(s->algo, "help")) { /* help: the option callback lists */
+        s->d->outcome = TOPOMAP_OFF;
         if (o->verbose)
-            snprintf(d->summary, sizeof d->summary, "topomap: off: Slurm's layout");
-        return;
+            snprintf(s->d->summary, sizeof s->d->summary, "topomap: off: Slurm's layout");
+        return -1;
     }
-    if (!topomap_algo_valid(algo)) {
+    if (!topomap_algo_valid(s->algo)) {
         char known[512] = "off";
         for (int i = 0; topomap_algo_name(i); i++)
             snprintf(known + strlen(known), sizeof known - strlen(known), ", %s",
                      topomap_algo_name(i));
-        keep(d, site, 0, "unknown algorithm '%s' (known: %s)", algo, known);
-        goto out;
+        keep(s->d, s->site, 0, "unknown algorithm '%s' (known: %s)", s->algo, known);
+        return -1;
     }
     if (!o->rel) {
-        keep(d, site, 0, "Slurm %s is not a release this plugin was built and tested for (%s)",
+        keep(s->d, s->site, 0, "Slurm %s is not a release this plugin was built and tested for (%s)",
              o->release_seen[0] ? o->release_seen : "(unknown)", topomap_release_list());
-        goto out;
+        return -1;
     }
     if (o->app && (!strcmp(o->app, "prted") || !strcmp(o->app, "orted"))) {
         /* Open MPI's mpirun inside the job starts one daemon per node with
          * srun; the ranks it then starts are not srun's to place. */
-        keep(d, site, quiet,
+        keep(s->d, s->site, s->quiet,
              "this srun starts Open MPI's %s daemons for mpirun, whose ranks topomap cannot "
              "place (launch the application with srun --mpi=pmix instead of mpirun)",
              o->app);
-        goto out;
+        return -1;
     }
     if (o->conflict) {
-        keep(d, site, quiet, "%s given, so Slurm places the ranks", o->conflict);
-        goto out;
+        keep(s->d, s->site, s->quiet, "%s given, so Slurm places the ranks", o->conflict);
+        return -1;
     }
-    if (!site->topology) {
-        keep(d, site, 0, "no topology configured (topology= in plugstack.conf)");
-        goto out;
+    if (!s->site->topology) {
+        keep(s->d, s->site, 0, "no topology configured (topology= in plugstack.conf)");
+        return -1;
     }
-    nodelist = topomap_sp_env(env, env_arg, "SLURM_JOB_NODELIST");
-    cpuspec = topomap_sp_env(env, env_arg, "SLURM_JOB_CPUS_PER_NODE");
+    return 0;
+}
+
+/* The allocation from the environment and Slurm's layout of the step on it. */
+static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
+{
+    const char *nodelist = topomap_sp_env(env, env_arg, "SLURM_JOB_NODELIST");
+    const char *cpuspec = topomap_sp_env(env, env_arg, "SLURM_JOB_CPUS_PER_NODE");
     if (!nodelist || !cpuspec) {
-        keep(d, site, quiet,
+        keep(s->d, s->site, s->quiet,
              "not inside an allocation, and srun picks its nodes after topomap runs (use salloc "
              "or sbatch)");
-        goto out;
+        return -1;
     }
-    hl = topomap_hostlist_parse(nodelist, err, sizeof err);
-    if (!hl) {
-        keep(d, site, 0, "SLURM_JOB_NODELIST: %s", err);
-        goto out;
+    s->hl = topomap_hostlist_parse(nodelist, s->err, sizeof s->err);
+    if (!s->hl) {
+        keep(s->d, s->site, 0, "SLURM_JOB_NODELIST: %s", s->err);
+        return -1;
     }
-    nalloc = (int)topomap_hostlist_count(hl);
-    cpus = malloc((size_t)nalloc * sizeof *cpus);
-    tasks = malloc((size_t)nalloc * sizeof *tasks);
-    names = malloc((size_t)nalloc * sizeof *names);
-    if (!cpus || !tasks || !names) {
-        keep(d, site, 0, "out of memory");
-        goto out;
+    s->nalloc = (int)topomap_hostlist_count(s->hl);
+    s->cpus = malloc((size_t)s->nalloc * sizeof *s->cpus);
+    s->tasks = malloc((size_t)s->nalloc * sizeof *s->tasks);
+    s->names = malloc((size_t)s->nalloc * sizeof *s->names);
+    if (!s->cpus || !s->tasks || !s->names) {
+        keep(s->d, s->site, 0, "out of memory");
+        return -1;
     }
-    if (topomap_cpus_per_node(cpuspec, nalloc, cpus, err, sizeof err) < 0 ||
-        topomap_slurm_layout(o, nalloc, cpus, &nstep, tasks, err, sizeof err) < 0) {
+    if (topomap_cpus_per_node(cpuspec, s->nalloc, s->cpus, s->err, sizeof s->err) < 0 ||
+        topomap_slurm_layout(s->o, s->nalloc, s->cpus, &s->nstep, s->tasks, s->err,
+                             sizeof s->err) < 0) {
         /* A layout this release makes from the job's history (ENOTSUP) is an
          * ordinary reason for the site default to do nothing. */
-        keep(d, site, quiet && errno == ENOTSUP, "cannot predict Slurm's layout: %s", err);
-        goto out;
+        keep(s->d, s->site, s->quiet && errno == ENOTSUP, "cannot predict Slurm's layout: %s",
+             s->err);
+        return -1;
     }
-    for (int i = 0; i < nstep; i++) {
-        names[i] = topomap_hostlist_get(hl, (size_t)i);
-        n += tasks[i];
+    for (int i = 0; i < s->nstep; i++) {
+        s->names[i] = topomap_hostlist_get(s->hl, (size_t)i);
+        s->n += s->tasks[i];
     }
-    d->nranks = n;
+    s->d->nranks = s->n;
+    return 0;
+}
 
-    pname = o->profile ? o->profile : o->app;
+/* The profile: a file when the name has a '/', else from the store. */
+static int find_profile(struct step *s)
+{
+    const struct topomap_srun *o = s->o;
+    const char *pname = o->profile ? o->profile : o->app;
+    int n = s->n;
     if (!pname) {
-        keep(d, site, quiet, "no profile name (give --topomap-profile=NAME)");
-        goto out;
+        keep(s->d, s->site, s->quiet, "no profile name (give --topomap-profile=NAME)");
+        return -1;
     }
     if (strchr(pname, '/')) {
-        prof = topomap_profile_load(pname, TOPOMAP_FMT_AUTO, err, sizeof err);
-        if (prof && topomap_profile_nranks(prof) != n) {
+        s->prof = topomap_profile_load(pname, TOPOMAP_FMT_AUTO, s->err, sizeof s->err);
+        if (s->prof && topomap_profile_nranks(s->prof) != n) {
             /* A process grid is rescaled to the step's count, as in the store. */
-            topomap_profile_t *r = topomap_grid_rescale(prof, n, 0, NULL, NULL, 0);
+            topomap_profile_t *r = topomap_grid_rescale(s->prof, n, 0, NULL, NULL, 0);
             if (!r)
-                snprintf(err, sizeof err, "profile %s has %d ranks, this step has %d: not used",
-                         pname, topomap_profile_nranks(prof), n);
-            topomap_profile_free(prof);
-            prof = r;
+                snprintf(s->err, sizeof s->err,
+                         "profile %s has %d ranks, this step has %d: not used", pname,
+                         topomap_profile_nranks(s->prof), n);
+            topomap_profile_free(s->prof);
+            s->prof = r;
             errno = ERANGE;
         }
     } else
-        prof = topomap_store_find(site->profiles, o->uid, pname, n, NULL, NULL, 0, err,
-                                  sizeof err);
-    const char *from = prof ? topomap_profile_meta(prof, "rescaled_from") : NULL;
+        s->prof = topomap_store_find(s->site->profiles, o->uid, pname, n, NULL, NULL, 0, s->err,
+                                     sizeof s->err);
+    const char *from = s->prof ? topomap_profile_meta(s->prof, "rescaled_from") : NULL;
     if (from && o->verbose)
-        snprintf(d->note, sizeof d->note,
+        snprintf(s->d->note, sizeof s->d->note,
                  "topomap: profile '%s' was recorded with %s ranks; it is a process grid, so "
                  "its %d-rank version (grid %s) was synthesised from it",
-                 pname, from, n, topomap_profile_meta(prof, "grid"));
-    if (!prof) {
+                 pname, from, n, topomap_profile_meta(s->prof, "grid"));
+    if (!s->prof) {
         /* The site default quietly skips applications nobody profiled. */
         int missing = errno == ENOENT;
-        keep(d, site, quiet && missing, "%s", err);
-        goto out;
+        keep(s->d, s->site, s->quiet && missing, "%s", s->err);
+        return -1;
     }
+    return 0;
+}
 
-    topo = topomap_topology_load(site->topology, err, sizeof err);
-    if (!topo) {
-        keep(d, site, 0, "topology: %s", err);
-        goto out;
+/* The topology, the step's slots on it, and the mapping within time_limit. */
+static int compute_mapping(struct step *s)
+{
+    const struct topomap_site *site = s->site;
+    s->topo = topomap_topology_load(site->topology, s->err, sizeof s->err);
+    if (!s->topo) {
+        keep(s->d, site, 0, "topology: %s", s->err);
+        return -1;
     }
-    step_hosts = topomap_hostlist_compress(names, (size_t)nstep);
-    for (int i = 0; i < nstep; i++)
-        topomap_sb_printf(&slots, i ? ",%d" : "%d", tasks[i]);
-    if (!step_hosts || slots.oom) {
-        keep(d, site, 0, "out of memory");
-        goto out;
+    s->step_hosts = topomap_hostlist_compress(s->names, (size_t)s->nstep);
+    for (int i = 0; i < s->nstep; i++)
+        topomap_sb_printf(&s->slots, i ? ",%d" : "%d", s->tasks[i]);
+    if (!s->step_hosts || s->slots.oom) {
+        keep(s->d, site, 0, "out of memory");
+        return -1;
     }
-    alloc = topomap_alloc_create(topo, step_hosts, slots.s, err, sizeof err);
-    if (!alloc) {
-        keep(d, site, 0, "%s", err);
-        goto out;
+    s->alloc = topomap_alloc_create(s->topo, s->step_hosts, s->slots.s, s->err, sizeof s->err);
+    if (!s->alloc) {
+        keep(s->d, site, 0, "%s", s->err);
+        return -1;
     }
-
-    r2s = malloc((size_t)n * sizeof *r2s);
-    ident = malloc((size_t)n * sizeof *ident);
-    core = malloc((size_t)n * sizeof *core);
-    nodeix = malloc((size_t)n * sizeof *nodeix);
-    if (!r2s || !ident || !core || !nodeix) {
-        keep(d, site, 0, "out of memory");
-        goto out;
+    s->r2s = malloc((size_t)s->n * sizeof *s->r2s);
+    if (!s->r2s) {
+        keep(s->d, site, 0, "out of memory");
+        return -1;
     }
     topomap_opts_t opts;
     topomap_opts_init(&opts);
-    double left = site->time_limit / 1000.0 - (topomap_sp_now() - t0);
+    double left = site->time_limit / 1000.0 - (topomap_sp_now() - s->t0);
     if (left <= 0) {
-        keep(d, site, 0, "loading the profile and topology used up time_limit=%gms",
+        keep(s->d, site, 0, "loading the profile and topology used up time_limit=%gms",
              site->time_limit);
-        goto out;
+        return -1;
     }
     opts.time_limit = left;
     opts.nthreads = 1; /* srun is no place for a thread pool; results do not depend on it */
-    if (topomap_map(algo, prof, alloc, &opts, r2s, err, sizeof err) < 0) {
+    if (topomap_map(s->algo, s->prof, s->alloc, &opts, s->r2s, s->err, sizeof s->err) < 0) {
         if (errno == ETIMEDOUT)
-            keep(d, site, 0, "%s did not finish within time_limit=%gms", algo, site->time_limit);
+            keep(s->d, site, 0, "%s did not finish within time_limit=%gms", s->algo,
+                 site->time_limit);
         else
-            keep(d, site, 0, "%s: %s", algo, err);
-        goto out;
+            keep(s->d, site, 0, "%s: %s", s->algo, s->err);
+        return -1;
     }
-    d->seconds = topomap_sp_now() - t0;
+    s->d->seconds = topomap_sp_now() - s->t0;
+    return 0;
+}
 
+/* The mapping against Slurm's layout: the summary, and min_gain. */
+static int judge_gain(struct step *s)
+{
+    struct topomap_decision *d = s->d;
+    const struct topomap_site *site = s->site;
+    int n = s->n;
+    int *ident = malloc((size_t)n * sizeof *ident);
+    if (!ident) {
+        keep(d, site, 0, "out of memory");
+        return -1;
+    }
     /* Slots are numbered in Slurm's block order, so the identity is Slurm's
      * default layout. */
     for (int r = 0; r < n; r++)
         ident[r] = r;
     topomap_metrics_t mdef, mnew;
-    if (topomap_eval_slots(prof, alloc, ident, &mdef) < 0 ||
-        topomap_eval_slots(prof, alloc, r2s, &mnew) < 0) {
+    int bad = topomap_eval_slots(s->prof, s->alloc, ident, &mdef) < 0 ||
+              topomap_eval_slots(s->prof, s->alloc, s->r2s, &mnew) < 0;
+    free(ident);
+    if (bad) {
         keep(d, site, 0, "cannot evaluate the placement");
-        goto out;
+        return -1;
     }
     d->hop_bytes_default = mdef.hop_bytes;
     d->hop_bytes_new = mnew.hop_bytes;
     double gain = mdef.hop_bytes > 0 ? (mdef.hop_bytes - mnew.hop_bytes) / mdef.hop_bytes : 0;
-
     snprintf(d->summary, sizeof d->summary,
              "topomap: %s on %d ranks, nodes %s (%s tasks per node): hop-bytes %.6g -> %.6g "
              "(%+.1f%%), %.1f ms",
-             algo, n, step_hosts, slots.s, mdef.hop_bytes, mnew.hop_bytes,
+             s->algo, n, s->step_hosts, s->slots.s, mdef.hop_bytes, mnew.hop_bytes,
              gain == 0 ? 0.0 : -100.0 * gain, 1000.0 * d->seconds);
 
     /* The metric min_gain compares: hop-bytes, or the busiest link's load. */
@@ -255,88 +293,110 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     }
     int same_nodes = 1;
     for (int r = 0; r < n && same_nodes; r++)
-        same_nodes = topomap_alloc_slot_node(alloc, r2s[r]) == topomap_alloc_slot_node(alloc, r);
-    if (same_nodes || !(gnew < gdef * (1 - site->min_gain))) {
-        d->outcome = TOPOMAP_KEEP;
-        if (same_nodes)
-            strncat(d->summary, ": same nodes as Slurm's layout, kept", sizeof d->summary -
-                                                                            strlen(d->summary) - 1);
-        else
-            strncat(d->summary, ": gain below min_gain, Slurm's layout kept",
-                    sizeof d->summary - strlen(d->summary) - 1);
-        if (d->explicit_req && !same_nodes && gain > 0)
-            snprintf(d->message, sizeof d->message,
-                     "topomap: %s would save %.1f%% of %s, less than min_gain=%g%%; "
-                     "using Slurm's default layout",
-                     algo, 100.0 * gain, gname, 100.0 * site->min_gain);
-        else if (d->explicit_req && !same_nodes)
-            snprintf(d->message, sizeof d->message,
-                     "topomap: %s does not reduce %s (%.6g -> %.6g); using Slurm's "
-                     "default layout",
-                     algo, gname, gdef, gnew);
-        goto out;
-    }
+        same_nodes =
+            topomap_alloc_slot_node(s->alloc, s->r2s[r]) == topomap_alloc_slot_node(s->alloc, r);
+    if (!same_nodes && gnew < gdef * (1 - site->min_gain))
+        return 0;
+    d->outcome = TOPOMAP_KEEP;
+    if (same_nodes)
+        strncat(d->summary, ": same nodes as Slurm's layout, kept",
+                sizeof d->summary - strlen(d->summary) - 1);
+    else
+        strncat(d->summary, ": gain below min_gain, Slurm's layout kept",
+                sizeof d->summary - strlen(d->summary) - 1);
+    if (d->explicit_req && !same_nodes && gain > 0)
+        snprintf(d->message, sizeof d->message,
+                 "topomap: %s would save %.1f%% of %s, less than min_gain=%g%%; "
+                 "using Slurm's default layout",
+                 s->algo, 100.0 * gain, gname, 100.0 * site->min_gain);
+    else if (d->explicit_req && !same_nodes)
+        snprintf(d->message, sizeof d->message,
+                 "topomap: %s does not reduce %s (%.6g -> %.6g); using Slurm's "
+                 "default layout",
+                 s->algo, gname, gdef, gnew);
+    return -1;
+}
 
-    /* Remap: hostnames, per-node core indices, the PMI2 mapping. */
+/* Each node's cores, renumbered 0..k-1 in the algorithm's order: Slurm gives
+ * the step its own cores on each node, and the k-th of them is what the node
+ * binds. core[r] gets rank r's index. 0 or -1 (ENOMEM). */
+static int bind_indices(const struct step *s, const int *nodeix, int *core)
+{
+    int n = s->n;
+    int *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    for (int i = 0; i < s->nstep; i++) {
+        int m = 0;
+        for (int r = 0; r < n; r++)
+            if (nodeix[r] == i)
+                tmp[m++] = topomap_alloc_slot_core(s->alloc, s->r2s[r]);
+        qsort(tmp, (size_t)m, sizeof *tmp, topomap_sp_cmp_int);
+        int u = 0;
+        for (int k = 0; k < m; k++)
+            if (!u || tmp[u - 1] != tmp[k])
+                tmp[u++] = tmp[k];
+        for (int r = 0; r < n; r++)
+            if (nodeix[r] == i) {
+                int c = topomap_alloc_slot_core(s->alloc, s->r2s[r]);
+                int *hit = bsearch(&c, tmp, (size_t)u, sizeof *tmp, topomap_sp_cmp_int);
+                core[r] = (int)(hit - tmp);
+            }
+    }
+    free(tmp);
+    return 0;
+}
+
+/* Remap: hostnames, per-node core indices, the PMI2 mapping. */
+static void build_remap(struct step *s)
+{
+    struct topomap_decision *d = s->d;
+    int n = s->n;
+    int *core = malloc((size_t)n * sizeof *core), *nodeix = malloc((size_t)n * sizeof *nodeix);
     d->hosts = calloc((size_t)n, sizeof *d->hosts);
-    if (!d->hosts) {
-        keep(d, site, 0, "out of memory");
+    if (!d->hosts || !core || !nodeix) {
+        keep(d, s->site, 0, "out of memory");
         goto out;
     }
     /* Step node index of each topology node. */
     for (int r = 0; r < n; r++) {
-        int tn = topomap_alloc_slot_node(alloc, r2s[r]);
+        int tn = topomap_alloc_slot_node(s->alloc, s->r2s[r]);
         nodeix[r] = -1;
-        for (int i = 0; i < nstep; i++)
-            if (topomap_alloc_node(alloc, i) == tn) {
+        for (int i = 0; i < s->nstep; i++)
+            if (topomap_alloc_node(s->alloc, i) == tn) {
                 nodeix[r] = i;
                 break;
             }
-        d->hosts[r] = topomap_sp_strdup(topomap_topology_node_name(topo, tn));
+        d->hosts[r] = topomap_sp_strdup(topomap_topology_node_name(s->topo, tn));
         if (!d->hosts[r] || nodeix[r] < 0) {
-            keep(d, site, 0, "internal error: rank %d on no allocated node", r);
+            keep(d, s->site, 0, "internal error: rank %d on no allocated node", r);
             goto out;
         }
     }
-    if (site->bind) {
-        /* Renumber the cores used on each node 0..k-1 in the algorithm's
-         * order: Slurm gives the step its own cores on each node, and the k-th
-         * of them is what the node binds. */
-        int *tmp = malloc((size_t)n * sizeof *tmp);
-        if (!tmp) {
-            keep(d, site, 0, "out of memory");
+    if (s->site->bind) {
+        if (bind_indices(s, nodeix, core) < 0) {
+            keep(d, s->site, 0, "out of memory");
             goto out;
         }
-        for (int i = 0; i < nstep; i++) {
-            int m = 0;
-            for (int r = 0; r < n; r++)
-                if (nodeix[r] == i)
-                    tmp[m++] = topomap_alloc_slot_core(alloc, r2s[r]);
-            qsort(tmp, (size_t)m, sizeof *tmp, topomap_sp_cmp_int);
-            int u = 0;
-            for (int k = 0; k < m; k++)
-                if (!u || tmp[u - 1] != tmp[k])
-                    tmp[u++] = tmp[k];
-            for (int r = 0; r < n; r++)
-                if (nodeix[r] == i) {
-                    int c = topomap_alloc_slot_core(alloc, r2s[r]);
-                    int *hit = bsearch(&c, tmp, (size_t)u, sizeof *tmp, topomap_sp_cmp_int);
-                    core[r] = (int)(hit - tmp);
-                }
-        }
-        free(tmp);
-        d->bind = topomap_bind_encode(core, n, (int)(o->cpus_per_task > 0 ? o->cpus_per_task : 1));
+        d->bind =
+            topomap_bind_encode(core, n, (int)(s->o->cpus_per_task > 0 ? s->o->cpus_per_task : 1));
     }
     d->pmi2 = topomap_pmi2_mapping(nodeix, n, TOPOMAP_PMI2_MAXLEN);
     if (!d->pmi2 && errno != E2BIG) {
-        keep(d, site, 0, "out of memory");
+        keep(d, s->site, 0, "out of memory");
         goto out;
     }
     d->outcome = TOPOMAP_REMAP;
     strncat(d->summary, ": remapped", sizeof d->summary - strlen(d->summary) - 1);
-
 out:
-    /* For the admin's log, whatever the user sees. */
+    free(core);
+    free(nodeix);
+}
+
+/* The admin's log line, what the user sees, and the step's memory. */
+static void finish(struct step *s)
+{
+    struct topomap_decision *d = s->d;
     if (d->outcome != TOPOMAP_OFF) {
         const char *line = d->outcome == TOPOMAP_REMAP || !d->message[0] ? d->summary : d->message;
         if (!strncmp(line, "topomap: ", 9))
@@ -354,21 +414,33 @@ out:
         free(d->pmi2);
         d->pmi2 = NULL;
     }
-    if (!o->verbose || (d->message[0] && !strcmp(d->summary, d->message)))
+    if (!s->o->verbose || (d->message[0] && !strcmp(d->summary, d->message)))
         d->summary[0] = 0; /* the summary is for --topomap-verbose only */
     topomap_sp_clean(d->summary);
     topomap_sp_clean(d->note);
-    free(step_hosts);
-    free(slots.s);
-    free(cpus);
-    free(tasks);
-    free(names);
-    free(r2s);
-    free(ident);
-    free(core);
-    free(nodeix);
-    topomap_alloc_free(alloc);
-    topomap_profile_free(prof);
-    topomap_topology_free(topo);
-    topomap_hostlist_free(hl);
+    free(s->step_hosts);
+    free(s->slots.s);
+    free(s->cpus);
+    free(s->tasks);
+    free(s->names);
+    free(s->r2s);
+    topomap_alloc_free(s->alloc);
+    topomap_profile_free(s->prof);
+    topomap_topology_free(s->topo);
+    topomap_hostlist_free(s->hl);
+}
+
+void topomap_decide(const struct topomap_site *site, const struct topomap_srun *o,
+                    topomap_getenv_fn env, void *env_arg, struct topomap_decision *d)
+{
+    struct step s = {.site = site, .o = o, .d = d, .t0 = topomap_sp_now()};
+    memset(d, 0, sizeof *d);
+    s.algo = o->algo ? o->algo : site->dflt ? site->dflt : "off";
+    d->explicit_req = o->algo != NULL;
+    d->algo = topomap_sp_strdup(s.algo);
+    s.quiet = !d->explicit_req;
+    if (check_request(&s) == 0 && predict_layout(&s, env, env_arg) == 0 && find_profile(&s) == 0 &&
+        compute_mapping(&s) == 0 && judge_gain(&s) == 0)
+        build_remap(&s);
+    finish(&s);
 }
