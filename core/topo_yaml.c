@@ -258,7 +258,8 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
             topo_y_fail(c, conf_node, errno, "slurm_topology: %s", berr);
         else if (!topo_is_slurmconf(text))
             topo_y_fail(c, conf_node, EINVAL,
-                        "slurm_topology: %s is not a Slurm topology.conf (no SwitchName= line)",
+                        "slurm_topology: %s is not a Slurm topology.conf (no SwitchName= or "
+                        "BlockName= line)",
                         cpath);
         else /* on failure the message names the topology.conf line */
             t = topo_slurmconf_parse(cpath, text, c->err, c->errlen);

@@ -29,29 +29,62 @@ uint64_t topo_name_hash(const char *s)
 }
 
 /* Build the name table; error on duplicates (lookups would be ambiguous). */
-static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
+/* Enter names 0 .. n-1 into the open-addressing table hash (mask + 1 slots,
+ * all -1). At the first name equal to an earlier one, stop: 1 with the two
+ * indices (*second the smallest index that repeats a name). */
+static int fill_hash(const topomap_hostlist_t *names, int n, int *hash, size_t mask, int *first,
+                     int *second)
 {
-    size_t size = 16;
-    while (size < 2 * (size_t)t->nnodes)
-        size *= 2;
-    t->hash = malloc(size * sizeof *t->hash);
-    if (!t->hash)
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    memset(t->hash, 0xff, size * sizeof *t->hash);
-    t->hmask = size - 1;
-    for (int i = 0; i < t->nnodes; i++) {
-        const char *name = topomap_hostlist_get(t->names, (size_t)i);
-        size_t h = (size_t)topo_name_hash(name) & t->hmask;
-        while (t->hash[h] >= 0) {
-            if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), name))
-                return topomap_fail(err, errlen, EINVAL,
-                                    "node name '%s' is given twice (nodes %d and %d)", name,
-                                    t->hash[h], i);
-            h = (h + 1) & t->hmask;
+    for (int i = 0; i < n; i++) {
+        const char *name = topomap_hostlist_get(names, (size_t)i);
+        size_t h = (size_t)topo_name_hash(name) & mask;
+        while (hash[h] >= 0) {
+            if (!strcmp(topomap_hostlist_get(names, (size_t)hash[h]), name)) {
+                *first = hash[h];
+                *second = i;
+                return 1;
+            }
+            h = (h + 1) & mask;
         }
-        t->hash[h] = i;
+        hash[h] = i;
     }
     return 0;
+}
+
+static int *new_hash(int n, size_t *mask)
+{
+    size_t size = 16;
+    while (size < 2 * (size_t)n)
+        size *= 2;
+    int *hash = malloc(size * sizeof *hash);
+    if (hash)
+        memset(hash, 0xff, size * sizeof *hash);
+    *mask = size - 1;
+    return hash;
+}
+
+static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
+{
+    int a, b;
+    if (!(t->hash = new_hash(t->nnodes, &t->hmask)))
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    if (fill_hash(t->names, t->nnodes, t->hash, t->hmask, &a, &b))
+        return topomap_fail(err, errlen, EINVAL, "node name '%s' is given twice (nodes %d and %d)",
+                            topomap_hostlist_get(t->names, (size_t)a), a, b);
+    return 0;
+}
+
+int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second)
+{
+    size_t mask;
+    int n = (int)topomap_hostlist_count(names), *hash = new_hash(n, &mask);
+    if (!hash) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int r = fill_hash(names, n, hash, mask, first, second);
+    free(hash);
+    return r;
 }
 
 static topomap_hostlist_t *default_names(int n)
@@ -414,10 +447,6 @@ static const char *topo_unsupported(const char *path, const char *text)
         }
         break;
     }
-    if (!strncasecmp(p, "BlockName=", 10) || !strncasecmp(p, "BlockSizes=", 11))
-        return "a Slurm topology/block file (BlockName= lines) is not read: only "
-               "topology/tree's SwitchName= lines are; describe the blocks as leaf switches "
-               "(one SwitchName= line per block and one above them) or in a topomap YAML file";
     if (*p == '-') {
         p++;
         while (*p == ' ' || *p == '\t')

@@ -64,6 +64,9 @@ struct topo_tree {
     int first[TOPO_MAX_LEVELS]; /* element number of the first level-k switch */
 };
 
+/* What an irregular tree was read from, for describe(). */
+enum topo_itree_from { TOPO_FROM_TREE, TOPO_FROM_BLOCK, TOPO_FROM_FLAT };
+
 /* An irregular tree (Slurm topology.conf): switches with parents. */
 struct topo_itree {
     int nsw;
@@ -75,6 +78,11 @@ struct topo_itree {
     int maxdepth;   /* deepest node (a node is one below its switch) */
     int diameter;   /* computed by topo_itree_prepare() */
     int virtual_root; /* 1 when several top switches were joined */
+    enum topo_itree_from from;
+    /* TOPO_FROM_BLOCK: the blocks (switches 0 .. nblocks-1) and the block
+     * size of each switch level above them, the base size first. */
+    int nblocks, nbsizes, sizes_given;
+    long bsize[TOPO_MAX_LEVELS];
 };
 
 struct topomap_topology {
@@ -128,6 +136,10 @@ int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const 
                     const char *const *names, char *err, size_t errlen);
 /* Hash of a node or switch name for the open-addressing tables. */
 uint64_t topo_name_hash(const char *s);
+/* The first name of the sealed list names that repeats an earlier one: 1
+ * with their indices (*second the smallest such), 0 if all differ, -1 with
+ * errno ENOMEM. */
+int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second);
 /* Default cost of level k of a node (see topologies/README.md). */
 double topo_default_cost(const topomap_topology_t *t, int k);
 
@@ -154,6 +166,30 @@ int topo_is_slurmconf(const char *text);
 /* Parse a topology.conf held in text (path for messages); one core per node. */
 topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
                                          size_t errlen);
+
+/* topo_slurmblock.c: Slurm's topology/block and topology/flat as irregular
+ * trees (the model is described there). */
+struct topo_block_def {
+    const char *name;  /* BlockName= / block: */
+    const char *nodes; /* its hostlist expression */
+    int line, col;     /* where it is defined, 1-based; col 0 for topology.conf */
+};
+struct topo_block_sizes {
+    int n;                           /* 0: not given */
+    long size[TOPO_MAX_LEVELS];      /* the base block size first */
+    int line[TOPO_MAX_LEVELS], col[TOPO_MAX_LEVELS]; /* where each is; col 0 as above */
+};
+/* A topology of nblocks blocks (file order) with one core per node, or NULL
+ * with "PATH:LINE[:COL]: problem" in err; yaml picks the key names of the
+ * messages (block_sizes, nodes rather than BlockSizes=, Nodes=). */
+topomap_topology_t *topo_block_build(const char *path, int yaml, const struct topo_block_def *blocks,
+                                     int nblocks, const struct topo_block_sizes *sizes, char *err,
+                                     size_t errlen);
+/* One switch over all the nodes of names (taken over); one core per node. */
+topomap_topology_t *topo_flat_build(topomap_hostlist_t *names, char *err, size_t errlen);
+/* The largest number of BlockSizes (the levels of switches stay within
+ * TOPO_MAX_LEVELS with the blocks and a root). */
+#define TOPO_MAX_BLOCK_SIZES (TOPO_MAX_LEVELS - 1)
 
 /* topo_yaml.c */
 /* Parse the YAML description held in text (len bytes; path for messages and

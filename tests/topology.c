@@ -330,7 +330,7 @@ static void test_slurmconf(void)
          "conf-two-parents.conf:2: switch 's0' is already under switch 't1' (line 1)"},
         {"conf-bad-hostlist.conf", "conf-bad-hostlist.conf:1: Nodes=: hostlist 'n[2-1]': reversed"},
         {"conf-no-nodes.conf", "conf-no-nodes.conf: no switch has Nodes="},
-        {"conf-block.conf", "conf-block.conf: a Slurm topology/block file (BlockName= lines) is not read"},
+        {"conf-mixed.conf", "conf-mixed.conf:3: SwitchName= in a topology/block file"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[1024];
