@@ -31,16 +31,6 @@
 #include "internal.h"
 #include "topology_priv.h"
 
-/* "PATH:LINE" (topology.conf) or "PATH:LINE:COL" (YAML). */
-static const char *where(char *buf, size_t len, const char *path, int line, int col)
-{
-    if (col > 0)
-        snprintf(buf, len, "%s:%d:%d", path, line, col);
-    else
-        snprintf(buf, len, "%s:%d", path, line);
-    return buf;
-}
-
 struct build {
     const char *path, *nodes_key, *sizes_key;
     const struct topo_block_def *b;
@@ -55,10 +45,10 @@ static int check_sizes(struct build *B, const struct topo_block_sizes *s)
     char at[1100];
     if (s->n > TOPO_MAX_BLOCK_SIZES)
         return topomap_fail(B->err, B->errlen, EINVAL, "%s: %s: at most %d sizes, not %d",
-                            where(at, sizeof at, B->path, s->line[0], s->col[0]), B->sizes_key,
+                            topo_where(at, sizeof at, B->path, s->line[0], s->col[0]), B->sizes_key,
                             TOPO_MAX_BLOCK_SIZES, s->n);
     for (int k = 0; k < s->n; k++) {
-        where(at, sizeof at, B->path, s->line[k], s->col[k]);
+        topo_where(at, sizeof at, B->path, s->line[k], s->col[k]);
         if (s->size[k] < 1 || s->size[k] > TOPO_MAX_NODES)
             return topomap_fail(B->err, B->errlen, EINVAL, "%s: %s: a size must be in 1..%d, "
                                 "not %ld", at, B->sizes_key, TOPO_MAX_NODES, s->size[k]);
@@ -93,7 +83,7 @@ static int check_names(struct build *B)
     if (rc > 0) {
         char at[1100];
         return topomap_fail(B->err, B->errlen, EINVAL, "%s: block '%s' is already defined at "
-                            "line %d", where(at, sizeof at, B->path, B->b[b].line, B->b[b].col),
+                            "line %d", topo_where(at, sizeof at, B->path, B->b[b].line, B->b[b].col),
                             B->b[b].name, B->b[a].line);
     }
     return 0;
@@ -112,7 +102,7 @@ static topomap_hostlist_t *block_nodes(struct build *B, int *first)
     size_t nn = 0;
     for (int i = 0; i < B->nb; i++) {
         const struct topo_block_def *d = &B->b[i];
-        where(at, sizeof at, B->path, d->line, d->col);
+        topo_where(at, sizeof at, B->path, d->line, d->col);
         first[i] = (int)nn;
         topomap_hostlist_t *hl = topomap_hostlist_parse(d->nodes, herr, sizeof herr);
         if (!hl) {
@@ -247,7 +237,7 @@ topomap_topology_t *topo_block_build(const char *path, int yaml, const struct to
         if (sizes->n && m < sizes->size[0]) {
             topomap_fail(err, errlen, EINVAL, "%s: block '%s' has %ld node%s, fewer than the base "
                          "block size %ld (%s line %d)",
-                         where(at, sizeof at, path, blocks[i].line, blocks[i].col), blocks[i].name,
+                         topo_where(at, sizeof at, path, blocks[i].line, blocks[i].col), blocks[i].name,
                          m, m == 1 ? "" : "s", sizes->size[0], B.sizes_key, sizes->line[0]);
             goto out;
         }
@@ -266,7 +256,7 @@ topomap_topology_t *topo_block_build(const char *path, int yaml, const struct to
         while (first[bb + 1] <= b)
             bb++;
         topomap_fail(err, errlen, EINVAL, "%s: node '%s' is in block '%s' and already in block "
-                     "'%s' (line %d)", where(at, sizeof at, path, blocks[bb].line, blocks[bb].col),
+                     "'%s' (line %d)", topo_where(at, sizeof at, path, blocks[bb].line, blocks[bb].col),
                      topomap_hostlist_get(names, (size_t)b), blocks[bb].name, blocks[ba].name,
                      blocks[ba].line);
         goto out;

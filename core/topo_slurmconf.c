@@ -26,7 +26,7 @@
 
 struct sw {
     char *name;
-    int line;
+    int line, col; /* col: in a topology.yaml, 0 in a topology.conf */
     char *nodes;    /* hostlist expression or NULL */
     char *switches; /* hostlist expression or NULL */
     int parent, depth;
@@ -52,12 +52,22 @@ struct conf {
     struct topo_block_sizes sizes;
     /* The first line of each plugin's, 0 if none: they must not mix. */
     int first_switch, first_block;
+    /* The keys' names in messages: "Nodes=" or, from a topology.yaml, "nodes". */
+    const char *nodes_key, *switches_key;
+    char at[1100]; /* sw_at()'s */
 };
 
 /* The values of one logical line (pointers into it), NULL when absent. */
 struct toks {
     char *sw, *block, *nodes, *switches, *sizes;
 };
+
+/* "PATH:LINE" (or "PATH:LINE:COL" from a topology.yaml) of switch i. Valid
+ * until the next call. */
+static const char *sw_at(struct conf *c, int i)
+{
+    return topo_where(c->at, sizeof c->at, c->path, c->sw[i].line, c->sw[i].col);
+}
 
 /* Does a (logical) line begin with key= ? */
 static int starts_key(const char *s, const char *key)
@@ -256,19 +266,20 @@ static int add_block(struct conf *c, const struct toks *k, int line)
     return 0;
 }
 
-/* SwitchName=s0 Nodes=... or Switches=... */
-static int add_switch(struct conf *c, const struct toks *k, int line)
+/* SwitchName=s0 Nodes=... or Switches=... at line (and col in a YAML file). */
+static int add_switch(struct conf *c, const struct toks *k, int line, int col)
 {
+    char *at = c->at;
+    topo_where(at, sizeof c->at, c->path, line, col);
     if (!k->sw)
-        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: line has no SwitchName=", c->path,
-                            line);
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s: line has no SwitchName=", at);
     int old = find_switch(c, k->sw);
     if (old >= 0)
-        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: switch '%s' is already defined "
-                            "at line %d", c->path, line, k->sw, c->sw[old].line);
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s: switch '%s' is already defined at "
+                            "line %d", at, k->sw, c->sw[old].line);
     if (c->nsw == TOPOMAP_MAX_SWITCHES)
-        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: more than %d switches", c->path,
-                            line, TOPOMAP_MAX_SWITCHES);
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s: more than %d switches", at,
+                            TOPOMAP_MAX_SWITCHES);
     if (c->nsw == c->cap) {
         int cap = c->cap ? 2 * c->cap : 16;
         struct sw *ns = realloc(c->sw, (size_t)cap * sizeof *ns);
@@ -277,7 +288,7 @@ static int add_switch(struct conf *c, const struct toks *k, int line)
         c->sw = ns;
         c->cap = cap;
     }
-    struct sw w = {strdup(k->sw), line, k->nodes ? strdup(k->nodes) : NULL,
+    struct sw w = {strdup(k->sw), line, col, k->nodes ? strdup(k->nodes) : NULL,
                    k->switches ? strdup(k->switches) : NULL, -1, 0};
     if (!w.name || (k->nodes && !w.nodes) || (k->switches && !w.switches)) {
         free(w.name);
@@ -325,7 +336,7 @@ static int parse_line(struct conf *c, char *s, int line)
         return add_sizes(c, &k, line);
     if (k.block || c->blockfile)
         return add_block(c, &k, line);
-    return add_switch(c, &k, line);
+    return add_switch(c, &k, line, 0);
 }
 
 /* The blocks read into topo_block_build(). */
@@ -397,26 +408,27 @@ static int link_children(struct conf *c, topomap_hostlist_t **kids)
         char herr[TOPOMAP_ERRLEN];
         kids[i] = topomap_hostlist_parse(c->sw[i].switches, herr, sizeof herr);
         if (!kids[i]) {
-            topomap_fail(c->err, c->errlen, errno, "%s:%d: Switches=: %s", c->path, c->sw[i].line, herr);
+            topomap_fail(c->err, c->errlen, errno, "%s: %s: %s", sw_at(c, i), c->switches_key,
+                         herr);
             return -1;
         }
         for (size_t k = 0; k < topomap_hostlist_count(kids[i]); k++) {
             const char *kn = topomap_hostlist_get(kids[i], k);
             int j = find_switch(c, kn);
             if (j < 0) {
-                topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: switch '%s' is not defined", c->path,
-                             c->sw[i].line, kn);
+                topomap_fail(c->err, c->errlen, EINVAL, "%s: switch '%s' is not defined",
+                             sw_at(c, i), kn);
                 return -1;
             }
             if (j == i) {
-                topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: switch '%s' lists itself", c->path,
-                             c->sw[i].line, kn);
+                topomap_fail(c->err, c->errlen, EINVAL, "%s: switch '%s' lists itself",
+                             sw_at(c, i), kn);
                 return -1;
             }
             if (c->sw[j].parent >= 0) {
                 topomap_fail(c->err, c->errlen, EINVAL,
-                             "%s:%d: switch '%s' is already under switch '%s' (line %d)", c->path,
-                             c->sw[i].line, kn, c->sw[c->sw[j].parent].name,
+                             "%s: switch '%s' is already under switch '%s' (line %d)",
+                             sw_at(c, i), kn, c->sw[c->sw[j].parent].name,
                              c->sw[c->sw[j].parent].line);
                 return -1;
             }
@@ -427,8 +439,8 @@ static int link_children(struct conf *c, topomap_hostlist_t **kids)
     for (int i = 0; i < nsw; i++)
         nroots += c->sw[i].parent < 0;
     if (nroots == 0) {
-        topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: the switches form a cycle (no top switch)",
-                     c->path, c->sw[0].line);
+        topomap_fail(c->err, c->errlen, EINVAL, "%s: the switches form a cycle (no top switch)",
+                     sw_at(c, 0));
         return -1;
     }
     return nroots;
@@ -504,7 +516,7 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
             char herr[TOPOMAP_ERRLEN];
             topomap_hostlist_t *hl = topomap_hostlist_parse(c->sw[s].nodes, herr, sizeof herr);
             if (!hl) {
-                topomap_fail(err, errlen, errno, "%s:%d: Nodes=: %s", path, c->sw[s].line, herr);
+                topomap_fail(err, errlen, errno, "%s: %s: %s", sw_at(c, s), c->nodes_key, herr);
                 goto fail;
             }
             size_t m = topomap_hostlist_count(hl);
@@ -520,19 +532,17 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
                         port = np;
                     if (!nl || !np) {
                         topomap_hostlist_free(hl);
-                        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory", path,
-                                     c->sw[s].line);
+                        topomap_fail(err, errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
                         goto fail;
                     }
                 }
                 if (nn >= TOPO_MAX_NODES || topo_hostlist_push(names, nm, strlen(nm)) < 0) {
                     topomap_hostlist_free(hl);
                     if (nn >= TOPO_MAX_NODES)
-                        topomap_fail(err, errlen, EINVAL, "%s:%d: more than %d nodes", path,
-                                     c->sw[s].line, TOPO_MAX_NODES);
+                        topomap_fail(err, errlen, EINVAL, "%s: more than %d nodes", sw_at(c, s),
+                                     TOPO_MAX_NODES);
                     else
-                        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory", path,
-                                     c->sw[s].line);
+                        topomap_fail(err, errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
                     goto fail;
                 }
                 leaf[nn] = s;
@@ -563,8 +573,8 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
              * (as a YAML fat-tree's levels; the virtual root not counted). */
             if (depth[w] - vroot >= TOPO_MAX_LEVELS) {
                 topomap_fail(err, errlen, EINVAL,
-                             "%s:%d: switch '%s' is %d levels below the top: at most %d switch "
-                             "levels", path, c->sw[w].line, c->sw[w].name, depth[w] - vroot,
+                             "%s: switch '%s' is %d levels below the top: at most %d switch "
+                             "levels", sw_at(c, w), c->sw[w].name, depth[w] - vroot,
                              TOPO_MAX_LEVELS);
                 goto fail;
             }
@@ -573,8 +583,8 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
     for (int i = 0; i < nsw; i++)
         if (depth[i] < 0) {
             topomap_fail(err, errlen, EINVAL,
-                         "%s:%d: switch '%s' is on a cycle of switches (not under a top switch)",
-                         path, c->sw[i].line, c->sw[i].name);
+                         "%s: switch '%s' is on a cycle of switches (not under a top switch)",
+                         sw_at(c, i), c->sw[i].name);
             goto fail;
         }
     if (nn == 0) {
@@ -594,8 +604,8 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
                          path, line, c->nsw);
         else
             topomap_fail(err, errlen, EINVAL,
-                         "%s:%d: node '%s' is under switch '%s' and already under switch '%s' "
-                         "(line %d)", path, c->sw[leaf[b]].line, topomap_hostlist_get(names, b),
+                         "%s: node '%s' is under switch '%s' and already under switch '%s' "
+                         "(line %d)", sw_at(c, leaf[b]), topomap_hostlist_get(names, b),
                          c->sw[leaf[b]].name, c->sw[leaf[a]].name, c->sw[leaf[a]].line);
         goto fail;
     }
@@ -645,7 +655,8 @@ fail:
 topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
                                          size_t errlen)
 {
-    struct conf c = {.path = path, .err = err, .errlen = errlen};
+    struct conf c = {.path = path, .err = err, .errlen = errlen, .nodes_key = "Nodes=",
+                     .switches_key = "Switches="};
     topomap_topology_t *t = NULL;
     char *logical = malloc(strlen(text) + 1);
     if (!logical) {
@@ -661,6 +672,29 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     else if (line >= 0)
         t = conf_tree(&c, line);
     free(logical);
+    conf_free(&c);
+    return t;
+}
+
+topomap_topology_t *topo_switches_build(const char *path, const struct topo_switch_def *sw, int nsw,
+                                        char *err, size_t errlen)
+{
+    struct conf c = {.path = path, .err = err, .errlen = errlen, .nodes_key = "nodes",
+                     .switches_key = "children"};
+    topomap_topology_t *t = NULL;
+    int last = 1, i;
+    for (i = 0; i < nsw; i++) {
+        struct toks k = {.sw = (char *)sw[i].name, .nodes = (char *)sw[i].nodes,
+                         .switches = (char *)sw[i].switches};
+        if (add_switch(&c, &k, sw[i].line, sw[i].col) < 0)
+            break;
+        if (sw[i].line > last)
+            last = sw[i].line;
+    }
+    if (i == nsw && nsw > 0)
+        t = conf_tree(&c, last);
+    else if (nsw == 0)
+        topomap_fail(err, errlen, EINVAL, "%s: no switches", path);
     conf_free(&c);
     return t;
 }

@@ -406,8 +406,8 @@ static int load_node(struct topo_yctx *c, topomap_topology_t *t, yaml_node_t *no
     return 0;
 }
 
-topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len, char *err,
-                                   size_t errlen)
+topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len,
+                                   const char *name, char *err, size_t errlen)
 {
     static const char *const top_keys[] = {"name", "description", "network", "nodes", "node",
                                            NULL};
@@ -424,6 +424,15 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
                      path);
         goto out;
     }
+    if (topo_is_slurmyaml(&doc, root)) {
+        t = topo_slurmyaml_load(&c, root, name);
+        goto out;
+    }
+    if (name) {
+        topomap_fail(err, errlen, EINVAL, "%s: no topology named '%s': only a Slurm topology.yaml "
+                     "names its topologies", path, name);
+        goto out;
+    }
     if (root->type != YAML_MAPPING_NODE) {
         topo_y_fail(&c, root, EINVAL,
                     "a topology description must be a mapping with 'network', not %s",
@@ -435,8 +444,8 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
     yaml_node_t *v, *net = topo_y_require(&c, root, "network", "the topology");
     if (!net)
         goto out;
-    const char *name = NULL, *desc = NULL; /* description: for humans only */
-    if ((v = topo_y_get(&c, root, "name")) && topo_y_str(&c, v, "name", &name) < 0)
+    const char *tname = NULL, *desc = NULL; /* description: for humans only */
+    if ((v = topo_y_get(&c, root, "name")) && topo_y_str(&c, v, "name", &tname) < 0)
         goto out;
     if ((v = topo_y_get(&c, root, "description")) && topo_y_str(&c, v, "description", &desc) < 0)
         goto out;
@@ -447,7 +456,7 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
     t->link_bandwidth = bandwidth;
     if (load_node(&c, t, topo_y_get(&c, root, "node")) < 0)
         goto fail;
-    if (name && !(t->name = strdup(name))) {
+    if (tname && !(t->name = strdup(tname))) {
         topo_y_fail(&c, topo_y_get(&c, root, "name"), ENOMEM, "out of memory");
         goto fail;
     }

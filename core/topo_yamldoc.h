@@ -56,4 +56,13 @@ int topo_y_str(struct topo_yctx *c, yaml_node_t *n, const char *key, const char 
 int topo_y_len(const yaml_node_t *n);
 yaml_node_t *topo_y_item(struct topo_yctx *c, const yaml_node_t *n, int i);
 
+/* topo_slurmyaml.c: Slurm's topology.yaml. */
+/* 1 if root (of doc) is a list whose first item is a mapping. */
+int topo_is_slurmyaml(yaml_document_t *doc, yaml_node_t *root);
+/* Build the topology called name of the list root (NULL: the first with
+ * cluster_default: true, else the first); NULL with c's err. */
+struct topomap_topology;
+struct topomap_topology *topo_slurmyaml_load(struct topo_yctx *c, yaml_node_t *root,
+                                             const char *name);
+
 #endif

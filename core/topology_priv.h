@@ -140,6 +140,9 @@ uint64_t topo_name_hash(const char *s);
  * with their indices (*second the smallest such), 0 if all differ, -1 with
  * errno ENOMEM. */
 int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second);
+/* The names of the sealed list names, each once, in order of first
+ * appearance (a new sealed list, caller frees), or NULL with errno ENOMEM. */
+topomap_hostlist_t *topo_names_unique(const topomap_hostlist_t *names);
 /* Default cost of level k of a node (see topologies/README.md). */
 double topo_default_cost(const topomap_topology_t *t, int k);
 
@@ -167,6 +170,18 @@ int topo_is_slurmconf(const char *text);
 topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
                                          size_t errlen);
 
+/* "PATH:LINE" (col 0, a topology.conf) or "PATH:LINE:COL" (YAML) into buf. */
+const char *topo_where(char *buf, size_t len, const char *path, int line, int col);
+
+/* A tree of switches from a Slurm topology.yaml (the tree of a topology.conf
+ * from its lines): names and hostlists, where each switch is defined. */
+struct topo_switch_def {
+    const char *name, *nodes, *switches; /* nodes, switches: NULL when absent */
+    int line, col;
+};
+topomap_topology_t *topo_switches_build(const char *path, const struct topo_switch_def *sw, int nsw,
+                                        char *err, size_t errlen);
+
 /* topo_slurmblock.c: Slurm's topology/block and topology/flat as irregular
  * trees (the model is described there). */
 struct topo_block_def {
@@ -193,9 +208,11 @@ topomap_topology_t *topo_flat_build(topomap_hostlist_t *names, char *err, size_t
 
 /* topo_yaml.c */
 /* Parse the YAML description held in text (len bytes; path for messages and
- * for files it names, relative to its directory). */
-topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len, char *err,
-                                   size_t errlen);
+ * for files it names, relative to its directory): topomap's schema, or a
+ * Slurm topology.yaml (topo_slurmyaml.c) of which the topology called name
+ * is built (NULL: Slurm's default). A name with topomap's schema is an error. */
+topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len,
+                                   const char *name, char *err, size_t errlen);
 
 /* topo_hwloc.c: topomap_topology_set_node_hwloc(); levels are named
  * "package", "numa", "core" and get the default costs. */

@@ -158,8 +158,219 @@ static void test_block_conf(void)
     }
 }
 
+static void test_slurm_yaml(void)
+{
+    char err[TOPOMAP_ERRLEN] = "";
+    /* topology.yaml(5)'s example: the default is topo1 (cluster_default). */
+    topomap_topology_t *t = topomap_topology_load(DATA "slurm-topology.yaml", err, sizeof err);
+    ok(t != NULL, "slurm-topology.yaml (topology.yaml(5)'s example) loads: %s", t ? "" : err);
+    if (t) {
+        like(describe(t), "name: topo1\n", "the default is topo1 (cluster_default: True)");
+        is_int(topomap_topology_nnodes(t), 4, "topo1: 4 nodes under sw_root");
+        is_int(hops(t, "node01", "node04"), 2, "topo1: one switch, 2 hops");
+        topomap_topology_free(t);
+    }
+    t = topomap_topology_load_named(DATA "slurm-topology.yaml", "topo2", err, sizeof err);
+    ok(t != NULL, "topo2 by name: %s", t ? "" : err);
+    if (t) {
+        like(describe(t), "name: topo2\n", "describe names topo2");
+        like(describe(t), "blocks: 4 (Slurm topology/block), base block size 4; hops: 2 in a "
+             "block, 4 in an aggregated block of 16 nodes (4 blocks)\n", "topo2: blocks");
+        is_int(topomap_topology_nnodes(t), 16, "topo2: 16 nodes");
+        is_str(topomap_topology_node_name(t, 4), "node05", "topo2: node 4 is node05 (b2)");
+        is_int(hops(t, "node01", "node04"), 2, "topo2: same block, 2");
+        is_int(hops(t, "node04", "node13"), 4, "topo2: b1-b4 in the block of 16, 4");
+        check_routes(t, "topo2");
+        topomap_topology_free(t);
+    }
+    t = topomap_topology_load_named(DATA "slurm-topology.yaml", "topo3", err, sizeof err);
+    ok(t != NULL, "topo3 (flat) by name: %s", t ? "" : err);
+    if (t) {
+        like(describe(t), "flat (Slurm topology/flat)", "topo3: flat");
+        is_int(topomap_topology_nnodes(t), 16, "topo3: the 16 nodes the file names, once each");
+        is_str(topomap_topology_node_name(t, 0), "node01", "topo3: node01 first");
+        is_str(topomap_topology_node_name(t, 15), "node16", "topo3: node16 last");
+        is_int(hops(t, "node01", "node16"), 2, "topo3: 2 hops between any two");
+        is_int(topomap_topology_diameter(t), 2, "topo3: diameter 2");
+        check_routes(t, "topo3");
+        topomap_topology_free(t);
+    }
+    t = topomap_topology_load(DATA "slurm-tree.yaml", err, sizeof err);
+    ok(t != NULL, "slurm-tree.yaml: the default is the second (flat) topology: %s", t ? "" : err);
+    if (t) {
+        like(describe(t), "name: everything\n", "  named everything");
+        is_int(topomap_topology_nnodes(t), 18, "  18 nodes");
+        topomap_topology_free(t);
+    }
+    t = topomap_topology_load_named(DATA "slurm-tree.yaml", "fabric", err, sizeof err);
+    ok(t != NULL, "fabric by name: %s", t ? "" : err);
+    if (t) {
+        is_int(topomap_topology_nnodes(t), 18, "fabric: 18 nodes");
+        is_str(topomap_topology_node_name(t, 6), "dev6", "fabric: depth first from s3: dev6 7th");
+        is_int(hops(t, "dev0", "dev5"), 2, "fabric: under s0, 2");
+        is_int(hops(t, "dev0", "dev17"), 4, "fabric: s0 to s2 through s3, 4");
+        like(describe(t), "switches: 4", "fabric: 4 switches");
+        check_routes(t, "fabric");
+        topomap_topology_free(t);
+    }
+
+    /* Names: an unknown one, and names for files that have none. */
+    errno = 0;
+    t = topomap_topology_load_named(DATA "slurm-topology.yaml", "topo9", err, sizeof err);
+    ok(!t && errno == EINVAL, "an unknown name: EINVAL");
+    like(err, "slurm-topology.yaml:3:1: no topology named 'topo9' (the file has: topo1, topo2, "
+         "topo3)", "  message: %s", err);
+    errno = 0;
+    t = topomap_topology_load_named(DATA "block.conf", "b", err, sizeof err);
+    ok(!t && errno == EINVAL, "a name for a topology.conf: EINVAL");
+    like(err, "block.conf: no topology named 'b': a topology.conf describes one topology",
+         "  message: %s", err);
+    errno = 0;
+    t = topomap_topology_load_named(DATA "tree-defaults.yaml", "x", err, sizeof err);
+    ok(!t && errno == EINVAL, "a name for topomap's YAML: EINVAL");
+    like(err, "tree-defaults.yaml: no topology named 'x': only a Slurm topology.yaml names its "
+         "topologies", "  message: %s", err);
+    errno = 0;
+    ok(!topomap_topology_load_named(DATA "slurm-topology.yaml", "", err, sizeof err) &&
+       errno == EINVAL, "an empty name: EINVAL");
+    t = topomap_topology_load_named(DATA "slurm-topology.yaml", NULL, err, sizeof err);
+    ok(t && strstr(describe(t), "name: topo1\n"), "a NULL name: the default");
+    topomap_topology_free(t);
+
+    static const struct {
+        const char *file, *msg;
+    } bad[] = {
+        {"syaml-unknown-key.yaml", "syaml-unknown-key.yaml:5:7: unknown key 'node' in switch "
+                                   "(expected one of: switch, children, nodes)"},
+        {"syaml-missing-nodes.yaml",
+         "syaml-missing-nodes.yaml:6:7: missing required key 'nodes' in a block"},
+        {"syaml-node-twice.yaml",
+         "syaml-node-twice.yaml:7:7: node 'n4' is in block 'b2' and already in block 'b1' (line 5)"},
+        {"syaml-empty-block.yaml",
+         "syaml-empty-block.yaml:7:14: 'nodes' must be a non-empty string, not empty"},
+        {"syaml-block-sizes.yaml",
+         "syaml-block-sizes.yaml:5:9: block_sizes: 12 is not 4 times a power of two"},
+        {"syaml-syntax.yaml", "syaml-syntax.yaml:5:6: YAML syntax error: did not find expected key"},
+        {"syaml-two-kinds.yaml", "syaml-two-kinds.yaml:3:3: topology 't2': give exactly one of "
+                                 "'tree', 'block' or 'flat' (2 given)"},
+        {"syaml-first-key.yaml", "syaml-first-key.yaml:1:3: 'topology' must be the first key of a "
+                                 "topology, not 'cluster_default'"},
+        {"syaml-dup-name.yaml", "syaml-dup-name.yaml:5:3: topology 't1' is already defined at "
+                                "line 1"},
+        {"syaml-flat-false.yaml", "syaml-flat-false.yaml:2:9: topology 't1': 'flat' must be true"},
+        {"syaml-flat-alone.yaml", "syaml-flat-alone.yaml:1:3: topology 'only' is flat and no other "
+                                  "topology of the file names nodes"},
+        {"syaml-no-name.yaml",
+         "syaml-no-name.yaml:1:3: missing required key 'topology' in a topology"},
+        {"syaml-undefined-switch.yaml",
+         "syaml-undefined-switch.yaml:4:7: switch 's1' is not defined"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, DATA "bad/%s", bad[i].file);
+        err[0] = 0;
+        errno = 0;
+        t = topomap_topology_load(path, err, sizeof err);
+        ok(!t && errno == EINVAL, "%s rejected with EINVAL", bad[i].file);
+        like(err, bad[i].msg, "  message: %s", err);
+        ok(!strchr(err, '\n') && !strncmp(err, path, strlen(path)), "  one line, from the path");
+        topomap_topology_free(t);
+    }
+}
+
+/* A file of text in dir. */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_slurm_path(void)
+{
+    char dir[] = "/tmp/topomap-slurmpath.XXXXXX", conf[1100], yaml[1100], slurm[1100];
+    char out[1100], err[TOPOMAP_ERRLEN] = "";
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(slurm, sizeof slurm, "%s/slurm.conf", dir);
+    snprintf(conf, sizeof conf, "%s/topology.conf", dir);
+    snprintf(yaml, sizeof yaml, "%s/topology.yaml", dir);
+
+    put(dir, "slurm.conf", "ClusterName=c\n# TopologyPlugin=topology/tree\nNodeName=n[1-4]\n");
+    errno = 0;
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
+       errno == ENOENT, "no TopologyPlugin=, no topology.yaml: ENOENT");
+    like(err, "slurm.conf: the cluster describes no network topology (no TopologyPlugin=: "
+         "topology/flat, and no ", "  message: %s", err);
+
+    put(dir, "slurm.conf", "ClusterName=c\ntopologyplugin=topology/flat # the default\n");
+    errno = 0;
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
+       errno == ENOENT, "topology/flat: ENOENT");
+    like(err, "(TopologyPlugin=topology/flat, and no ", "  message: %s", err);
+
+    put(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
+    errno = 0;
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
+       errno == ENOENT, "topology/tree without topology.conf: ENOENT");
+    like(err, "slurm.conf:1: TopologyPlugin=topology/tree reads ", "  message: %s", err);
+
+    put(dir, "topology.conf", "BlockName=b1 Nodes=n[1-4]\n");
+    put(dir, "slurm.conf", "ClusterName=c\nTopologyPlugin=\"topology/block\"\n");
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) == 0,
+       "topology/block: found: %s", err);
+    is_str(out, conf, "  topology.conf beside slurm.conf");
+    topomap_topology_t *t = topomap_topology_load(out, err, sizeof err);
+    ok(t && topomap_topology_nnodes(t) == 4, "  and it loads: %s", t ? "" : err);
+    topomap_topology_free(t);
+    errno = 0;
+    ok(topomap_slurm_topology_path(slurm, out, 10, err, sizeof err) < 0 && errno == ERANGE,
+       "a buffer too small: ERANGE");
+
+    put(dir, "slurm.conf", "TopologyPlugin=topology/3d_torus\n");
+    errno = 0;
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
+       errno == EINVAL, "topology/3d_torus: EINVAL");
+    like(err, "slurm.conf:1: TopologyPlugin=topology/3d_torus: topomap reads the networks of "
+         "topology/tree, topology/block and topology/flat only", "  message: %s", err);
+
+    /* A topology.yaml wins over topology.conf, whatever TopologyPlugin= says. */
+    put(dir, "topology.yaml", "- topology: t\n  flat: true\n- topology: u\n  tree:\n"
+                              "    switches:\n    - {switch: s, nodes: \"n[1-2]\"}\n");
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) == 0,
+       "topology.yaml: found: %s", err);
+    is_str(out, yaml, "  topology.yaml beside slurm.conf");
+    put(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) == 0 &&
+       !strcmp(out, yaml), "  before topology.conf");
+    t = topomap_topology_load(out, err, sizeof err);
+    ok(t && topomap_topology_nnodes(t) == 2, "  its default (flat t over u's nodes) loads: %s",
+       t ? "" : err);
+    topomap_topology_free(t);
+
+    errno = 0;
+    snprintf(out, sizeof out, "%s/none.conf", dir);
+    ok(topomap_slurm_topology_path(out, out, sizeof out, err, sizeof err) < 0 && errno == ENOENT,
+       "a missing slurm.conf: ENOENT");
+    errno = 0;
+    ok(topomap_slurm_topology_path(NULL, out, sizeof out, err, sizeof err) < 0 && errno == EINVAL,
+       "a NULL slurm.conf: EINVAL");
+    unlink(slurm);
+    unlink(conf);
+    unlink(yaml);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_block_conf();
+    test_slurm_yaml();
+    test_slurm_path();
     return done_testing();
 }
