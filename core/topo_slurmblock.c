@@ -24,6 +24,7 @@
  *
  * topology/flat: one switch over all the nodes, 2 hops between any two. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,15 +70,8 @@ static int check_sizes(struct build *B, const struct topo_block_sizes *s)
 /* Distinct block names. */
 static int check_names(struct build *B)
 {
-    topomap_hostlist_t *names = topo_hostlist_new();
-    int rc = names ? 0 : -1, a, b;
-    for (int i = 0; !rc && i < B->nb; i++)
-        rc = topo_hostlist_push(names, B->b[i].name, strlen(B->b[i].name));
-    if (!rc)
-        rc = topo_hostlist_seal(names);
-    if (!rc)
-        rc = topo_names_repeat(names, &a, &b);
-    topomap_hostlist_free(names);
+    int a, b, rc = topo_fields_repeat(B->b, sizeof *B->b, offsetof(struct topo_block_def, name),
+                                      B->nb, &a, &b);
     if (rc < 0)
         return topomap_fail(B->err, B->errlen, ENOMEM, "%s: out of memory", B->path);
     if (rc > 0) {

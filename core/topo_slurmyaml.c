@@ -13,6 +13,7 @@
  * nodes are those the file's other topologies name, in file order, each once;
  * a file that names none cannot give a flat topology. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,15 +242,7 @@ static topomap_topology_t *build_flat(struct topo_yctx *c, const struct entry *e
 /* Distinct topology names. */
 static int check_names(struct topo_yctx *c, const struct entry *e, int n)
 {
-    topomap_hostlist_t *names = topo_hostlist_new();
-    int rc = names ? 0 : -1, a, b;
-    for (int i = 0; !rc && i < n; i++)
-        rc = topo_hostlist_push(names, e[i].name, strlen(e[i].name));
-    if (!rc)
-        rc = topo_hostlist_seal(names);
-    if (!rc)
-        rc = topo_names_repeat(names, &a, &b);
-    topomap_hostlist_free(names);
+    int a, b, rc = topo_fields_repeat(e, sizeof *e, offsetof(struct entry, name), n, &a, &b);
     if (rc < 0)
         return topo_y_fail(c, e[0].node, ENOMEM, "out of memory");
     if (rc > 0)

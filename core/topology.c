@@ -90,6 +90,25 @@ int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second)
     return r;
 }
 
+int topo_fields_repeat(const void *items, size_t size, size_t offset, int n, int *first,
+                       int *second)
+{
+    topomap_hostlist_t *names = topo_hostlist_new();
+    int rc = names ? 0 : -1;
+    for (int i = 0; !rc && i < n; i++) {
+        const char *nm = *(const char *const *)((const char *)items + (size_t)i * size + offset);
+        rc = topo_hostlist_push(names, nm, strlen(nm));
+    }
+    if (!rc)
+        rc = topo_hostlist_seal(names);
+    if (!rc)
+        rc = topo_names_repeat(names, first, second);
+    topomap_hostlist_free(names);
+    if (rc < 0)
+        errno = ENOMEM;
+    return rc;
+}
+
 topomap_hostlist_t *topo_names_unique(const topomap_hostlist_t *names)
 {
     size_t mask;

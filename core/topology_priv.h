@@ -140,6 +140,10 @@ uint64_t topo_name_hash(const char *s);
  * with their indices (*second the smallest such), 0 if all differ, -1 with
  * errno ENOMEM. */
 int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second);
+/* The same for the strings of n items of size bytes, each a char pointer at
+ * offset (a field of an array of structs, by offsetof). */
+int topo_fields_repeat(const void *items, size_t size, size_t offset, int n, int *first,
+                       int *second);
 /* The names of the sealed list names, each once, in order of first
  * appearance (a new sealed list, caller frees), or NULL with errno ENOMEM. */
 topomap_hostlist_t *topo_names_unique(const topomap_hostlist_t *names);

@@ -14,30 +14,10 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "topo_check.h"
 #include "topomap.h"
 
 #define DATA SRCDIR "/data/topologies/"
-
-static int hops(const topomap_topology_t *t, const char *a, const char *b)
-{
-    return topomap_topology_hops(t, topomap_topology_node_lookup(t, a),
-                                 topomap_topology_node_lookup(t, b));
-}
-
-static char *describe(const topomap_topology_t *t)
-{
-    static char buf[4096];
-    FILE *f = tmpfile();
-    size_t n = 0;
-    if (f && topomap_topology_describe(t, f) == 0) {
-        rewind(f);
-        n = fread(buf, 1, sizeof buf - 1, f);
-    }
-    buf[n] = 0;
-    if (f)
-        fclose(f);
-    return buf;
-}
 
 /* Every route has as many channels as hops, each pair both ways, and the
  * diameter is the largest hop count: routes and channels (congestion.c)
@@ -71,9 +51,9 @@ static void test_block_conf(void)
         is_int(topomap_topology_nnodes(t), 128, "128 nodes");
         is_str(topomap_topology_node_name(t, 0), "node1", "node 0 is node1");
         is_str(topomap_topology_node_name(t, 127), "node128", "node 127 is node128");
-        is_int(hops(t, "node1", "node32"), 2, "same block: 2 hops");
-        is_int(hops(t, "node32", "node33"), 4, "blocks 1 and 2, one aggregate of 120: 4");
-        is_int(hops(t, "node1", "node128"), 4, "blocks 1 and 4: 4");
+        is_int(hops_by_name(t, "node1", "node32"), 2, "same block: 2 hops");
+        is_int(hops_by_name(t, "node32", "node33"), 4, "blocks 1 and 2, one aggregate of 120: 4");
+        is_int(hops_by_name(t, "node1", "node128"), 4, "blocks 1 and 4: 4");
         is_int(topomap_topology_diameter(t), 4, "diameter 4 (no root above the aggregate)");
         like(describe(t), "blocks: 4 (Slurm topology/block), base block size 30; hops: 2 in a "
              "block, 4 in an aggregated block of 120 nodes (4 blocks)\n", "describe: %s",
@@ -88,11 +68,11 @@ static void test_block_conf(void)
         is_int(topomap_topology_nnodes(t), 32, "32 nodes");
         is_str(topomap_topology_node_name(t, 13), "n14", "node 13 is n14 (continued line)");
         is_str(topomap_topology_node_name(t, 16), "n17", "node 16 is n17 (quoted Nodes=)");
-        is_int(hops(t, "n01", "n04"), 2, "b1: 2 hops");
-        is_int(hops(t, "n04", "n05"), 4, "b1-b2, one block of 8: 4");
-        is_int(hops(t, "n01", "n16"), 6, "b1-b4, one block of 16: 6");
-        is_int(hops(t, "n16", "n17"), 8, "b4-b5, through the root: 8");
-        is_int(hops(t, "n09", "n32"), 8, "b3-b8: 8");
+        is_int(hops_by_name(t, "n01", "n04"), 2, "b1: 2 hops");
+        is_int(hops_by_name(t, "n04", "n05"), 4, "b1-b2, one block of 8: 4");
+        is_int(hops_by_name(t, "n01", "n16"), 6, "b1-b4, one block of 16: 6");
+        is_int(hops_by_name(t, "n16", "n17"), 8, "b4-b5, through the root: 8");
+        is_int(hops_by_name(t, "n09", "n32"), 8, "b3-b8: 8");
         is_int(topomap_topology_route_max(t), 8, "routes of up to 8 channels");
         like(describe(t), "hops: 2 in a block, 4 in an aggregated block of 8 nodes (2 blocks), 6 "
              "in one of 16 nodes (4 blocks), 8 between those\n", "describe: %s", describe(t));
@@ -107,18 +87,16 @@ static void test_block_conf(void)
     ok(t != NULL, "block-default.conf (no BlockSizes) loads: %s", t ? "" : err);
     if (t) {
         is_int(topomap_topology_nnodes(t), 10, "10 nodes");
-        is_int(hops(t, "x1", "x4"), 2, "r1: 2");
-        is_int(hops(t, "x1", "x8"), 4, "r1-r2, paired: 4");
-        is_int(hops(t, "x1", "x10"), 6, "r1-r3, in the pair of pairs: 6");
+        is_int(hops_by_name(t, "x1", "x4"), 2, "r1: 2");
+        is_int(hops_by_name(t, "x1", "x8"), 4, "r1-r2, paired: 4");
+        is_int(hops_by_name(t, "x1", "x10"), 6, "r1-r3, in the pair of pairs: 6");
         like(describe(t), "base block size 2 (the smallest block: no BlockSizes)", "describe: %s",
              describe(t));
         check_routes(t, "block-default.conf");
         topomap_topology_free(t);
     }
 
-    static const struct {
-        const char *file, *msg;
-    } bad[] = {
+    static const struct topo_reject bad[] = {
         {"block-unknown-key.conf",
          "block-unknown-key.conf:3: unknown key 'Node' (expected BlockName, Nodes, BlockSizes)"},
         {"block-node-twice.conf",
@@ -145,17 +123,7 @@ static void test_block_conf(void)
          "conf-mixed.conf:3: SwitchName= in a topology/block file (BlockName= at line 2): a "
          "topology.conf describes topology/tree or topology/block, not both"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, DATA "bad/%s", bad[i].file);
-        err[0] = 0;
-        errno = 0;
-        t = topomap_topology_load(path, err, sizeof err);
-        ok(!t && errno == EINVAL, "%s rejected with EINVAL", bad[i].file);
-        like(err, bad[i].msg, "  message: %s", err);
-        ok(!strchr(err, '\n') && !strncmp(err, path, strlen(path)), "  one line, from the path");
-        topomap_topology_free(t);
-    }
+    check_rejects(DATA "bad/", bad, sizeof bad / sizeof bad[0]);
 }
 
 static void test_slurm_yaml(void)
@@ -167,7 +135,7 @@ static void test_slurm_yaml(void)
     if (t) {
         like(describe(t), "name: topo1\n", "the default is topo1 (cluster_default: True)");
         is_int(topomap_topology_nnodes(t), 4, "topo1: 4 nodes under sw_root");
-        is_int(hops(t, "node01", "node04"), 2, "topo1: one switch, 2 hops");
+        is_int(hops_by_name(t, "node01", "node04"), 2, "topo1: one switch, 2 hops");
         topomap_topology_free(t);
     }
     t = topomap_topology_load_named(DATA "slurm-topology.yaml", "topo2", err, sizeof err);
@@ -178,8 +146,8 @@ static void test_slurm_yaml(void)
              "block, 4 in an aggregated block of 16 nodes (4 blocks)\n", "topo2: blocks");
         is_int(topomap_topology_nnodes(t), 16, "topo2: 16 nodes");
         is_str(topomap_topology_node_name(t, 4), "node05", "topo2: node 4 is node05 (b2)");
-        is_int(hops(t, "node01", "node04"), 2, "topo2: same block, 2");
-        is_int(hops(t, "node04", "node13"), 4, "topo2: b1-b4 in the block of 16, 4");
+        is_int(hops_by_name(t, "node01", "node04"), 2, "topo2: same block, 2");
+        is_int(hops_by_name(t, "node04", "node13"), 4, "topo2: b1-b4 in the block of 16, 4");
         check_routes(t, "topo2");
         topomap_topology_free(t);
     }
@@ -190,7 +158,7 @@ static void test_slurm_yaml(void)
         is_int(topomap_topology_nnodes(t), 16, "topo3: the 16 nodes the file names, once each");
         is_str(topomap_topology_node_name(t, 0), "node01", "topo3: node01 first");
         is_str(topomap_topology_node_name(t, 15), "node16", "topo3: node16 last");
-        is_int(hops(t, "node01", "node16"), 2, "topo3: 2 hops between any two");
+        is_int(hops_by_name(t, "node01", "node16"), 2, "topo3: 2 hops between any two");
         is_int(topomap_topology_diameter(t), 2, "topo3: diameter 2");
         check_routes(t, "topo3");
         topomap_topology_free(t);
@@ -207,8 +175,8 @@ static void test_slurm_yaml(void)
     if (t) {
         is_int(topomap_topology_nnodes(t), 18, "fabric: 18 nodes");
         is_str(topomap_topology_node_name(t, 6), "dev6", "fabric: depth first from s3: dev6 7th");
-        is_int(hops(t, "dev0", "dev5"), 2, "fabric: under s0, 2");
-        is_int(hops(t, "dev0", "dev17"), 4, "fabric: s0 to s2 through s3, 4");
+        is_int(hops_by_name(t, "dev0", "dev5"), 2, "fabric: under s0, 2");
+        is_int(hops_by_name(t, "dev0", "dev17"), 4, "fabric: s0 to s2 through s3, 4");
         like(describe(t), "switches: 4", "fabric: 4 switches");
         check_routes(t, "fabric");
         topomap_topology_free(t);
@@ -237,9 +205,7 @@ static void test_slurm_yaml(void)
     ok(t && strstr(describe(t), "name: topo1\n"), "a NULL name: the default");
     topomap_topology_free(t);
 
-    static const struct {
-        const char *file, *msg;
-    } bad[] = {
+    static const struct topo_reject bad[] = {
         {"syaml-unknown-key.yaml", "syaml-unknown-key.yaml:5:7: unknown key 'node' in switch "
                                    "(expected one of: switch, children, nodes)"},
         {"syaml-missing-nodes.yaml",
@@ -265,17 +231,7 @@ static void test_slurm_yaml(void)
         {"syaml-undefined-switch.yaml",
          "syaml-undefined-switch.yaml:4:7: switch 's1' is not defined"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, DATA "bad/%s", bad[i].file);
-        err[0] = 0;
-        errno = 0;
-        t = topomap_topology_load(path, err, sizeof err);
-        ok(!t && errno == EINVAL, "%s rejected with EINVAL", bad[i].file);
-        like(err, bad[i].msg, "  message: %s", err);
-        ok(!strchr(err, '\n') && !strncmp(err, path, strlen(path)), "  one line, from the path");
-        topomap_topology_free(t);
-    }
+    check_rejects(DATA "bad/", bad, sizeof bad / sizeof bad[0]);
 }
 
 /* A file of text in dir. */
