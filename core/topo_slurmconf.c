@@ -446,6 +446,52 @@ static int link_children(struct conf *c, topomap_hostlist_t **kids)
     return nroots;
 }
 
+/* The nodes of a walk: names in order, and for each the switch it hangs
+ * from and its place in that switch's Nodes=. */
+struct walk {
+    int *leaf, *port;
+    size_t n, cap;
+};
+
+/* Append the nodes of switch s. */
+static int push_nodes(struct conf *c, int s, topomap_hostlist_t *names, struct walk *w)
+{
+    char herr[TOPOMAP_ERRLEN];
+    topomap_hostlist_t *hl = topomap_hostlist_parse(c->sw[s].nodes, herr, sizeof herr);
+    if (!hl)
+        return topomap_fail(c->err, c->errlen, errno, "%s: %s: %s", sw_at(c, s), c->nodes_key,
+                            herr);
+    int rc = 0;
+    for (size_t k = 0; !rc && k < topomap_hostlist_count(hl); k++) {
+        const char *nm = topomap_hostlist_get(hl, k);
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 64;
+            int *nl = realloc(w->leaf, cap * sizeof *nl);
+            if (nl)
+                w->leaf = nl;
+            int *np = nl ? realloc(w->port, cap * sizeof *np) : NULL;
+            if (np)
+                w->port = np;
+            if (!nl || !np) {
+                rc = topomap_fail(c->err, c->errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
+                break;
+            }
+            w->cap = cap;
+        }
+        if (w->n >= TOPO_MAX_NODES)
+            rc = topomap_fail(c->err, c->errlen, EINVAL, "%s: more than %d nodes", sw_at(c, s),
+                              TOPO_MAX_NODES);
+        else if (topo_hostlist_push(names, nm, strlen(nm)) < 0)
+            rc = topomap_fail(c->err, c->errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
+        else {
+            w->leaf[w->n] = s;
+            w->port[w->n++] = (int)k;
+        }
+    }
+    topomap_hostlist_free(hl);
+    return rc;
+}
+
 /* The switches read into an irregular tree; line: the file's last. */
 static topomap_topology_t *conf_tree(struct conf *c, int line)
 {
@@ -454,7 +500,8 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
     size_t errlen = c->errlen;
     topomap_topology_t *t = NULL;
     topomap_hostlist_t **kids = NULL, *names = NULL;
-    int *stack = NULL, *leaf = NULL, *port = NULL, *parent = NULL, *depth = NULL;
+    int *stack = NULL, *parent = NULL, *depth = NULL;
+    struct walk nodes = {NULL, NULL, 0, 0};
     char **swname = NULL;
     int nsw = c->nsw, total_sw = 0;
     kids = calloc((size_t)nsw, sizeof *kids);
@@ -475,10 +522,7 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
     depth = malloc(sizeof(int) * (size_t)total_sw);
     swname = calloc((size_t)total_sw, sizeof *swname);
     names = topo_hostlist_new();
-    size_t lcap = 64, nn = 0;
-    leaf = malloc(lcap * sizeof *leaf);
-    port = malloc(lcap * sizeof *port);
-    if (!stack || !parent || !depth || !swname || !names || !leaf || !port) {
+    if (!stack || !parent || !depth || !swname || !names) {
         topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
                      path, line, c->nsw);
         goto fail;
@@ -512,45 +556,8 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
     }
     while (sp > 0) {
         int s = stack[--sp];
-        if (s < nsw && c->sw[s].nodes) {
-            char herr[TOPOMAP_ERRLEN];
-            topomap_hostlist_t *hl = topomap_hostlist_parse(c->sw[s].nodes, herr, sizeof herr);
-            if (!hl) {
-                topomap_fail(err, errlen, errno, "%s: %s: %s", sw_at(c, s), c->nodes_key, herr);
-                goto fail;
-            }
-            size_t m = topomap_hostlist_count(hl);
-            for (size_t k = 0; k < m; k++) {
-                const char *nm = topomap_hostlist_get(hl, k);
-                if (nn == lcap) {
-                    lcap *= 2;
-                    int *nl = realloc(leaf, lcap * sizeof *leaf);
-                    if (nl)
-                        leaf = nl;
-                    int *np = nl ? realloc(port, lcap * sizeof *port) : NULL;
-                    if (np)
-                        port = np;
-                    if (!nl || !np) {
-                        topomap_hostlist_free(hl);
-                        topomap_fail(err, errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
-                        goto fail;
-                    }
-                }
-                if (nn >= TOPO_MAX_NODES || topo_hostlist_push(names, nm, strlen(nm)) < 0) {
-                    topomap_hostlist_free(hl);
-                    if (nn >= TOPO_MAX_NODES)
-                        topomap_fail(err, errlen, EINVAL, "%s: more than %d nodes", sw_at(c, s),
-                                     TOPO_MAX_NODES);
-                    else
-                        topomap_fail(err, errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
-                    goto fail;
-                }
-                leaf[nn] = s;
-                port[nn] = (int)k;
-                nn++;
-            }
-            topomap_hostlist_free(hl);
-        }
+        if (s < nsw && c->sw[s].nodes && push_nodes(c, s, names, &nodes) < 0)
+            goto fail;
         /* Children: the virtual root's are the top switches. */
         int first = sp;
         if (s == nsw) {
@@ -587,8 +594,8 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
                          sw_at(c, i), c->sw[i].name);
             goto fail;
         }
-    if (nn == 0) {
-        topomap_fail(err, errlen, EINVAL, "%s: no switch has Nodes=", path);
+    if (nodes.n == 0) {
+        topomap_fail(err, errlen, EINVAL, "%s: no switch has %s", path, c->nodes_key);
         goto fail;
     }
     if (topo_hostlist_seal(names) < 0) {
@@ -605,14 +612,15 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
         else
             topomap_fail(err, errlen, EINVAL,
                          "%s: node '%s' is under switch '%s' and already under switch '%s' "
-                         "(line %d)", sw_at(c, leaf[b]), topomap_hostlist_get(names, b),
-                         c->sw[leaf[b]].name, c->sw[leaf[a]].name, c->sw[leaf[a]].line);
+                         "(line %d)", sw_at(c, nodes.leaf[b]), topomap_hostlist_get(names, b),
+                         c->sw[nodes.leaf[b]].name, c->sw[nodes.leaf[a]].name,
+                         c->sw[nodes.leaf[a]].line);
         goto fail;
     }
 
     /* What fails from here on (memory) is named at the file's last line. */
     char berr[TOPOMAP_ERRLEN];
-    t = topo_new(&topo_itree_ops, "fat-tree", (int)nn, names, berr, sizeof berr);
+    t = topo_new(&topo_itree_ops, "fat-tree", (int)nodes.n, names, berr, sizeof berr);
     names = NULL; /* taken over */
     if (!t) {
         topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
@@ -623,11 +631,11 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
     T->swname = swname;
     T->parent = parent;
     T->depth = depth;
-    T->leaf = leaf;
-    T->port = port;
+    T->leaf = nodes.leaf;
+    T->port = nodes.port;
     T->virtual_root = vroot;
     swname = NULL;
-    parent = depth = leaf = port = NULL;
+    parent = depth = nodes.leaf = nodes.port = NULL;
     if (topo_itree_prepare(t, berr, sizeof berr) < 0) {
         topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
         topomap_topology_free(t);
@@ -646,8 +654,8 @@ fail:
     free(stack);
     free(parent);
     free(depth);
-    free(leaf);
-    free(port);
+    free(nodes.leaf);
+    free(nodes.port);
     topomap_hostlist_free(names);
     return t;
 }
