@@ -244,6 +244,7 @@ enum {
     OPT_STORE,
     OPT_SITE,
     OPT_NODE_PLACE,
+    OPT_TOPOLOGY_NAME,
     OPT_OUTPUT = 'o',
     OPT_QUIET = 'q',
     OPT_VERBOSE = 'v',
@@ -253,6 +254,7 @@ enum {
 static const struct option all_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"topology", required_argument, NULL, OPT_TOPOLOGY},
+    {"topology-name", required_argument, NULL, OPT_TOPOLOGY_NAME},
     {"nodes", required_argument, NULL, OPT_NODES},
     {"tasks-per-node", required_argument, NULL, OPT_TPN},
     {"slots", required_argument, NULL, OPT_SLOTS},
@@ -374,6 +376,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         switch (c) {
         case OPT_PROFILE: a->profile = optarg; break;
         case OPT_TOPOLOGY: a->topology = optarg; break;
+        case OPT_TOPOLOGY_NAME: a->topology_name = optarg; break;
         case OPT_NODES: a->nodes = optarg; break;
         case OPT_TPN: a->tpn = optarg; break;
         case OPT_SLOTS: a->slots = optarg; break;

@@ -11,6 +11,7 @@
 const char help_compare[] =
     "Usage: topomap compare --profile FILE --topology T [--nodes HOSTLIST|all]\n"
     "                       [--tasks-per-node K | --slots SPEC] [--cores-per-node N]\n"
+    "                       [--topology-name NAME]\n"
     "                       [--algos A,B,...] [--seed S] [--affinity bytes|msgs]\n"
     "                       [--threads N] [--time-limit SEC] [--refine] [--loop N]\n"
     "                       [--profile-format FMT] [--node-place MODE] [--json]\n"
@@ -26,6 +27,7 @@ const char help_compare[] =
     "Options:\n"
     "  --profile FILE        communication profile (required; '-': standard input)\n"
     "  --topology T          machine description, a file or a shipped name (required)\n"
+    "  --topology-name NAME  the topology NAME of a Slurm topology.yaml\n"
     "  --nodes HOSTLIST      allocated nodes, or 'all' (default inside a Slurm job: the\n"
     "                        job's; see 'topomap help map')\n"
     "  --tasks-per-node K    use K slots on every node (default: every core)\n"
@@ -103,7 +105,7 @@ int cmd_compare(int argc, char **argv)
 {
     struct args a;
     parse_args(argc, argv,
-               "profile topology nodes tasks-per-node slots cores-per-node algos seed affinity "
+               "profile topology topology-name nodes tasks-per-node slots cores-per-node algos seed affinity "
                "threads time-limit refine loop profile-format node-place json verbose help",
                help_compare, &a);
     no_positional(&a);

@@ -10,6 +10,7 @@
 const char help_eval[] =
     "Usage: topomap eval --profile FILE --topology T --mapping FILE [--json]\n"
     "                    [--mapping-format FMT] [--cores-per-node N]\n"
+    "                    [--topology-name NAME]\n"
     "                    [--profile-format FMT] [--verbose]\n"
     "\n"
     "Print the quality metrics of a placement read from a mapping file: the\n"
@@ -40,6 +41,7 @@ const char help_eval[] =
     "Options:\n"
     "  --profile FILE        communication profile (required; '-': standard input)\n"
     "  --topology T          machine description, a file or a shipped name (required)\n"
+    "  --topology-name NAME  the topology NAME of a Slurm topology.yaml\n"
     "  --mapping FILE        the mapping (required; '-': standard input)\n"
     "  --mapping-format FMT  auto (default: a first line 'rank R=...' is a rankfile,\n"
     "                        one field a hostfile, else slots), slots, hostfile (the\n"
@@ -117,7 +119,7 @@ int cmd_eval(int argc, char **argv)
 {
     struct args a;
     parse_args(argc, argv,
-               "profile topology mapping mapping-format cores-per-node json profile-format "
+               "profile topology topology-name mapping mapping-format cores-per-node json profile-format "
                "verbose help",
                help_eval, &a);
     no_positional(&a);

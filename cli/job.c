@@ -76,7 +76,8 @@ topomap_topology_t *load_topology(const struct args *a, const char *name)
                     "topology list')",
                     name);
     double t0 = now();
-    topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
+    topomap_topology_t *t =
+        topomap_topology_load_named(path, a ? a->topology_name : NULL, err, sizeof err);
     if (!t)
         input_error("%s", liberr(err, path, errno));
     if (a && a->cores_per_node > 0) {

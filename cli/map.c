@@ -9,7 +9,8 @@
 #include "cli.h"
 
 const char help_map[] =
-    "Usage: topomap map --profile FILE --topology T [--nodes HOSTLIST|all]\n"
+    "Usage: topomap map --profile FILE --topology T [--topology-name NAME]\n"
+    "                   [--nodes HOSTLIST|all]\n"
     "                   [--tasks-per-node K | --slots SPEC] [--cores-per-node N]\n"
     "                   [--algo NAME] [--seed S] [--affinity bytes|msgs] [--threads N]\n"
     "                   [--time-limit SEC] [--refine] [--loop N] [--profile-format FMT]\n"
@@ -24,9 +25,11 @@ const char help_map[] =
     "Options:\n"
     "  --profile FILE        communication profile (required); '-' reads standard\n"
     "                        input; FILE.gz is decompressed; see --profile-format\n"
-    "  --topology T          machine description (required): a site YAML file or a\n"
-    "                        Slurm topology.conf, or the name of a shipped one\n"
-    "                        (e.g. torus-8x8x8; see 'topomap topology list')\n"
+    "  --topology T          machine description (required): a site YAML file, a\n"
+    "                        Slurm topology.conf or topology.yaml, or the name of a\n"
+    "                        shipped one (e.g. torus-8x8x8; see 'topomap topology list')\n"
+    "  --topology-name NAME  the topology NAME of a Slurm topology.yaml (default: its\n"
+    "                        cluster_default one, else its first)\n"
     "  --nodes HOSTLIST      allocated nodes in allocation order, as a Slurm hostlist\n"
     "                        expression, e.g. 'cn[0000-0015]'; 'all': every node of\n"
     "                        the topology. Default inside a Slurm job: the job's\n"
@@ -105,7 +108,7 @@ int cmd_map(int argc, char **argv)
 {
     struct args a;
     parse_args(argc, argv,
-               "profile topology nodes tasks-per-node slots cores-per-node algo seed affinity "
+               "profile topology topology-name nodes tasks-per-node slots cores-per-node algo seed affinity "
                "threads time-limit refine loop profile-format output format json grid-weak "
                "node-place verbose quiet help",
                help_map, &a);

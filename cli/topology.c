@@ -10,12 +10,14 @@
 #include "cli.h"
 
 const char help_topology[] =
-    "Usage: topomap topology show T [--cores-per-node N]\n"
+    "Usage: topomap topology show T [--topology-name NAME] [--cores-per-node N]\n"
     "       topomap topology list\n"
-    "       topomap topology hops T NODE1 NODE2 [--cores-per-node N]\n"
+    "       topomap topology hops T NODE1 NODE2 [--topology-name NAME]\n"
+    "                             [--cores-per-node N]\n"
     "\n"
-    "T is a machine description: a site YAML file, a Slurm topology.conf, or the\n"
-    "name of a shipped description (torus-8x8x8 finds torus-8x8x8.yaml in the\n"
+    "T is a machine description: a site YAML file, a Slurm topology.conf\n"
+    "(topology/tree or topology/block), a Slurm topology.yaml, or the name of a\n"
+    "shipped description (torus-8x8x8 finds torus-8x8x8.yaml in the\n"
     "directories of $TOPOMAP_TOPOLOGY_PATH, colon-separated, then in the\n"
     "installed PREFIX/share/topomap/topologies).\n"
     "\n"
@@ -29,6 +31,9 @@ const char help_topology[] =
     "                      nodes are switches or chip halves, by number)\n"
     "\n"
     "Options:\n"
+    "  --topology-name NAME\n"
+    "                      the topology NAME of a Slurm topology.yaml (default:\n"
+    "                      its cluster_default one, else its first)\n"
     "  --cores-per-node N  describe every node as N cores\n"
     "  -h, --help          print this help and exit\n"
     "\n"
@@ -114,7 +119,7 @@ int cmd_topology(int argc, char **argv)
     struct args a;
     static const char usage[] = "expected 'topology show T', 'topology list' or "
                                 "'topology hops T NODE1 NODE2'";
-    parse_args(argc, argv, "cores-per-node help", help_topology, &a);
+    parse_args(argc, argv, "cores-per-node topology-name help", help_topology, &a);
     if (a.npos == 0)
         usage_error("missing subcommand: %s", usage);
     const char *sub = a.pos[0];

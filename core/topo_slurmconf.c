@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Import a Slurm topology.conf (topology/tree plugin):
- *   SwitchName=s0 Nodes=cn[001-022]
- *   SwitchName=top Switches=s[0-3]
+/* Import a Slurm topology.conf, either plugin's:
+ *   topology/tree:  SwitchName=s0 Nodes=cn[001-022]
+ *                   SwitchName=top Switches=s[0-3]
+ *   topology/block: BlockName=b1 Nodes=cn[001-004]
+ *                   BlockSizes=4,16
  * Keys are case-insensitive, values are hostlist expressions, '#' starts a
  * comment, a trailing '\' continues a line (as in slurm.conf). LinkSpeed= is
- * accepted and ignored. The result is an irregular tree (topo_tree.c): hops =
- * links up to the lowest common switch and down. Node order: depth first from
- * the top switch(es) in file order, a switch's Nodes= before its Switches=.
- * Several top switches are joined under a virtual root, as Slurm's route
- * plugin would need some path between them; that choice is documented in
- * topologies/README.md. Every node gets one core (a YAML file that names this
- * topology.conf can describe the node inside). */
+ * accepted and ignored. One file describes one plugin: SwitchName= and
+ * BlockName= lines do not mix. Blocks are built by topo_slurmblock.c (the
+ * model is described there). A tree is an irregular tree (topo_tree.c):
+ * hops = links up to the lowest common switch and down. Node order: depth
+ * first from the top switch(es) in file order, a switch's Nodes= before its
+ * Switches=. Several top switches are joined under a virtual root, as
+ * Slurm's route plugin would need some path between them; that choice is
+ * documented in topologies/README.md. Every node gets one core (a YAML file
+ * that names this topology.conf can describe the node inside). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -22,10 +26,15 @@
 
 struct sw {
     char *name;
-    int line;
+    int line, col; /* col: in a topology.yaml, 0 in a topology.conf */
     char *nodes;    /* hostlist expression or NULL */
     char *switches; /* hostlist expression or NULL */
     int parent, depth;
+};
+
+struct blk {
+    char *name, *nodes;
+    int line;
 };
 
 struct conf {
@@ -36,7 +45,29 @@ struct conf {
     size_t hmask; /* table size - 1 (a power of two, at least 2 nsw) */
     char *err;
     size_t errlen;
+    /* topology/block */
+    int blockfile; /* the file has BlockName= or BlockSizes= lines */
+    struct blk *blk;
+    int nblk, blkcap;
+    struct topo_block_sizes sizes;
+    /* The first line of each plugin's, 0 if none: they must not mix. */
+    int first_switch, first_block;
+    /* The keys' names in messages: "Nodes=" or, from a topology.yaml, "nodes". */
+    const char *nodes_key, *switches_key;
+    char at[1100]; /* sw_at()'s */
 };
+
+/* The values of one logical line (pointers into it), NULL when absent. */
+struct toks {
+    char *sw, *block, *nodes, *switches, *sizes;
+};
+
+/* "PATH:LINE" (or "PATH:LINE:COL" from a topology.yaml) of switch i. Valid
+ * until the next call. */
+static const char *sw_at(struct conf *c, int i)
+{
+    return topo_where(c->at, sizeof c->at, c->path, c->sw[i].line, c->sw[i].col);
+}
 
 /* Does a (logical) line begin with key= ? */
 static int starts_key(const char *s, const char *key)
@@ -45,20 +76,30 @@ static int starts_key(const char *s, const char *key)
     return !strncasecmp(s, key, n) && s[n] == '=';
 }
 
-int topo_is_slurmconf(const char *text)
+/* 1 if some (logical) line begins with one of the keys. */
+static int has_line(const char *text, const char *const *keys)
 {
     const char *p = text;
     while (*p) {
         while (*p == ' ' || *p == '\t')
             p++;
-        if (starts_key(p, "SwitchName"))
-            return 1;
+        for (int k = 0; keys[k]; k++)
+            if (starts_key(p, keys[k]))
+                return 1;
         p = strchr(p, '\n');
         if (!p)
             break;
         p++;
     }
     return 0;
+}
+
+static const char *const block_keys[] = {"BlockName", "BlockSizes", NULL};
+
+int topo_is_slurmconf(const char *text)
+{
+    static const char *const keys[] = {"SwitchName", "BlockName", "BlockSizes", NULL};
+    return has_line(text, keys);
 }
 
 static void conf_free(struct conf *c)
@@ -70,6 +111,11 @@ static void conf_free(struct conf *c)
     }
     free(c->sw);
     free(c->hash);
+    for (int i = 0; i < c->nblk; i++) {
+        free(c->blk[i].name);
+        free(c->blk[i].nodes);
+    }
+    free(c->blk);
 }
 
 /* The switch called name, or -1. O(1) on average: a file of many switches
@@ -112,18 +158,16 @@ static int hash_add(struct conf *c, int i)
     return 0;
 }
 
-/* One logical line: whitespace-separated key=value tokens. */
-static int parse_line(struct conf *c, char *s, int line)
+/* Split one logical line into its KEY=VALUE tokens. */
+static int tokenize(struct conf *c, char *s, int line, struct toks *k)
 {
-    struct sw w = {NULL, line, NULL, NULL, -1, 0};
+    memset(k, 0, sizeof *k);
     char *save = NULL;
     for (char *tok = strtok_r(s, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
         char *eq = strchr(tok, '=');
-        if (!eq) {
-            topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: expected KEY=VALUE, got '%s'",
-                         c->path, line, tok);
-            goto fail;
-        }
+        if (!eq)
+            return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: expected KEY=VALUE, got '%s'",
+                                c->path, line, tok);
         *eq = 0;
         char *val = eq + 1;
         size_t vl = strlen(val);
@@ -133,99 +177,194 @@ static int parse_line(struct conf *c, char *s, int line)
         }
         char **slot = NULL;
         if (!strcasecmp(tok, "SwitchName"))
-            slot = &w.name;
+            slot = &k->sw;
+        else if (!strcasecmp(tok, "BlockName"))
+            slot = &k->block;
         else if (!strcasecmp(tok, "Nodes"))
-            slot = &w.nodes;
+            slot = &k->nodes;
         else if (!strcasecmp(tok, "Switches"))
-            slot = &w.switches;
-        else if (strcasecmp(tok, "LinkSpeed")) {
-            topomap_fail(c->err, c->errlen, EINVAL,
-                         "%s:%d: unknown key '%s' (expected SwitchName, Switches, Nodes, "
-                         "LinkSpeed)", c->path, line, tok);
-            goto fail;
-        }
+            slot = &k->switches;
+        else if (!strcasecmp(tok, "BlockSizes"))
+            slot = &k->sizes;
+        else if (strcasecmp(tok, "LinkSpeed"))
+            return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: unknown key '%s' (expected %s)",
+                                c->path, line, tok,
+                                c->blockfile ? "BlockName, Nodes, BlockSizes"
+                                             : "SwitchName, Switches, Nodes, LinkSpeed");
         if (!slot)
             continue;
-        if (*slot) {
-            topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: %s= given twice", c->path, line, tok);
-            goto fail;
-        }
-        if (!*val) {
-            topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: empty %s=", c->path, line, tok);
-            goto fail;
-        }
-        if (!(*slot = strdup(val))) {
-            topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
-            goto fail;
-        }
+        if (*slot)
+            return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: %s= given twice", c->path,
+                                line, tok);
+        if (!*val)
+            return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: empty %s=", c->path, line,
+                                tok);
+        *slot = val;
     }
-    if (!w.name && !w.nodes && !w.switches)
-        return 0; /* only LinkSpeed=...: nothing to do */
-    if (!w.name) {
-        topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: line has no SwitchName=", c->path, line);
-        goto fail;
+    return 0;
+}
+
+/* BlockSizes=4,16,64 on a line of its own, once. */
+static int add_sizes(struct conf *c, const struct toks *k, int line)
+{
+    struct topo_block_sizes *bs = &c->sizes;
+    if (k->block || k->nodes || k->switches)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: BlockSizes= goes on a line of "
+                            "its own", c->path, line);
+    if (bs->n)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: BlockSizes= is already given at "
+                            "line %d", c->path, line, bs->line[0]);
+    for (const char *p = k->sizes; bs->n == 0 || *p++ == ',';) {
+        size_t len = strcspn(p, ",");
+        char item[24];
+        long v;
+        if (len >= sizeof item || (memcpy(item, p, len), item[len] = 0,
+                                   topomap_parse_long(item, &v) < 0))
+            return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: BlockSizes=: '%.*s' is not a "
+                                "number of nodes", c->path, line, (int)(len > 40 ? 40 : len), p);
+        if (bs->n == TOPO_MAX_BLOCK_SIZES)
+            return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: BlockSizes=: at most %d "
+                                "sizes", c->path, line, TOPO_MAX_BLOCK_SIZES);
+        bs->line[bs->n] = line;
+        bs->col[bs->n] = 0;
+        bs->size[bs->n++] = v;
+        p += len;
     }
-    int old = find_switch(c, w.name);
-    if (old >= 0) {
-        topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: switch '%s' is already defined at line %d",
-                     c->path, line, w.name, c->sw[old].line);
-        goto fail;
+    return 0;
+}
+
+/* BlockName=b1 Nodes=n[1-4] */
+static int add_block(struct conf *c, const struct toks *k, int line)
+{
+    if (!k->block)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: line has no BlockName=", c->path,
+                            line);
+    if (k->switches)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: Switches= is topology/tree's: a "
+                            "block lists its Nodes=", c->path, line);
+    if (!k->nodes)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: block '%s' has no Nodes=",
+                            c->path, line, k->block);
+    if (c->nblk == TOPOMAP_MAX_SWITCHES)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: more than %d blocks", c->path,
+                            line, TOPOMAP_MAX_SWITCHES);
+    if (c->nblk == c->blkcap) {
+        int cap = c->blkcap ? 2 * c->blkcap : 16;
+        struct blk *nb = realloc(c->blk, (size_t)cap * sizeof *nb);
+        if (!nb)
+            return topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
+        c->blk = nb;
+        c->blkcap = cap;
     }
-    if (c->nsw == TOPOMAP_MAX_SWITCHES) {
-        topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: more than %d switches", c->path, line,
-                     TOPOMAP_MAX_SWITCHES);
-        goto fail;
+    struct blk b = {strdup(k->block), strdup(k->nodes), line};
+    if (!b.name || !b.nodes) {
+        free(b.name);
+        free(b.nodes);
+        return topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
     }
+    c->blk[c->nblk++] = b;
+    return 0;
+}
+
+/* SwitchName=s0 Nodes=... or Switches=... at line (and col in a YAML file). */
+static int add_switch(struct conf *c, const struct toks *k, int line, int col)
+{
+    char *at = c->at;
+    topo_where(at, sizeof c->at, c->path, line, col);
+    if (!k->sw)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s: line has no SwitchName=", at);
+    int old = find_switch(c, k->sw);
+    if (old >= 0)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s: switch '%s' is already defined at "
+                            "line %d", at, k->sw, c->sw[old].line);
+    if (c->nsw == TOPOMAP_MAX_SWITCHES)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s: more than %d switches", at,
+                            TOPOMAP_MAX_SWITCHES);
     if (c->nsw == c->cap) {
         int cap = c->cap ? 2 * c->cap : 16;
         struct sw *ns = realloc(c->sw, (size_t)cap * sizeof *ns);
-        if (!ns) {
-            topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
-            goto fail;
-        }
+        if (!ns)
+            return topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
         c->sw = ns;
         c->cap = cap;
     }
+    struct sw w = {strdup(k->sw), line, col, k->nodes ? strdup(k->nodes) : NULL,
+                   k->switches ? strdup(k->switches) : NULL, -1, 0};
+    if (!w.name || (k->nodes && !w.nodes) || (k->switches && !w.switches)) {
+        free(w.name);
+        free(w.nodes);
+        free(w.switches);
+        return topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
+    }
     c->sw[c->nsw++] = w;
     if (hash_add(c, c->nsw - 1) < 0) {
-        c->nsw--;
-        topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
-        goto fail;
+        /* The entry stays in sw[] (freed with it), out of the table. */
+        return topomap_fail(c->err, c->errlen, ENOMEM, "%s:%d: out of memory", c->path, line);
     }
     return 0;
-fail:
-    free(w.name);
-    free(w.nodes);
-    free(w.switches);
-    return -1;
 }
 
-static int cmp_names(const void *a, const void *b)
+/* One logical line: whitespace-separated key=value tokens. */
+static int parse_line(struct conf *c, char *s, int line)
 {
-    const char *const *x = a, *const *y = b;
-    int r = strcmp(*x, *y);
-    /* Stable on equal names so the first occurrence comes first. */
-    return r ? r : (*x < *y ? -1 : *x > *y);
+    struct toks k;
+    if (tokenize(c, s, line, &k) < 0)
+        return -1;
+    int block = k.block || k.sizes;
+    if (!k.sw && !block && !k.nodes && !k.switches)
+        return 0; /* blank, or only LinkSpeed=...: nothing to do */
+    /* One plugin per file (Slurm reads the lines of the configured one). */
+    if (k.sw && block)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: SwitchName= and %s= on one line: "
+                            "a topology.conf describes topology/tree or topology/block, not both",
+                            c->path, line, k.block ? "BlockName" : "BlockSizes");
+    if (block && c->first_switch)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: %s= in a topology/tree file "
+                            "(SwitchName= at line %d): a topology.conf describes topology/tree "
+                            "or topology/block, not both", c->path, line,
+                            k.block ? "BlockName" : "BlockSizes", c->first_switch);
+    if (k.sw && c->first_block)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: SwitchName= in a topology/block "
+                            "file (%s at line %d): a topology.conf describes topology/tree or "
+                            "topology/block, not both", c->path, line,
+                            c->nblk ? "BlockName=" : "BlockSizes=", c->first_block);
+    if (block && !c->first_block)
+        c->first_block = line;
+    if (k.sw && !c->first_switch)
+        c->first_switch = line;
+    if (k.sizes)
+        return add_sizes(c, &k, line);
+    if (k.block || c->blockfile)
+        return add_block(c, &k, line);
+    return add_switch(c, &k, line, 0);
 }
 
-topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
-                                         size_t errlen)
+/* The blocks read into topo_block_build(). */
+static topomap_topology_t *conf_blocks(struct conf *c)
 {
-    struct conf c = {path, NULL, 0, 0, NULL, 0, err, errlen};
-    topomap_topology_t *t = NULL;
-    topomap_hostlist_t **kids = NULL, *names = NULL;
-    int *stack = NULL, *leaf = NULL, *port = NULL, *parent = NULL, *depth = NULL;
-    char **swname = NULL;
-    const char **sorted = NULL;
-    int total_sw = 0;
-    size_t tlen = strlen(text);
-    char *logical = malloc(tlen + 1);
-    if (!logical) {
-        topomap_fail(err, errlen, ENOMEM, "%s:1: out of memory", path);
+    if (c->nblk == 0) {
+        topomap_fail(c->err, c->errlen, EINVAL, "%s: no BlockName= lines", c->path);
         return NULL;
     }
+    struct topo_block_def *d = malloc((size_t)c->nblk * sizeof *d);
+    if (!d) {
+        topomap_fail(c->err, c->errlen, ENOMEM, "%s: out of memory (%d blocks)", c->path,
+                     c->nblk);
+        return NULL;
+    }
+    for (int i = 0; i < c->nblk; i++)
+        d[i] = (struct topo_block_def){c->blk[i].name, c->blk[i].nodes, c->blk[i].line, 0};
+    topomap_topology_t *t = topo_block_build(c->path, 0, d, c->nblk, &c->sizes, c->err,
+                                             c->errlen);
+    free(d);
+    return t;
+}
 
-    /* Split into logical lines: comments removed, '\' continuations joined. */
+/* Split text into logical lines (comments removed, '\' continuations
+ * joined) and parse each; logical holds strlen(text) + 1 bytes. Returns the
+ * number of lines, or -1. */
+static int parse_text(struct conf *c, const char *text, char *logical)
+{
     const char *p = text;
     int line = 0, start_line = 0;
     size_t ll = 0;
@@ -249,65 +388,131 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
         ll += n;
         logical[ll] = 0;
         if (!cont || !nl) {
-            if (parse_line(&c, logical, start_line) < 0)
-                goto fail;
+            if (parse_line(c, logical, start_line) < 0)
+                return -1;
             ll = 0;
         }
         p = nl ? nl + 1 : p + strlen(p);
     }
-    if (c.nsw == 0) {
-        topomap_fail(err, errlen, EINVAL, "%s: no SwitchName= lines", path);
-        goto fail;
-    }
+    return line;
+}
 
-    /* Children of every switch; parents. */
-    int nsw = c.nsw;
-    kids = calloc((size_t)nsw, sizeof *kids);
-    if (!kids) {
-        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
-                     path, line, c.nsw);
-        goto fail;
-    }
+/* Parse every Switches= list into kids[] and set the parents. Returns the
+ * number of top switches, or -1. */
+static int link_children(struct conf *c, topomap_hostlist_t **kids)
+{
+    int nsw = c->nsw;
     for (int i = 0; i < nsw; i++) {
-        if (!c.sw[i].switches)
+        if (!c->sw[i].switches)
             continue;
         char herr[TOPOMAP_ERRLEN];
-        kids[i] = topomap_hostlist_parse(c.sw[i].switches, herr, sizeof herr);
+        kids[i] = topomap_hostlist_parse(c->sw[i].switches, herr, sizeof herr);
         if (!kids[i]) {
-            topomap_fail(err, errlen, errno, "%s:%d: Switches=: %s", path, c.sw[i].line, herr);
-            goto fail;
+            topomap_fail(c->err, c->errlen, errno, "%s: %s: %s", sw_at(c, i), c->switches_key,
+                         herr);
+            return -1;
         }
         for (size_t k = 0; k < topomap_hostlist_count(kids[i]); k++) {
             const char *kn = topomap_hostlist_get(kids[i], k);
-            int j = find_switch(&c, kn);
+            int j = find_switch(c, kn);
             if (j < 0) {
-                topomap_fail(err, errlen, EINVAL, "%s:%d: switch '%s' is not defined", path,
-                             c.sw[i].line, kn);
-                goto fail;
+                topomap_fail(c->err, c->errlen, EINVAL, "%s: switch '%s' is not defined",
+                             sw_at(c, i), kn);
+                return -1;
             }
             if (j == i) {
-                topomap_fail(err, errlen, EINVAL, "%s:%d: switch '%s' lists itself", path,
-                             c.sw[i].line, kn);
-                goto fail;
+                topomap_fail(c->err, c->errlen, EINVAL, "%s: switch '%s' lists itself",
+                             sw_at(c, i), kn);
+                return -1;
             }
-            if (c.sw[j].parent >= 0) {
-                topomap_fail(err, errlen, EINVAL,
-                             "%s:%d: switch '%s' is already under switch '%s' (line %d)", path,
-                             c.sw[i].line, kn, c.sw[c.sw[j].parent].name,
-                             c.sw[c.sw[j].parent].line);
-                goto fail;
+            if (c->sw[j].parent >= 0) {
+                topomap_fail(c->err, c->errlen, EINVAL,
+                             "%s: switch '%s' is already under switch '%s' (line %d)",
+                             sw_at(c, i), kn, c->sw[c->sw[j].parent].name,
+                             c->sw[c->sw[j].parent].line);
+                return -1;
             }
-            c.sw[j].parent = i;
+            c->sw[j].parent = i;
         }
     }
     int nroots = 0;
     for (int i = 0; i < nsw; i++)
-        nroots += c.sw[i].parent < 0;
+        nroots += c->sw[i].parent < 0;
     if (nroots == 0) {
-        topomap_fail(err, errlen, EINVAL, "%s:%d: the switches form a cycle (no top switch)",
-                     path, c.sw[0].line);
+        topomap_fail(c->err, c->errlen, EINVAL, "%s: the switches form a cycle (no top switch)",
+                     sw_at(c, 0));
+        return -1;
+    }
+    return nroots;
+}
+
+/* The nodes of a walk: names in order, and for each the switch it hangs
+ * from and its place in that switch's Nodes=. */
+struct walk {
+    int *leaf, *port;
+    size_t n, cap;
+};
+
+/* Append the nodes of switch s. */
+static int push_nodes(struct conf *c, int s, topomap_hostlist_t *names, struct walk *w)
+{
+    char herr[TOPOMAP_ERRLEN];
+    topomap_hostlist_t *hl = topomap_hostlist_parse(c->sw[s].nodes, herr, sizeof herr);
+    if (!hl)
+        return topomap_fail(c->err, c->errlen, errno, "%s: %s: %s", sw_at(c, s), c->nodes_key,
+                            herr);
+    int rc = 0;
+    for (size_t k = 0; !rc && k < topomap_hostlist_count(hl); k++) {
+        const char *nm = topomap_hostlist_get(hl, k);
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 64;
+            int *nl = realloc(w->leaf, cap * sizeof *nl);
+            if (nl)
+                w->leaf = nl;
+            int *np = nl ? realloc(w->port, cap * sizeof *np) : NULL;
+            if (np)
+                w->port = np;
+            if (!nl || !np) {
+                rc = topomap_fail(c->err, c->errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
+                break;
+            }
+            w->cap = cap;
+        }
+        if (w->n >= TOPO_MAX_NODES)
+            rc = topomap_fail(c->err, c->errlen, EINVAL, "%s: more than %d nodes", sw_at(c, s),
+                              TOPO_MAX_NODES);
+        else if (topo_hostlist_push(names, nm, strlen(nm)) < 0)
+            rc = topomap_fail(c->err, c->errlen, ENOMEM, "%s: out of memory", sw_at(c, s));
+        else {
+            w->leaf[w->n] = s;
+            w->port[w->n++] = (int)k;
+        }
+    }
+    topomap_hostlist_free(hl);
+    return rc;
+}
+
+/* The switches read into an irregular tree; line: the file's last. */
+static topomap_topology_t *conf_tree(struct conf *c, int line)
+{
+    const char *path = c->path;
+    char *err = c->err;
+    size_t errlen = c->errlen;
+    topomap_topology_t *t = NULL;
+    topomap_hostlist_t **kids = NULL, *names = NULL;
+    int *stack = NULL, *parent = NULL, *depth = NULL;
+    struct walk nodes = {NULL, NULL, 0, 0};
+    char **swname = NULL;
+    int nsw = c->nsw, total_sw = 0;
+    kids = calloc((size_t)nsw, sizeof *kids);
+    if (!kids) {
+        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
+                     path, line, c->nsw);
         goto fail;
     }
+    int nroots = link_children(c, kids);
+    if (nroots < 0)
+        goto fail;
     int vroot = nroots > 1; /* join several tops under a virtual root */
     total_sw = nsw + vroot;
 
@@ -317,21 +522,18 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     depth = malloc(sizeof(int) * (size_t)total_sw);
     swname = calloc((size_t)total_sw, sizeof *swname);
     names = topo_hostlist_new();
-    size_t lcap = 64, nn = 0;
-    leaf = malloc(lcap * sizeof *leaf);
-    port = malloc(lcap * sizeof *port);
-    if (!stack || !parent || !depth || !swname || !names || !leaf || !port) {
+    if (!stack || !parent || !depth || !swname || !names) {
         topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
-                     path, line, c.nsw);
+                     path, line, c->nsw);
         goto fail;
     }
     for (int i = 0; i < total_sw; i++) {
-        parent[i] = i < nsw ? c.sw[i].parent : -1;
+        parent[i] = i < nsw ? c->sw[i].parent : -1;
         depth[i] = -1;
-        swname[i] = strdup(i < nsw ? c.sw[i].name : "(root)");
+        swname[i] = strdup(i < nsw ? c->sw[i].name : "(root)");
         if (!swname[i]) {
             topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
-                         path, line, c.nsw);
+                         path, line, c->nsw);
             goto fail;
         }
     }
@@ -354,47 +556,8 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     }
     while (sp > 0) {
         int s = stack[--sp];
-        if (s < nsw && c.sw[s].nodes) {
-            char herr[TOPOMAP_ERRLEN];
-            topomap_hostlist_t *hl = topomap_hostlist_parse(c.sw[s].nodes, herr, sizeof herr);
-            if (!hl) {
-                topomap_fail(err, errlen, errno, "%s:%d: Nodes=: %s", path, c.sw[s].line, herr);
-                goto fail;
-            }
-            size_t m = topomap_hostlist_count(hl);
-            for (size_t k = 0; k < m; k++) {
-                const char *nm = topomap_hostlist_get(hl, k);
-                if (nn == lcap) {
-                    lcap *= 2;
-                    int *nl = realloc(leaf, lcap * sizeof *leaf);
-                    if (nl)
-                        leaf = nl;
-                    int *np = nl ? realloc(port, lcap * sizeof *port) : NULL;
-                    if (np)
-                        port = np;
-                    if (!nl || !np) {
-                        topomap_hostlist_free(hl);
-                        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory", path,
-                                     c.sw[s].line);
-                        goto fail;
-                    }
-                }
-                if (nn >= TOPO_MAX_NODES || topo_hostlist_push(names, nm, strlen(nm)) < 0) {
-                    topomap_hostlist_free(hl);
-                    if (nn >= TOPO_MAX_NODES)
-                        topomap_fail(err, errlen, EINVAL, "%s:%d: more than %d nodes", path,
-                                     c.sw[s].line, TOPO_MAX_NODES);
-                    else
-                        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory", path,
-                                     c.sw[s].line);
-                    goto fail;
-                }
-                leaf[nn] = s;
-                port[nn] = (int)k;
-                nn++;
-            }
-            topomap_hostlist_free(hl);
-        }
+        if (s < nsw && c->sw[s].nodes && push_nodes(c, s, names, &nodes) < 0)
+            goto fail;
         /* Children: the virtual root's are the top switches. */
         int first = sp;
         if (s == nsw) {
@@ -403,7 +566,7 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
                     stack[sp++] = i;
         } else if (kids[s]) {
             for (size_t k = 0; k < topomap_hostlist_count(kids[s]); k++)
-                stack[sp++] = find_switch(&c, topomap_hostlist_get(kids[s], k));
+                stack[sp++] = find_switch(c, topomap_hostlist_get(kids[s], k));
         }
         for (int a = first, b = sp - 1; a < b; a++, b--) {
             int tmp = stack[a];
@@ -417,8 +580,8 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
              * (as a YAML fat-tree's levels; the virtual root not counted). */
             if (depth[w] - vroot >= TOPO_MAX_LEVELS) {
                 topomap_fail(err, errlen, EINVAL,
-                             "%s:%d: switch '%s' is %d levels below the top: at most %d switch "
-                             "levels", path, c.sw[w].line, c.sw[w].name, depth[w] - vroot,
+                             "%s: switch '%s' is %d levels below the top: at most %d switch "
+                             "levels", sw_at(c, w), c->sw[w].name, depth[w] - vroot,
                              TOPO_MAX_LEVELS);
                 goto fail;
             }
@@ -427,49 +590,37 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     for (int i = 0; i < nsw; i++)
         if (depth[i] < 0) {
             topomap_fail(err, errlen, EINVAL,
-                         "%s:%d: switch '%s' is on a cycle of switches (not under a top switch)",
-                         path, c.sw[i].line, c.sw[i].name);
+                         "%s: switch '%s' is on a cycle of switches (not under a top switch)",
+                         sw_at(c, i), c->sw[i].name);
             goto fail;
         }
-    if (nn == 0) {
-        topomap_fail(err, errlen, EINVAL, "%s: no switch has Nodes=", path);
+    if (nodes.n == 0) {
+        topomap_fail(err, errlen, EINVAL, "%s: no switch has %s", path, c->nodes_key);
         goto fail;
     }
     if (topo_hostlist_seal(names) < 0) {
         topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
-                     path, line, c.nsw);
+                     path, line, c->nsw);
         goto fail;
     }
     /* A node under two switches: report both lines. */
-    sorted = malloc(nn * sizeof *sorted);
-    if (!sorted) {
-        topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
-                     path, line, c.nsw);
+    int a, b, r = topo_names_repeat(names, &a, &b);
+    if (r != 0) {
+        if (r < 0)
+            topomap_fail(err, errlen, ENOMEM, "%s:%d: out of memory (a tree of %d switches)",
+                         path, line, c->nsw);
+        else
+            topomap_fail(err, errlen, EINVAL,
+                         "%s: node '%s' is under switch '%s' and already under switch '%s' "
+                         "(line %d)", sw_at(c, nodes.leaf[b]), topomap_hostlist_get(names, b),
+                         c->sw[nodes.leaf[b]].name, c->sw[nodes.leaf[a]].name,
+                         c->sw[nodes.leaf[a]].line);
         goto fail;
     }
-    for (size_t i = 0; i < nn; i++)
-        sorted[i] = topomap_hostlist_get(names, i);
-    qsort(sorted, nn, sizeof *sorted, cmp_names);
-    for (size_t i = 1; i < nn; i++)
-        if (!strcmp(sorted[i - 1], sorted[i])) {
-            /* Recover the node indices from the name pointers. */
-            size_t a = 0, b = 0;
-            for (size_t k = 0; k < nn; k++) {
-                if (topomap_hostlist_get(names, k) == sorted[i - 1])
-                    a = k;
-                if (topomap_hostlist_get(names, k) == sorted[i])
-                    b = k;
-            }
-            topomap_fail(err, errlen, EINVAL,
-                         "%s:%d: node '%s' is under switch '%s' and already under switch '%s' "
-                         "(line %d)", path, c.sw[leaf[b]].line, sorted[i], c.sw[leaf[b]].name,
-                         c.sw[leaf[a]].name, c.sw[leaf[a]].line);
-            goto fail;
-        }
 
     /* What fails from here on (memory) is named at the file's last line. */
     char berr[TOPOMAP_ERRLEN];
-    t = topo_new(&topo_itree_ops, "fat-tree", (int)nn, names, berr, sizeof berr);
+    t = topo_new(&topo_itree_ops, "fat-tree", (int)nodes.n, names, berr, sizeof berr);
     names = NULL; /* taken over */
     if (!t) {
         topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
@@ -480,11 +631,11 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     T->swname = swname;
     T->parent = parent;
     T->depth = depth;
-    T->leaf = leaf;
-    T->port = port;
+    T->leaf = nodes.leaf;
+    T->port = nodes.port;
     T->virtual_root = vroot;
     swname = NULL;
-    parent = depth = leaf = port = NULL;
+    parent = depth = nodes.leaf = nodes.port = NULL;
     if (topo_itree_prepare(t, berr, sizeof berr) < 0) {
         topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
         topomap_topology_free(t);
@@ -494,7 +645,7 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
     if (!(t = topo_finish(t, 1, berr, sizeof berr)))
         topomap_fail(err, errlen, errno, "%s:%d: %s", path, line, berr);
 fail:
-    for (int i = 0; kids && i < c.nsw; i++)
+    for (int i = 0; kids && i < c->nsw; i++)
         topomap_hostlist_free(kids[i]);
     free(kids);
     for (int i = 0; swname && i < total_sw; i++)
@@ -503,11 +654,55 @@ fail:
     free(stack);
     free(parent);
     free(depth);
-    free(leaf);
-    free(port);
-    free(sorted);
+    free(nodes.leaf);
+    free(nodes.port);
     topomap_hostlist_free(names);
+    return t;
+}
+
+topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
+                                         size_t errlen)
+{
+    struct conf c = {.path = path, .err = err, .errlen = errlen, .nodes_key = "Nodes=",
+                     .switches_key = "Switches="};
+    topomap_topology_t *t = NULL;
+    char *logical = malloc(strlen(text) + 1);
+    if (!logical) {
+        topomap_fail(err, errlen, ENOMEM, "%s:1: out of memory", path);
+        return NULL;
+    }
+    c.blockfile = has_line(text, block_keys);
+    int line = parse_text(&c, text, logical);
+    if (line >= 0 && c.blockfile)
+        t = conf_blocks(&c);
+    else if (line >= 0 && c.nsw == 0)
+        topomap_fail(err, errlen, EINVAL, "%s: no SwitchName= lines", path);
+    else if (line >= 0)
+        t = conf_tree(&c, line);
     free(logical);
+    conf_free(&c);
+    return t;
+}
+
+topomap_topology_t *topo_switches_build(const char *path, const struct topo_switch_def *sw, int nsw,
+                                        char *err, size_t errlen)
+{
+    struct conf c = {.path = path, .err = err, .errlen = errlen, .nodes_key = "nodes",
+                     .switches_key = "children"};
+    topomap_topology_t *t = NULL;
+    int last = 1, i;
+    for (i = 0; i < nsw; i++) {
+        struct toks k = {.sw = (char *)sw[i].name, .nodes = (char *)sw[i].nodes,
+                         .switches = (char *)sw[i].switches};
+        if (add_switch(&c, &k, sw[i].line, sw[i].col) < 0)
+            break;
+        if (sw[i].line > last)
+            last = sw[i].line;
+    }
+    if (i == nsw && nsw > 0)
+        t = conf_tree(&c, last);
+    else if (nsw == 0)
+        topomap_fail(err, errlen, EINVAL, "%s: no switches", path);
     conf_free(&c);
     return t;
 }

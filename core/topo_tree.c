@@ -231,9 +231,33 @@ static int itree_coords(const topomap_topology_t *t, int node, int *coords, int 
     return d + 2;
 }
 
+/* Blocks: the levels with their hop counts (topo_slurmblock.c). */
+static void block_describe(const struct topo_itree *T, FILE *f)
+{
+    long b0 = T->bsize[0];
+    fprintf(f, "blocks: %d (Slurm topology/block), base block size %ld%s; hops: 2 in a block",
+            T->nblocks, b0, T->sizes_given ? "" : " (the smallest block: no BlockSizes)");
+    for (int k = 1; k < T->nbsizes; k++)
+        fprintf(f, ", %d in %s of %ld nodes (%ld blocks)", 2 * (k + 1),
+                k == 1 ? "an aggregated block" : "one", T->bsize[k], T->bsize[k] / b0);
+    if (T->bsize[T->nbsizes - 1] / b0 < T->nblocks) /* a root above the last level */
+        fprintf(f, ", %d between %s", 2 * (T->nbsizes + 1),
+                T->nbsizes == 1 ? "blocks" : "those");
+    fprintf(f, "\n");
+}
+
 static int itree_describe(const topomap_topology_t *t, FILE *f)
 {
     const struct topo_itree *T = &t->u.itree;
+    if (T->from == TOPO_FROM_BLOCK) {
+        block_describe(T, f);
+        return 0;
+    }
+    if (T->from == TOPO_FROM_FLAT) {
+        fprintf(f, "flat (Slurm topology/flat): one switch over all nodes, 2 hops between any "
+                   "two\n");
+        return 0;
+    }
     fprintf(f, "switches: %d%s, nodes at depth up to %d; hops = links up to the lowest common "
                "switch and down (2 under one switch)\n",
             T->nsw, T->virtual_root ? " (top switches joined by a virtual root)" : "",

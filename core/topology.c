@@ -29,29 +29,110 @@ uint64_t topo_name_hash(const char *s)
 }
 
 /* Build the name table; error on duplicates (lookups would be ambiguous). */
-static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
+/* Enter names 0 .. n-1 into the open-addressing table hash (mask + 1 slots,
+ * all -1). Without keep, stop at the first name equal to an earlier one: 1
+ * with the two indices (*second the smallest index that repeats a name).
+ * With keep, go on: keep[i] = 0 for the repeats, 1 for the others. */
+static int fill_hash(const topomap_hostlist_t *names, int n, int *hash, size_t mask, int *first,
+                     int *second, char *keep)
 {
-    size_t size = 16;
-    while (size < 2 * (size_t)t->nnodes)
-        size *= 2;
-    t->hash = malloc(size * sizeof *t->hash);
-    if (!t->hash)
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    memset(t->hash, 0xff, size * sizeof *t->hash);
-    t->hmask = size - 1;
-    for (int i = 0; i < t->nnodes; i++) {
-        const char *name = topomap_hostlist_get(t->names, (size_t)i);
-        size_t h = (size_t)topo_name_hash(name) & t->hmask;
-        while (t->hash[h] >= 0) {
-            if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), name))
-                return topomap_fail(err, errlen, EINVAL,
-                                    "node name '%s' is given twice (nodes %d and %d)", name,
-                                    t->hash[h], i);
-            h = (h + 1) & t->hmask;
+    for (int i = 0; i < n; i++) {
+        const char *name = topomap_hostlist_get(names, (size_t)i);
+        size_t h = (size_t)topo_name_hash(name) & mask;
+        while (hash[h] >= 0 && strcmp(topomap_hostlist_get(names, (size_t)hash[h]), name))
+            h = (h + 1) & mask;
+        if (hash[h] >= 0 && !keep) {
+            *first = hash[h];
+            *second = i;
+            return 1;
         }
-        t->hash[h] = i;
+        if (keep)
+            keep[i] = hash[h] < 0;
+        if (hash[h] < 0)
+            hash[h] = i;
     }
     return 0;
+}
+
+static int *new_hash(int n, size_t *mask)
+{
+    size_t size = 16;
+    while (size < 2 * (size_t)n)
+        size *= 2;
+    int *hash = malloc(size * sizeof *hash);
+    if (hash)
+        memset(hash, 0xff, size * sizeof *hash);
+    *mask = size - 1;
+    return hash;
+}
+
+static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
+{
+    int a, b;
+    if (!(t->hash = new_hash(t->nnodes, &t->hmask)))
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    if (fill_hash(t->names, t->nnodes, t->hash, t->hmask, &a, &b, NULL))
+        return topomap_fail(err, errlen, EINVAL, "node name '%s' is given twice (nodes %d and %d)",
+                            topomap_hostlist_get(t->names, (size_t)a), a, b);
+    return 0;
+}
+
+int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second)
+{
+    size_t mask;
+    int n = (int)topomap_hostlist_count(names), *hash = new_hash(n, &mask);
+    if (!hash) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int r = fill_hash(names, n, hash, mask, first, second, NULL);
+    free(hash);
+    return r;
+}
+
+int topo_fields_repeat(const void *items, size_t size, size_t offset, int n, int *first,
+                       int *second)
+{
+    topomap_hostlist_t *names = topo_hostlist_new();
+    int rc = names ? 0 : -1;
+    for (int i = 0; !rc && i < n; i++) {
+        const char *nm = *(const char *const *)((const char *)items + (size_t)i * size + offset);
+        rc = topo_hostlist_push(names, nm, strlen(nm));
+    }
+    if (!rc)
+        rc = topo_hostlist_seal(names);
+    if (!rc)
+        rc = topo_names_repeat(names, first, second);
+    topomap_hostlist_free(names);
+    if (rc < 0)
+        errno = ENOMEM;
+    return rc;
+}
+
+topomap_hostlist_t *topo_names_unique(const topomap_hostlist_t *names)
+{
+    size_t mask;
+    int n = (int)topomap_hostlist_count(names), *hash = new_hash(n, &mask), a, b;
+    char *keep = malloc(n ? (size_t)n : 1);
+    topomap_hostlist_t *out = topo_hostlist_new();
+    int rc = hash && keep && out ? 0 : -1;
+    if (!rc)
+        fill_hash(names, n, hash, mask, &a, &b, keep);
+    for (int i = 0; !rc && i < n; i++) {
+        const char *nm = topomap_hostlist_get(names, (size_t)i);
+        if (keep[i])
+            rc = topo_hostlist_push(out, nm, strlen(nm));
+    }
+    if (!rc)
+        rc = topo_hostlist_seal(out);
+    free(hash);
+    free(keep);
+    if (rc) {
+        topomap_hostlist_free(out);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return out;
 }
 
 static topomap_hostlist_t *default_names(int n)
@@ -333,63 +414,60 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
 
 /* ---- loading ------------------------------------------------------------ */
 
+const char *topo_where(char *buf, size_t len, const char *path, int line, int col)
+{
+    if (col > 0)
+        snprintf(buf, len, "%s:%d:%d", path, line, col);
+    else
+        snprintf(buf, len, "%s:%d", path, line);
+    return buf;
+}
+
 /* Machine descriptions of other tools that look like ours but are not read:
  * a sentence saying so and what to give instead, or NULL. */
-static const char *topo_unsupported(const char *path, const char *text)
+static const char *topo_unsupported(const char *path)
 {
     size_t lp = strlen(path);
     if (lp > 4 && !strcasecmp(path + lp - 4, ".tgt"))
         return "Scotch target architectures (.tgt) are not read: describe the machine in a "
                "topomap YAML file (topologies/README.md)";
-    /* The first line that is not blank, a comment or a YAML document start. */
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-            p++;
-        if (*p == '#' || !strncmp(p, "---", 3)) {
-            p += strcspn(p, "\n");
-            continue;
-        }
-        break;
-    }
-    if (!strncasecmp(p, "BlockName=", 10) || !strncasecmp(p, "BlockSizes=", 11))
-        return "a Slurm topology/block file (BlockName= lines) is not read: only "
-               "topology/tree's SwitchName= lines are; describe the blocks as leaf switches "
-               "(one SwitchName= line per block and one above them) or in a topomap YAML file";
-    if (*p == '-') {
-        p++;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!strncmp(p, "topology:", 9))
-            return "Slurm's topology.yaml (a list of named topologies) is not read: give the "
-                   "tree as a topology.conf (SwitchName= lines) or a topomap YAML file "
-                   "(topologies/README.md)";
-    }
     return NULL;
 }
 
 topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t errlen)
+{
+    return topomap_topology_load_named(path, NULL, err, errlen);
+}
+
+topomap_topology_t *topomap_topology_load_named(const char *path, const char *name, char *err,
+                                                size_t errlen)
 {
     size_t len;
     if (!path) {
         topomap_fail(err, errlen, EINVAL, "topomap_topology_load: NULL path");
         return NULL;
     }
+    if (name && !*name) {
+        topomap_fail(err, errlen, EINVAL, "%s: empty topology name", path);
+        return NULL;
+    }
+    const char *unsupported = topo_unsupported(path);
+    if (unsupported) {
+        topomap_fail(err, errlen, EINVAL, "%s: %s", path, unsupported);
+        return NULL;
+    }
     char *text = topomap_input_slurp(path, TOPOMAP_MAX_TOPOLOGY_FILE, "a topology", &len, err,
                                      errlen);
     if (!text)
         return NULL;
-    const char *unsupported = topo_unsupported(path, text);
-    if (unsupported) {
-        topomap_fail(err, errlen, EINVAL, "%s: %s", path, unsupported);
-        free(text);
-        return NULL;
-    }
-    topomap_topology_t *t;
-    if (topo_is_slurmconf(text))
+    topomap_topology_t *t = NULL;
+    if (topo_is_slurmconf(text) && name)
+        topomap_fail(err, errlen, EINVAL, "%s: no topology named '%s': a topology.conf describes "
+                     "one topology (only a Slurm topology.yaml names several)", path, name);
+    else if (topo_is_slurmconf(text))
         t = topo_slurmconf_parse(path, text, err, errlen);
     else
-        t = topo_yaml_load(path, text, len, err, errlen);
+        t = topo_yaml_load(path, text, len, name, err, errlen);
     free(text);
     if (t && !t->source && !(t->source = strdup(path))) {
         topomap_topology_free(t);

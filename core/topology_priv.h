@@ -64,6 +64,9 @@ struct topo_tree {
     int first[TOPO_MAX_LEVELS]; /* element number of the first level-k switch */
 };
 
+/* What an irregular tree was read from, for describe(). */
+enum topo_itree_from { TOPO_FROM_TREE, TOPO_FROM_BLOCK, TOPO_FROM_FLAT };
+
 /* An irregular tree (Slurm topology.conf): switches with parents. */
 struct topo_itree {
     int nsw;
@@ -75,6 +78,11 @@ struct topo_itree {
     int maxdepth;   /* deepest node (a node is one below its switch) */
     int diameter;   /* computed by topo_itree_prepare() */
     int virtual_root; /* 1 when several top switches were joined */
+    enum topo_itree_from from;
+    /* TOPO_FROM_BLOCK: the blocks (switches 0 .. nblocks-1) and the block
+     * size of each switch level above them, the base size first. */
+    int nblocks, nbsizes, sizes_given;
+    long bsize[TOPO_MAX_LEVELS];
 };
 
 /* One node type: the inside of a node, nlevels levels, outermost first
@@ -164,6 +172,17 @@ void topo_types_describe(const topomap_topology_t *t, FILE *f);
 /* Set every node to the levels given (one type); see topo_type_levels. */
 int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const double *cost,
                     const char *const *names, char *err, size_t errlen);
+/* The first name of the sealed list names that repeats an earlier one: 1
+ * with their indices (*second the smallest such), 0 if all differ, -1 with
+ * errno ENOMEM. */
+int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second);
+/* The same for the strings of n items of size bytes, each a char pointer at
+ * offset (a field of an array of structs, by offsetof). */
+int topo_fields_repeat(const void *items, size_t size, size_t offset, int n, int *first,
+                       int *second);
+/* The names of the sealed list names, each once, in order of first
+ * appearance (a new sealed list, caller frees), or NULL with errno ENOMEM. */
+topomap_hostlist_t *topo_names_unique(const topomap_hostlist_t *names);
 /* Default cost of level k of a node (see topologies/README.md). */
 double topo_default_cost(const topomap_topology_t *t, int k);
 
@@ -191,21 +210,49 @@ int topo_is_slurmconf(const char *text);
 topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, char *err,
                                          size_t errlen);
 
+/* "PATH:LINE" (col 0, a topology.conf) or "PATH:LINE:COL" (YAML) into buf. */
+const char *topo_where(char *buf, size_t len, const char *path, int line, int col);
+
+/* A tree of switches from a Slurm topology.yaml (the tree of a topology.conf
+ * from its lines): names and hostlists, where each switch is defined. */
+struct topo_switch_def {
+    const char *name, *nodes, *switches; /* nodes, switches: NULL when absent */
+    int line, col;
+};
+topomap_topology_t *topo_switches_build(const char *path, const struct topo_switch_def *sw, int nsw,
+                                        char *err, size_t errlen);
+
+/* topo_slurmblock.c: Slurm's topology/block and topology/flat as irregular
+ * trees (the model is described there). */
+struct topo_block_def {
+    const char *name;  /* BlockName= / block: */
+    const char *nodes; /* its hostlist expression */
+    int line, col;     /* where it is defined, 1-based; col 0 for topology.conf */
+};
+struct topo_block_sizes {
+    int n;                           /* 0: not given */
+    long size[TOPO_MAX_LEVELS];      /* the base block size first */
+    int line[TOPO_MAX_LEVELS], col[TOPO_MAX_LEVELS]; /* where each is; col 0 as above */
+};
+/* A topology of nblocks blocks (file order) with one core per node, or NULL
+ * with "PATH:LINE[:COL]: problem" in err; yaml picks the key names of the
+ * messages (block_sizes, nodes rather than BlockSizes=, Nodes=). */
+topomap_topology_t *topo_block_build(const char *path, int yaml, const struct topo_block_def *blocks,
+                                     int nblocks, const struct topo_block_sizes *sizes, char *err,
+                                     size_t errlen);
+/* One switch over all the nodes of names (taken over); one core per node. */
+topomap_topology_t *topo_flat_build(topomap_hostlist_t *names, char *err, size_t errlen);
+/* The largest number of BlockSizes (the levels of switches stay within
+ * TOPO_MAX_LEVELS with the blocks and a root). */
+#define TOPO_MAX_BLOCK_SIZES (TOPO_MAX_LEVELS - 1)
+
 /* topo_yaml.c */
 /* Parse the YAML description held in text (len bytes; path for messages and
- * for files it names, relative to its directory). */
-topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len, char *err,
-                                   size_t errlen);
-
-/* topo_yaml_bounds.c */
-/* libyaml reports reader errors by byte offset: line and col (1-based) of
- * byte off of text. */
-void topo_yaml_mark(const char *text, size_t len, size_t off, unsigned long *line,
-                    unsigned long *col);
-/* Stop at the first YAML event past TOPOMAP_MAX_YAML_DEPTH or
- * TOPOMAP_MAX_YAML_NODES, before a document is built ("PATH:LINE:COL:
- * problem"); syntax errors are left to the loader. 0, or -1 with err. */
-int topo_yaml_bounds(const char *path, const char *text, size_t len, char *err, size_t errlen);
+ * for files it names, relative to its directory): topomap's schema, or a
+ * Slurm topology.yaml (topo_slurmyaml.c) of which the topology called name
+ * is built (NULL: Slurm's default). A name with topomap's schema is an error. */
+topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len,
+                                   const char *name, char *err, size_t errlen);
 
 /* topo_hwloc.c: topomap_topology_set_node_hwloc(); levels are named
  * "package", "numa", "core" and get the default costs. The same into a node

@@ -257,13 +257,49 @@ typedef struct topomap_topology topomap_topology_t;
 
 /**
  * Load a topology from @p path: a site YAML description (see
- * topologies/README.md), or a Slurm topology.conf (recognised by its
- * SwitchName= lines; nodes then get one core unless @p path is YAML naming it).
- * Errors: errno EINVAL with "FILE:LINE:COL: problem" in @p err (unknown keys,
- * wrong types, inconsistent sizes), or the errno of the failed open.
+ * topologies/README.md), a Slurm topology.conf (topology/tree's SwitchName=
+ * lines or topology/block's BlockName= lines), or a Slurm topology.yaml (a
+ * list of named tree, block and flat topologies, Slurm 25.05; its default
+ * one is read: the first with cluster_default: true, else the first). Slurm's
+ * descriptions give every node one core unless @p path is YAML naming them.
+ * Errors: errno EINVAL with "FILE:LINE:COL: problem" in @p err for YAML,
+ * "FILE:LINE: problem" for topology.conf (unknown keys, wrong types,
+ * inconsistent sizes, nodes twice), or the errno of the failed open.
  * @return a new topology (caller frees with topomap_topology_free) or NULL.
  */
 topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t errlen);
+/**
+ * topomap_topology_load() with one topology of a Slurm topology.yaml chosen
+ * by its `topology:` name @p name (not kept; NULL: the file's default, as
+ * topomap_topology_load()). The topology's name (topomap_topology_describe's
+ * "name:") is then @p name.
+ * @return a new topology (caller frees with topomap_topology_free), or NULL
+ *         with errno EINVAL and err: no topology of that name (the message
+ *         lists the file's), or a name given for a file that is not a Slurm
+ *         topology.yaml, or the errors of topomap_topology_load().
+ */
+topomap_topology_t *topomap_topology_load_named(const char *path, const char *name, char *err,
+                                                size_t errlen);
+/**
+ * Find a Slurm cluster's network description from the path of its
+ * slurm.conf, by Slurm's rules: a topology.yaml beside slurm.conf if there is
+ * one (Slurm then ignores topology.conf), else topology.conf beside it when
+ * slurm.conf's TopologyPlugin= is topology/tree or topology/block. Only
+ * slurm.conf itself is read (not the files it includes). Give the result to
+ * topomap_topology_load() (a topology.yaml's default topology) or
+ * topomap_topology_load_named().
+ * @param slurm_conf  path of slurm.conf (not kept)
+ * @param out         caller's buffer of @p outlen bytes for the path (the
+ *                    directory of @p slurm_conf, then the file name)
+ * @return 0, or -1 with errno and a one-line @p err: ENOENT when the cluster
+ *         describes no network (TopologyPlugin= unset, topology/flat or
+ *         topology/default, and no topology.yaml) or the topology.conf that
+ *         TopologyPlugin= needs is missing; EINVAL for another plugin
+ *         ("SLURM_CONF:LINE: TopologyPlugin=..."); ERANGE when @p out is too
+ *         small; the errno of reading slurm.conf.
+ */
+int topomap_slurm_topology_path(const char *slurm_conf, char *out, size_t outlen, char *err,
+                                size_t errlen);
 
 /**
  * Build an n-D mesh/torus: dims[k] nodes along dimension k, wrap[k] nonzero for

@@ -178,6 +178,19 @@ printf 'SwitchName=s0 Nodes=n[1-2]\nSwitchName=s1 Nodes=n[3-4]\nSwitchName=top S
     > "$tmp/topology.conf"
 run map --profile "$tmp/ring8.txt" --topology "$tmp/topology.conf" --nodes all --cores-per-node 2 \
     --algo greedy
+# Slurm's own descriptions: topology/block, topology.yaml's default and named
+# topologies (topology.yaml(5)'s example), a mapping on its blocks.
+SD=$top_srcdir/tests/data/topologies
+run topology show "$SD/block.conf"
+run topology show "$SD/slurm-topology.yaml"
+run topology show "$SD/slurm-topology.yaml" --topology-name topo2
+run topology hops "$SD/slurm-topology.yaml" node04 node13 --topology-name topo2
+run topology show "$SD/slurm-topology.yaml" --topology-name topo3
+run map --profile "$tmp/ring8.txt" --topology "$SD/slurm-topology.yaml" --topology-name topo2 \
+    --nodes 'node[01-02,05-06,09-10,13-14]' --algo greedy -o "$tmp/blocks.map"
+cat "$tmp/blocks.map" >> "$out"
+run eval --profile "$tmp/ring8.txt" --topology "$SD/slurm-topology.yaml" --topology-name topo2 \
+    --mapping "$tmp/blocks.map"
 # Topologies by name, the list of shipped ones, the hops between two nodes.
 export TOPOMAP_TOPOLOGY_PATH="$tmp/nothing:$TOPO"
 run topology list
@@ -334,14 +347,20 @@ expect 1 "8 ranks do not fit in 4 slots of the allocation (the topology gives ea
     map $P --topology "$tmp/topology.conf" --nodes all
 expect 1 "--tasks-per-node gives 2 slots on n1, which has 1 core: topomap places at most one rank on a core (the topology gives each node one core" \
     map $P --topology "$tmp/topology.conf" --nodes all --tasks-per-node 2
-# Slurm's other topology formats and Scotch's are named, not misread.
+# Slurm's topology.yaml and topology/block files: a topology name that is not
+# there, a name for a file without names, errors with the file's line;
+# Scotch's formats are named, not misread.
 printf -- '---\n- topology: topo1\n  cluster_default: true\n  tree:\n    switches:\n      - switch: s1\n        nodes: n[1-2]\n' \
     > "$tmp/topology.yaml"
-expect 1 "topology.yaml: Slurm's topology.yaml (a list of named topologies) is not read" \
-    topology show "$tmp/topology.yaml"
-printf 'BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,8\n' > "$tmp/block.conf"
-expect 1 "block.conf: a Slurm topology/block file (BlockName= lines) is not read" \
+expect 1 "topology.yaml:2:1: no topology named 'topo2' (the file has: topo1)" \
+    topology show "$tmp/topology.yaml" --topology-name topo2
+expect 1 "topology.conf: no topology named 'x': a topology.conf describes one topology" \
+    map $P --topology "$tmp/topology.conf" --topology-name x --nodes all
+printf 'BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,6\n' > "$tmp/block.conf"
+expect 1 "block.conf:3: BlockSizes=: 6 is not 4 times a power of two" \
     map $P --topology "$tmp/block.conf" --nodes all
+expect 2 "option '--topology-name' needs an argument" topology show "$tmp/topology.yaml" \
+    --topology-name
 : > "$tmp/machine.tgt"
 expect 1 "machine.tgt: Scotch target architectures (.tgt) are not read" topology show "$tmp/machine.tgt"
 : > "$tmp/graph.grf"

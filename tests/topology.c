@@ -9,16 +9,11 @@
 #include <string.h>
 
 #include "tap.h"
+#include "topo_check.h"
 #include "topomap.h"
 
 #define DATA SRCDIR "/data/topologies/"
 #define SHIPPED SRCDIR "/../topologies/"
-
-static int hops_by_name(const topomap_topology_t *t, const char *a, const char *b)
-{
-    return topomap_topology_hops(t, topomap_topology_node_lookup(t, a),
-                                 topomap_topology_node_lookup(t, b));
-}
 
 /* Hops on an n-D torus/mesh by BFS over its links: an independent check of
  * the closed formula. Returns the number of pairs that disagree. */
@@ -59,21 +54,6 @@ static int torus_bfs_check(const topomap_topology_t *t, int ndims, const int *di
     free(dist);
     free(queue);
     return bad;
-}
-
-static char *describe(const topomap_topology_t *t)
-{
-    static char buf[4096];
-    FILE *f = tmpfile();
-    size_t n = 0;
-    if (f && topomap_topology_describe(t, f) == 0) {
-        rewind(f);
-        n = fread(buf, 1, sizeof buf - 1, f);
-    }
-    buf[n] = 0;
-    if (f)
-        fclose(f);
-    return buf;
 }
 
 static void test_tianhe3(void)
@@ -315,9 +295,7 @@ static void test_slurmconf(void)
     }
 
     /* Errors, each with the file and line. */
-    static const struct {
-        const char *file, *msg;
-    } bad[] = {
+    static const struct topo_reject bad[] = {
         {"conf-unknown-key.conf", "conf-unknown-key.conf:2: unknown key 'Speed'"},
         {"conf-undefined-switch.conf", "conf-undefined-switch.conf:1: switch 's1' is not defined"},
         {"conf-node-twice.conf",
@@ -330,18 +308,9 @@ static void test_slurmconf(void)
          "conf-two-parents.conf:2: switch 's0' is already under switch 't1' (line 1)"},
         {"conf-bad-hostlist.conf", "conf-bad-hostlist.conf:1: Nodes=: hostlist 'n[2-1]': reversed"},
         {"conf-no-nodes.conf", "conf-no-nodes.conf: no switch has Nodes="},
-        {"conf-block.conf", "conf-block.conf: a Slurm topology/block file (BlockName= lines) is not read"},
+        {"conf-mixed.conf", "conf-mixed.conf:3: SwitchName= in a topology/block file"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, DATA "bad/%s", bad[i].file);
-        err[0] = 0;
-        errno = 0;
-        t = topomap_topology_load(path, err, sizeof err);
-        ok(!t && errno == EINVAL, "%s rejected with EINVAL", bad[i].file);
-        like(err, bad[i].msg, "  message: %s", err);
-        topomap_topology_free(t);
-    }
+    check_rejects(DATA "bad/", bad, sizeof bad / sizeof bad[0]);
 }
 
 static void test_hwloc(void)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slurm topology.conf files (core/topo_slurmconf.c): the input is the file;
- * what has no SwitchName= line goes to the YAML reader, as in the library. */
+/* Slurm topology.conf files (core/topo_slurmconf.c, topology/tree and
+ * topology/block, core/topo_slurmblock.c): the input is the file;
+ * what has no SwitchName= or BlockName= line goes to the YAML reader, as in
+ * the library. */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
