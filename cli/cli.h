@@ -56,7 +56,7 @@ void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct args {
     const char *profile, *topology, *nodes, *tpn, *slots, *algo, *algos, *mapping, *output, *k;
-    const char *store, *site; /* plan */
+    const char *store, *site, *slurm; /* plan */
     const char *topology_name; /* one topology of a Slurm topology.yaml */
     int profile_format, format, mapping_format, json, verbose, quiet, cores_per_node;
     topomap_opts_t o;

@@ -242,6 +242,7 @@ enum {
     OPT_CORES_PER_NODE,
     OPT_MAPPING_FORMAT,
     OPT_STORE,
+    OPT_SLURM,
     OPT_SITE,
     OPT_NODE_PLACE,
     OPT_TOPOLOGY_NAME,
@@ -275,6 +276,7 @@ static const struct option all_options[] = {
     {"cores-per-node", required_argument, NULL, OPT_CORES_PER_NODE},
     {"mapping-format", required_argument, NULL, OPT_MAPPING_FORMAT},
     {"store", required_argument, NULL, OPT_STORE},
+    {"slurm", required_argument, NULL, OPT_SLURM},
     {"site", required_argument, NULL, OPT_SITE},
     {"node-place", required_argument, NULL, OPT_NODE_PLACE},
     {"output", required_argument, NULL, OPT_OUTPUT},
@@ -386,6 +388,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_OUTPUT: a->output = optarg; break;
         case OPT_K: a->k = optarg; break;
         case OPT_STORE: a->store = optarg; break;
+        case OPT_SLURM: a->slurm = optarg; break;
         case OPT_SITE: a->site = optarg; break;
         case OPT_GRID_WEAK: a->o.grid_weak = parse_fraction("--grid-weak", optarg); break;
         case OPT_JSON: a->json = 1; break;

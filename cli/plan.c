@@ -13,7 +13,8 @@
 
 const char help_plan[] =
     "Usage: topomap plan --topology T [--profile FILE] [--algo NAME] [--store DIR]\n"
-    "                    [--site 'KEY=VALUE ...'] [--nodes HOSTLIST --slots SPEC]\n"
+    "                    [--site 'KEY=VALUE ...'] [--slurm RELEASE]\n"
+    "                    [--nodes HOSTLIST --slots SPEC]\n"
     "                    [-o FILE] [--verbose] -- srun [SRUN OPTIONS] PROGRAM [ARGS]\n"
     "\n"
     "A dry run of the SPANK plugin: what it would decide for this srun command\n"
@@ -34,6 +35,8 @@ const char help_plan[] =
     "                        (as a user's --topomap=NAME; default: the site's\n"
     "                        default=, off unless --site sets it)\n"
     "  --store DIR           the profile store (profiles= of plugstack.conf)\n"
+    "  --slurm RELEASE       the Slurm release whose srun rules apply: 22.05\n"
+    "                        (the default) or 24.11\n"
     "  --site 'K=V ...'      more site keys, as on the plugstack.conf line:\n"
     "                        default=, min_gain=, gain_metric=, time_limit=,\n"
     "                        bind=, strict=\n"
@@ -77,7 +80,8 @@ static const char *const outcome_name[] = {"off", "keep", "remap", "fail"};
 int cmd_plan(int argc, char **argv)
 {
     struct args a;
-    parse_args(argc, argv, "topology profile algo store site nodes slots output verbose help",
+    parse_args(argc, argv,
+               "topology profile algo store site slurm nodes slots output verbose help",
                help_plan, &a);
     require(a.topology, "--topology");
     if (a.npos == 0 || strcmp(a.pos[0], "srun"))
@@ -153,6 +157,17 @@ int cmd_plan(int argc, char **argv)
 
     struct topomap_srun o;
     topomap_srun_init(&o);
+    if (a.slurm) {
+        int major = 0, minor = 0;
+        char tail;
+        if (sscanf(a.slurm, "%d.%d%c", &major, &minor, &tail) != 2)
+            usage_error("--slurm: '%s' is not a release MAJOR.MINOR (e.g. 24.11)", a.slurm);
+        o.rel = topomap_release_find(major, minor);
+        snprintf(o.release_seen, sizeof o.release_seen, "%d.%02d", major, minor);
+        if (!o.rel)
+            usage_error("--slurm %s: the plugin is tested with Slurm %s only", a.slurm,
+                        topomap_release_list());
+    }
     if (topomap_srun_parse(&o, a.npos, a.pos, plan_getenv, &pe, err, sizeof err) < 0)
         usage_error("srun line: %s", err);
     if (a.profile && !o.profile) {

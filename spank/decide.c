@@ -203,10 +203,22 @@ static int find_profile(struct step *s)
 }
 
 /* The topology, the step's slots on it, and the mapping within time_limit. */
-static int compute_mapping(struct step *s)
+static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
 {
     const struct topomap_site *site = s->site;
-    s->topo = topomap_topology_load(site->topology, s->err, sizeof s->err);
+    const char *path = site->topology;
+    char found[4096];
+    if (!strcmp(path, "slurm")) {
+        /* The file the cluster describes its network in, beside slurm.conf. */
+        const char *conf = topomap_sp_env(env, env_arg, "SLURM_CONF");
+        if (topomap_slurm_topology_path(conf ? conf : TOPOMAP_SLURM_CONF_DEFAULT, found,
+                                        sizeof found, s->err, sizeof s->err) < 0) {
+            keep(s->d, site, 0, "topology=slurm: %s", s->err);
+            return -1;
+        }
+        path = found;
+    }
+    s->topo = topomap_topology_load_named(path, site->topology_name, s->err, sizeof s->err);
     if (!s->topo) {
         keep(s->d, site, 0, "topology: %s", s->err);
         return -1;
@@ -373,7 +385,18 @@ static void build_remap(struct step *s)
             goto out;
         }
     }
-    if (s->site->bind) {
+    /* A topology that does not know the inside of the nodes (Slurm's own
+     * files give each node one core) cannot choose cores: Slurm binds.
+     * Without -O Slurm gives each task its own CPUs, so a node with fewer
+     * cores than tasks is such a node; under -O tasks share cores anyway. */
+    int cores_known = 1;
+    for (int i = 0; i < s->nstep && cores_known && !s->o->overcommit; i++)
+        cores_known = topomap_topology_node_cores(s->topo, topomap_alloc_node(s->alloc, i)) >=
+                      s->tasks[i];
+    if (s->site->bind && !cores_known)
+        strncat(d->summary, ": binding left to Slurm (the topology does not describe the cores)",
+                sizeof d->summary - strlen(d->summary) - 1);
+    if (s->site->bind && cores_known) {
         if (bind_indices(s, nodeix, core) < 0) {
             keep(d, s->site, 0, "out of memory");
             goto out;
@@ -440,7 +463,7 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     d->algo = topomap_sp_strdup(s.algo);
     s.quiet = !d->explicit_req;
     if (check_request(&s) == 0 && predict_layout(&s, env, env_arg) == 0 && find_profile(&s) == 0 &&
-        compute_mapping(&s) == 0 && judge_gain(&s) == 0)
+        compute_mapping(&s, env, env_arg) == 0 && judge_gain(&s) == 0)
         build_remap(&s);
     finish(&s);
 }

@@ -67,7 +67,11 @@
 /* ------------------------------------------------------------------------ */
 
 struct topomap_site {
-    char *topology;    /* topology= site YAML (or topology.conf); NULL: none */
+    char *topology;    /* topology= site YAML, Slurm's topology.conf or topology.yaml,
+                        * or "slurm": the file the cluster's slurm.conf uses
+                        * (topomap_slurm_topology_path); NULL: none */
+    char *topology_name; /* topology_name= one topology of a Slurm topology.yaml;
+                          * NULL: its default */
     char *profiles;    /* profiles= store directory; NULL: topomap_store_dir(NULL) */
     char *dflt;        /* default= algorithm when the user gives none; "off" */
     double min_gain;   /* min_gain= fraction of gain_metric saved to remap; 0 */
@@ -81,6 +85,10 @@ struct topomap_site {
     char *spool;       /* spool= node-local directory for recordings in
                         * progress; NULL: TOPOMAP_SPOOL_DEFAULT */
 };
+
+/** slurm.conf when srun's environment has no SLURM_CONF (topology=slurm):
+ *  where Slurm's packages of Debian and RHEL put it. */
+#define TOPOMAP_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
 
 /** Where recordings in progress go when plugstack.conf has no spool=. */
 #define TOPOMAP_SPOOL_DEFAULT "/tmp"

@@ -20,6 +20,7 @@ void topomap_site_free(struct topomap_site *s)
     if (!s)
         return;
     free(s->topology);
+    free(s->topology_name);
     free(s->profiles);
     free(s->dflt);
     free(s->profiler);
@@ -51,6 +52,12 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 bad++;
             } else
                 topomap_sp_set(KEY("topology") ? &s->topology : &s->profiles, v);
+        } else if (KEY("topology_name")) {
+            if (!*v) {
+                topomap_sp_append(err, errlen, "plugstack.conf: topology_name= needs a name");
+                bad++;
+            } else
+                topomap_sp_set(&s->topology_name, v);
         } else if (KEY("profiler") || KEY("spool")) {
             /* Both are used on the compute nodes, from slurmstepd and from
              * the tasks' working directories: only absolute paths mean the
@@ -116,8 +123,8 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
         } else {
             topomap_sp_append(
                 err, errlen,
-                "plugstack.conf: unknown key '%.*s' (known: topology, profiles, default, "
-                "min_gain, time_limit, bind, strict, profiler, spool, gain_metric)",
+                "plugstack.conf: unknown key '%.*s' (known: topology, topology_name, profiles, "
+                "default, min_gain, time_limit, bind, strict, profiler, spool, gain_metric)",
                 (int)klen, tok);
             bad++;
         }

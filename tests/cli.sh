@@ -314,6 +314,8 @@ expect 2 "missing required option --topology" plan -- srun ./app
 expect 2 "no allocation: give --nodes" plan $T -- srun -n8 ./app
 expect 2 "--site: " plan $T $N --site 'bogus=1' -- srun -n8 ./app
 expect 2 "srun line: " plan $T $N -- srun -n
+expect 2 "--slurm 23.11: the plugin is tested with Slurm 22.05, 24.11 only" plan $T $N --slurm 23.11 -- srun -n8 ./app
+expect 2 "--slurm: 'x' is not a release MAJOR.MINOR" plan $T $N --slurm x -- srun -n8 ./app
 expect 2 "unexpected argument 'x'" algorithms x
 expect 2 "unknown command 'nope'" help nope
 expect 2 "add: missing profile file" profile add ring8

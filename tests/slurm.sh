@@ -174,6 +174,29 @@ ok $? "tasks see neither SLURM_HOSTFILE nor topomap's TOPOMAP_* variables"
 [ -z "$(ls "$TMPDIR")" ]
 ok $? "the private hostfiles are removed"
 
+# --- 2c. topology=slurm: the network as the cluster describes it to Slurm -----
+# A Slurm topology.yaml (topology/block, blocks n[1-2] and n[3-4]) beside the
+# cluster's slurm.conf; the plugin finds it from SLURM_CONF.
+printf '%s\n' '- topology: blocks' '  cluster_default: true' '  block:' '    block_sizes: [2]' \
+    '    blocks:' '      - block: b1' '        nodes: n[1-2]' '      - block: b2' \
+    '        nodes: n[3-4]' > "$DIR/cluster/etc/topology.yaml"
+slurm_start 2 "topology=slurm profiles=$DIR/store"
+"$TOPOMAP" map --profile "$DATA/pair8.txt" --topology "$DIR/cluster/etc/topology.yaml" \
+    --nodes 'n[1-4]' --tasks-per-node 2 --cores-per-node 2 --algo "$ALGO" > "$DIR/want.blk"
+layout "$DIR/gotblk" "$DIR/gotblk.err" -N4 -n8 --topomap=$ALGO,verbose,profile=pair8
+nodes_of "$DIR/gotblk" > "$DIR/gotblk.nodes"
+awk '{print $1, $2}' "$DIR/want.blk" | cmp -s - "$DIR/gotblk.nodes" && grep -q ': remapped' "$DIR/gotblk.err"
+ok $? "topology=slurm (a topology.yaml of blocks beside slurm.conf): every rank where 'topomap map' on that file puts it"
+grep -q 'binding left to Slurm' "$DIR/gotblk.err"
+ok $? "... the file describes no cores, so Slurm binds (not two ranks to one core)"
+rm -f "$DIR/cluster/etc/topology.yaml"
+$SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 true > /dev/null 2> "$DIR/notopo.err"
+grep -q "topomap: topology=slurm: .*slurm.conf" "$DIR/notopo.err"
+ok $? "topology=slurm on a cluster with no topology file: one line ($(grep -m1 'topomap:' "$DIR/notopo.err"))"
+grep -hq "topomap: step [0-9.]*: topology=slurm: " "$DIR"/cluster/log/slurmd-*.log
+ok $? "... which the admin finds in the slurmd log too"
+slurm_start 2 "$ARGS"
+
 # --- 3. sbatch and salloc options reach the steps -----------------------------
 cat > "$DIR/job.sh" << EOF
 #!/bin/sh

@@ -463,6 +463,91 @@ static void scale_tests(const char *store)
     topomap_site_free(&s);
 }
 
+/* topology=slurm: the file beside the cluster's slurm.conf (SLURM_CONF);
+ * topology_name= one topology of a Slurm topology.yaml. */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void slurm_topology_tests(const char *store)
+{
+    char err[TOPOMAP_ERRLEN], dir[] = "/tmp/topomap-slurmtopo-test.XXXXXX", conf[700], pa[600];
+    struct topomap_site s;
+    struct topomap_srun o;
+    struct topomap_decision d;
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    snprintf(conf, sizeof conf, "SLURM_CONF=%s/slurm.conf", dir);
+    const char *env[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", conf,
+                         NULL};
+    snprintf(pa, sizeof pa, "profiles=%s", store);
+    /* topology/block: blocks n[1-2] and n[3-4]; pair8 talks i <-> i+4. */
+    put(dir, "slurm.conf", "ClusterName=c\nTopologyPlugin=topology/block\n");
+    put(dir, "topology.conf", "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\n");
+    topomap_site_init(&s);
+    char *args[] = {"topology=slurm", pa};
+    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "topology=slurm accepted");
+    parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8",
+          "--topomap-verbose", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP, "topology=slurm, topology/block beside slurm.conf: remapped (%s)",
+       d.message[0] ? d.message : d.summary);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* topology.yaml beside it wins; topology_name= picks one of its topologies. */
+    put(dir, "topology.yaml",
+        "- topology: blocks\n  cluster_default: true\n  block:\n    block_sizes: [2]\n"
+        "    blocks:\n      - block: b1\n        nodes: n[1-2]\n      - block: b2\n"
+        "        nodes: n[3-4]\n"
+        "- topology: other\n  tree:\n    switches:\n      - switch: s1\n"
+        "        nodes: x[1-4]\n");
+    parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP, "topology=slurm, topology.yaml's default topology: remapped");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    char *named[] = {"topology_name=other"};
+    is_int(topomap_site_parse(&s, 1, named, err, sizeof err), 0, "topology_name= accepted");
+    parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "n1"),
+       "topology_name=other, whose nodes are x[1-4]: declined, one line (%s)", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    topomap_site_free(&s);
+    /* A cluster without a topology. */
+    put(dir, "topology.yaml", "");
+    char path[700];
+    snprintf(path, sizeof path, "%s/topology.yaml", dir);
+    unlink(path);
+    put(dir, "slurm.conf", "ClusterName=c\n");
+    topomap_site_init(&s);
+    topomap_site_parse(&s, 2, args, err, sizeof err);
+    parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "topology=slurm: ") &&
+           strstr(d.message, "slurm.conf"),
+       "topology=slurm on a cluster with no topology: one line (%s)", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    topomap_site_free(&s);
+    const char *files[] = {"slurm.conf", "topology.conf", "topology.yaml"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     char err[TOPOMAP_ERRLEN], store[] = "/tmp/topomap-policy-test.XXXXXX";
@@ -481,6 +566,7 @@ int main(void)
         fclose(f);
     }
     decide_tests(store);
+    slurm_topology_tests(store);
     scale_tests(store);
     remove_store(store);
     return done_testing();

@@ -36,13 +36,16 @@ static void site_tests(void)
     is_int(topomap_site_parse(&s, 9, bad, err, sizeof err), 8, "8 bad tokens counted");
     like(err, "unknown key 'colour'", "unknown key named");
     like(err,
-         "known: topology, profiles, default, min_gain, time_limit, bind, strict, profiler, spool",
+         "known: topology, topology_name, profiles, default, min_gain, time_limit, bind, strict, "
+         "profiler, spool",
          "known keys listed");
     like(err, "min_gain=1.5 is not a fraction below 1", "bad min_gain");
     like(err, "time_limit=0 is not a positive number of ms", "bad time_limit");
     like(err, "bind=sockets is not cores or none", "bad bind");
     like(err, "strict=yes is not 0 or 1", "bad strict");
     like(err, "'novalue' is not key=value", "token without =");
+    char *empty[] = {"topology="};
+    topomap_site_parse(&s, 1, empty, err, sizeof err);
     like(err, "topology= needs a path", "empty path");
     ok(strchr(err, '\n') == NULL, "one line");
     char *esc[] = {"bind=\033[2Jcores\r"};
