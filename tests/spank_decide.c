@@ -548,6 +548,48 @@ static void slurm_topology_tests(const char *store)
     rmdir(dir);
 }
 
+/* An allocation across node types (tests/data/topologies/mixed.yaml: m3
+ * has 2 cores, m6 8): every rank on a node of the step, each node's ranks on
+ * distinct cores of that node. */
+static void node_type_tests(const char *store)
+{
+    char err[TOPOMAP_ERRLEN], pa[600];
+    struct topomap_site s;
+    struct topomap_srun o;
+    struct topomap_decision d;
+    const char *env[] = {"SLURM_JOB_NODELIST=m[3,6]", "SLURM_JOB_CPUS_PER_NODE=2,6", NULL};
+    snprintf(pa, sizeof pa, "profiles=%s", store);
+    char *args[] = {"topology=" SRCDIR "/data/topologies/mixed.yaml", pa};
+    topomap_site_init(&s);
+    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "site on the mixed machine");
+    s.min_gain = -1000; /* any layout: the point is its validity */
+    parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    int n3 = 0, n6 = 0, good = d.outcome == TOPOMAP_REMAP && d.hosts && d.bind;
+    int core[8], cpt = 0;
+    good = good && topomap_bind_decode(d.bind, 8, core, &cpt) == 0;
+    int used3 = 0, used6 = 0;
+    for (int r = 0; good && r < 8; r++) {
+        int on3 = !strcmp(d.hosts[r], "m3");
+        good = on3 || !strcmp(d.hosts[r], "m6");
+        if (on3) {
+            n3++;
+            good = good && core[r] < 2 && !(used3 & 1 << core[r]);
+            used3 |= 1 << core[r];
+        } else {
+            n6++;
+            good = good && core[r] < 6 && !(used6 & 1 << core[r]);
+            used6 |= 1 << core[r];
+        }
+    }
+    ok(good && n3 == 2 && n6 == 6,
+       "m3 (2 cores) and m6 (8 cores): remapped, 2 + 6 ranks on distinct cores of their nodes (%s)",
+       d.message[0] ? d.message : d.bind ? d.bind : "no binding");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    topomap_site_free(&s);
+}
+
 int main(void)
 {
     char err[TOPOMAP_ERRLEN], store[] = "/tmp/topomap-policy-test.XXXXXX";
@@ -567,6 +609,7 @@ int main(void)
     }
     decide_tests(store);
     slurm_topology_tests(store);
+    node_type_tests(store);
     scale_tests(store);
     remove_store(store);
     return done_testing();
