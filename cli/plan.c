@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "cli.h"
 #include "policy.h"
 
@@ -35,8 +36,9 @@ const char help_plan[] =
     "                        (as a user's --topomap=NAME; default: the site's\n"
     "                        default=, off unless --site sets it)\n"
     "  --store DIR           the profile store (profiles= of plugstack.conf)\n"
-    "  --slurm RELEASE       the Slurm release whose srun rules apply: 22.05\n"
-    "                        (the default) or 24.11\n"
+    "  --slurm RELEASE       the Slurm release whose srun rules apply: 22.05 or\n"
+    "                        24.11 (default: the one the plugin is built for,\n"
+    "                        else 22.05)\n"
     "  --site 'K=V ...'      more site keys, as on the plugstack.conf line:\n"
     "                        default=, min_gain=, gain_metric=, time_limit=,\n"
     "                        bind=, strict=\n"
@@ -157,6 +159,10 @@ int cmd_plan(int argc, char **argv)
 
     struct topomap_srun o;
     topomap_srun_init(&o);
+#ifdef TOPOMAP_SLURM_RELEASE
+    if (!a.slurm) /* the release the plugin beside this command is built for */
+        a.slurm = TOPOMAP_SLURM_RELEASE;
+#endif
     if (a.slurm) {
         int major = 0, minor = 0;
         char tail;
