@@ -5,7 +5,7 @@
 # TOPOMAP_REORDER_HOSTS (the library's test hook) spreads over the nodes
 # n1..n4 of the shipped topology local-4node, cyclically (the worst case for
 # neighbours in rank order). For MPI_Cart_create, MPI_Dist_graph_create_adjacent
-# (weighted and not) and MPI_Graph_create: reorder = 0 gives the identity;
+# (weighted and not), MPI_Dist_graph_create (weighted) and MPI_Graph_create: reorder = 0 gives the identity;
 # reorder = 1 gives a communicator that is valid for the vertex each rank
 # plays (the program checks coordinates, shifts, neighbour lists and a
 # neighbour exchange, and that every rank agrees), and the graph's hop-bytes
@@ -113,7 +113,7 @@ for fl in openmpi mpich; do
     fi
     if [ -z "$skip" ]; then
         export TOPOMAP_REORDER_HOSTS=$HOSTS TOPOMAP_TOPOLOGY=local-4node
-        for m in cart adj adjw graph; do
+        for m in cart adj adjw distw graph; do
             run $m-1 $m 1
         done
         run cart-0 cart 0
@@ -124,7 +124,7 @@ for fl in openmpi mpich; do
         run cart-unknown cart 1 TOPOMAP_REORDER_HOSTS=n1,n2,zz9,n4,n1,n2,n3,n4
         run graph-badtopo graph 1 TOPOMAP_TOPOLOGY=no-such-machine
     fi
-    for m in cart adj adjw graph; do
+    for m in cart adj adjw distw graph; do
         check "$lib: $m, reorder = 1: reordered, valid for the vertex each rank plays" \
             reordered $m-1
         check "$lib: $m: hop-bytes of the real placement = topomap map --algo auto's" \

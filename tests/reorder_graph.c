@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libtopomap-reorder without MPI (contrib/reorder/reorder_plan.c): the
- * graphs of Cartesian and adjacency-list arguments, the mapping decision
+ * graphs of Cartesian, adjacency-list and edge arguments, the mapping decision
  * over the slots the processes hold, and finding the topology. */
 #include "reorder.h"
 
@@ -131,6 +131,28 @@ static void lists(void)
        "decreasing offsets: EINVAL");
 }
 
+static void edges(void)
+{
+    tr_graph_t g;
+    int s[] = {2, 0, 2, 1, 1}, d[] = {0, 1, 0, 1, 2}, w[] = {3, 4, 5, 6, 0};
+    ok(tr_graph_edges(3, 5, s, d, w, &g) == 0 && g.nedges == 4 && wt(&g, 2, 0) == 8 &&
+           wt(&g, 1, 1) == 6 && wt(&g, 0, 1) == 4 && sorted_unique(&g),
+       "edge triples: sorted, duplicates summed, self loop kept");
+    tr_graph_free(&g);
+    ok(tr_graph_edges(3, 5, s, d, NULL, &g) == 0 && wt(&g, 2, 0) == 2 && total(&g) == 5,
+       "edge triples unweighted: 1 each");
+    tr_graph_free(&g);
+    ok(tr_graph_edges(4, 0, NULL, NULL, NULL, &g) == 0 && g.n == 4 && g.nedges == 0,
+       "no edges at all");
+    tr_graph_free(&g);
+    int bad[] = {2, 0, 3, 1, 1};
+    errno = 0;
+    ok(tr_graph_edges(3, 5, bad, d, w, &g) < 0 && errno == EINVAL, "source out of range: EINVAL");
+    int neg[] = {3, 4, -5, 6, 0};
+    errno = 0;
+    ok(tr_graph_edges(3, 5, s, d, neg, &g) < 0 && errno == EINVAL, "negative weight: EINVAL");
+}
+
 /* Hop-bytes of vertex v on process p with newrank[p] = v, slots computed here
  * independently: hosts in first-appearance order, processes by rank. */
 static double placed_hb(const tr_graph_t *g, int n, const char *const *host,
@@ -244,6 +266,7 @@ int main(void)
 {
     cart();
     lists();
+    edges();
     decide();
     return done_testing();
 }

@@ -39,6 +39,12 @@ int tr_graph_cart(int ndims, const int *dims, const int *periods, int maxn, tr_g
 int tr_graph_lists(int n, const int *off, const int *dst, const int *w, const int *unweighted,
                    tr_graph_t *g);
 
+/* The graph of @p m edges src[k] -> dst[k] of weight w[k] (w NULL: 1 each),
+ * as MPI_Dist_graph_create's arguments gathered from every rank.
+ * @return 0, or -1 with errno EINVAL (a vertex out of [0, n), a negative
+ * weight) or ENOMEM. */
+int tr_graph_edges(int n, size_t m, const int *src, const int *dst, const int *w, tr_graph_t *g);
+
 void tr_graph_free(tr_graph_t *g);
 
 /* The mapping decision. n processes (old ranks 0..n-1) run on host[i] with

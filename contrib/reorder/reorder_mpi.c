@@ -53,7 +53,7 @@ static int begin(MPI_Comm comm, int reorder, const char *fn, struct tr_call *c)
     c->comm = comm;
     c->verbose = env_flag("TOPOMAP_REORDER_VERBOSE");
     int inter = 0, init = 0;
-    MPI_Initialized(&init);
+    PMPI_Initialized(&init);
     if (!init || comm == MPI_COMM_NULL)
         return 0;
     PMPI_Comm_rank(comm, &c->me);
@@ -402,6 +402,110 @@ TR_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const 
     free(mine);
     free(all);
     free(disp);
+    report(&c);
+    return rc;
+}
+
+/* One rank's MPI_Dist_graph_create edges as (source, destination, weight)
+ * triples; NULL with *m = -1 for negative counts. */
+static int *pack_edges(int n, const int *sources, const int *degrees, const int *dest,
+                       const int *weights, int *m)
+{
+    long total = 0;
+    for (int i = 0; n >= 0 && i < n; i++) {
+        if (degrees[i] < 0)
+            n = -1;
+        else
+            total += degrees[i];
+    }
+    *m = n < 0 || total > 0x7fffffffL / 3 ? -1 : (int)total;
+    if (*m < 0)
+        return NULL;
+    int *t = malloc((size_t)(3 * *m + 1) * sizeof *t), k = 0;
+    if (!t) {
+        *m = -1;
+        return NULL;
+    }
+    int unw = weights == MPI_UNWEIGHTED || weights == MPI_WEIGHTS_EMPTY;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < degrees[i]; j++, k++) {
+            t[3 * k] = sources[i];
+            t[3 * k + 1] = dest[k];
+            t[3 * k + 2] = unw ? 1 : weights[k];
+        }
+    return t;
+}
+
+/* rank 0: the graph of every rank's triples, gathered; -1 when a rank's
+ * arguments were invalid or memory ran out. */
+static int gather_edges(const struct tr_call *c, const int *mine, int m, tr_graph_t *g)
+{
+    int *cnt = NULL, *disp = NULL, *all = NULL, rc = 0, bad = 0;
+    long total = 0;
+    if (c->me == 0) {
+        cnt = malloc((size_t)c->n * sizeof *cnt);
+        disp = malloc((size_t)c->n * sizeof *disp);
+        bad = !cnt || !disp;
+    }
+    int m3 = m < 0 ? -1 : 3 * m;
+    PMPI_Gather(&m3, 1, MPI_INT, cnt, 1, MPI_INT, 0, c->comm);
+    for (int i = 0; c->me == 0 && !bad && i < c->n; i++) {
+        disp[i] = (int)total;
+        bad = cnt[i] < 0 || total + cnt[i] > 0x7fffffffL;
+        total += bad ? 0 : cnt[i];
+    }
+    if (c->me == 0 && !bad)
+        bad = !(all = malloc((size_t)(total + 1) * sizeof *all));
+    PMPI_Bcast(&bad, 1, MPI_INT, 0, c->comm);
+    if (!bad)
+        PMPI_Gatherv(mine, m3 < 0 ? 0 : m3, MPI_INT, all, cnt, disp, MPI_INT, 0, c->comm);
+    if (c->me == 0) {
+        size_t ne = (size_t)total / 3;
+        int *s = malloc((ne + 1) * sizeof *s), *d = malloc((ne + 1) * sizeof *d);
+        int *w = malloc((ne + 1) * sizeof *w);
+        for (size_t k = 0; !bad && s && d && w && k < ne; k++)
+            s[k] = all[3 * k], d[k] = all[3 * k + 1], w[k] = all[3 * k + 2];
+        rc = bad || !s || !d || !w ? -1 : tr_graph_edges(c->n, ne, s, d, w, g);
+        free(s);
+        free(d);
+        free(w);
+    }
+    free(cnt);
+    free(disp);
+    free(all);
+    return rc;
+}
+
+TR_EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
+                                    const int degrees[], const int destinations[],
+                                    const int weights[], MPI_Info info, int reorder,
+                                    MPI_Comm *comm_dist_graph)
+{
+    struct tr_call c;
+    if (!begin(comm, reorder, "MPI_Dist_graph_create", &c)) {
+        report(&c);
+        return PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
+                                      reorder, comm_dist_graph);
+    }
+    int m = 0;
+    int *mine = pack_edges(n, sources, degrees, destinations, weights, &m);
+    tr_graph_t g = {0};
+    int gok = gather_edges(&c, mine, m, &g) == 0;
+    int nr = plan(&c, gok ? &g : NULL);
+    tr_graph_free(&g);
+    free(mine);
+    int rc;
+    if (nr < 0) {
+        rc = PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
+                                    reorder, comm_dist_graph);
+    } else {
+        /* An edge names its two vertices, and new rank r plays vertex r:
+         * every process declares the edges it declared. */
+        MPI_Comm tmp = renumbered(&c, nr);
+        rc = PMPI_Dist_graph_create(tmp, n, sources, degrees, destinations, weights, info, 0,
+                                    comm_dist_graph);
+        PMPI_Comm_free(&tmp);
+    }
     report(&c);
     return rc;
 }

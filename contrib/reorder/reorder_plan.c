@@ -149,6 +149,25 @@ int tr_graph_lists(int n, const int *off, const int *dst, const int *w, const in
     return finish(g);
 }
 
+int tr_graph_edges(int n, size_t m, const int *src, const int *dst, const int *w, tr_graph_t *g)
+{
+    if (n < 0 || (m && (!src || !dst)))
+        return fail(NULL, 0, EINVAL, "", NULL);
+    if (alloc_edges(g, n, m) < 0)
+        return -1;
+    for (size_t k = 0; k < m; k++) {
+        if (src[k] < 0 || src[k] >= n || dst[k] < 0 || dst[k] >= n || (w && w[k] < 0)) {
+            tr_graph_free(g);
+            return fail(NULL, 0, EINVAL, "", NULL);
+        }
+        g->src[k] = src[k];
+        g->dst[k] = dst[k];
+        g->w[k] = w ? w[k] : 1;
+    }
+    g->nedges = m;
+    return finish(g);
+}
+
 /* ---- where the processes run -------------------------------------------- */
 
 struct proc {

@@ -4,8 +4,9 @@
  *   reorder MODE REORDER [EDGES]
  * MODE: cart (MPI_Dims_create 2-D grid, periodic in the first dimension),
  * adj / adjw (MPI_Dist_graph_create_adjacent, r -> r+1 of weight 10 and
- * r -> r+3 of weight 1, unweighted / weighted), graph (MPI_Graph_create,
- * ring). Checks, on the new rank r: coordinates / neighbour lists are vertex
+ * r -> r+3 of weight 1, unweighted / weighted), dist / distw (the same graph
+ * with MPI_Dist_graph_create, each rank declaring another vertex's edges),
+ * graph (MPI_Graph_create, ring). Checks, on the new rank r: coordinates / neighbour lists are vertex
  * r's, MPI_Cart_shift, and MPI_Neighbor_alltoall delivers the expected
  * values. Rank 0 prints "perm W0 W1 ..." (world rank of each new rank),
  * "errors N", and writes the graph to EDGES ("src dst weight" lines). */
@@ -78,26 +79,43 @@ static void cart(int reorder, MPI_Comm *c)
             }
 }
 
-static void adjacent(int reorder, int weighted, MPI_Comm *c)
+/* dist: MPI_Dist_graph_create, where each rank declares the edges of
+ * another vertex, s = r + 2. */
+static void adjacent(int reorder, int weighted, int dist, MPI_Comm *c)
 {
     int out[2] = {(me + 1) % n, (me + 3) % n}, in[2] = {(me - 1 + n) % n, (me - 3 + 3 * n) % n};
     int w[2] = {10, 1};
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, weighted ? w : MPI_UNWEIGHTED, 2, out,
-                                   weighted ? w : MPI_UNWEIGHTED, MPI_INFO_NULL, reorder, c);
+    if (dist) {
+        int s = (me + 2) % n, deg = 2, d[2] = {(s + 1) % n, (s + 3) % n};
+        MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &s, &deg, d, weighted ? w : MPI_UNWEIGHTED,
+                              MPI_INFO_NULL, reorder, c);
+    } else {
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, weighted ? w : MPI_UNWEIGHTED, 2,
+                                       out, weighted ? w : MPI_UNWEIGHTED, MPI_INFO_NULL,
+                                       reorder, c);
+    }
     int r, indeg, outdeg, isw, gin[2], gout[2], gw1[2], gw2[2];
     MPI_Comm_rank(*c, &r);
     MPI_Dist_graph_neighbors_count(*c, &indeg, &outdeg, &isw);
     CHECK(indeg == 2 && outdeg == 2 && !isw == !weighted, "neighbour counts");
     MPI_Dist_graph_neighbors(*c, 2, gin, weighted ? gw1 : MPI_UNWEIGHTED, 2, gout,
                              weighted ? gw2 : MPI_UNWEIGHTED);
-    CHECK(gin[0] == (r - 1 + n) % n && gin[1] == (r - 3 + 3 * n) % n, "sources of %d", r);
-    CHECK(gout[0] == (r + 1) % n && gout[1] == (r + 3) % n, "destinations of %d", r);
-    if (weighted)
-        CHECK(gw1[0] == 10 && gw1[1] == 1 && gw2[0] == 10 && gw2[1] == 1, "weights");
-    int send[2] = {100 * r, 100 * r + 1}, recv[2] = {-1, -1};
+    /* Which of the two each neighbour is (0: the +-1 one of weight 10, 1:
+     * the +-3 one); MPI_Dist_graph_create may list them in any order. */
+    int kin[2], kout[2], send[2], recv[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+        kin[k] = gin[k] == (r - 1 + n) % n ? 0 : gin[k] == (r - 3 + 3 * n) % n ? 1 : -1;
+        kout[k] = gout[k] == (r + 1) % n ? 0 : gout[k] == (r + 3) % n ? 1 : -1;
+        send[k] = 100 * r + kout[k];
+    }
+    CHECK(kin[0] >= 0 && kin[1] >= 0 && kin[0] != kin[1], "sources of %d", r);
+    CHECK(kout[0] >= 0 && kout[1] >= 0 && kout[0] != kout[1], "destinations of %d", r);
+    CHECK(dist || (kin[0] == 0 && kout[0] == 0), "order of the adjacent lists of %d", r);
+    for (int k = 0; weighted && k < 2; k++)
+        CHECK(gw1[k] == (kin[k] ? 1 : 10) && gw2[k] == (kout[k] ? 1 : 10), "weights");
     MPI_Neighbor_alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, *c);
-    CHECK(recv[0] == 100 * gin[0] && recv[1] == 100 * gin[1] + 1, "exchange: %d %d", recv[0],
-          recv[1]);
+    for (int k = 0; k < 2; k++)
+        CHECK(recv[k] == 100 * gin[k] + kin[k], "exchange %d: %d", k, recv[k]);
     for (int v = 0; v < n; v++) {
         W[v * n + (v + 1) % n] += weighted ? 10 : 1;
         W[v * n + (v + 3) % n] += 1;
@@ -135,7 +153,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     if (argc < 3) {
         if (!me)
-            fprintf(stderr, "usage: reorder cart|adj|adjw|graph REORDER [EDGES]\n");
+            fprintf(stderr, "usage: reorder MODE REORDER [EDGES]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     W = calloc((size_t)n * n, sizeof *W);
@@ -146,7 +164,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "graph"))
         graph(reorder, &c);
     else
-        adjacent(reorder, !strcmp(argv[1], "adjw"), &c);
+        adjacent(reorder, strchr(argv[1], 'w') != NULL, !strncmp(argv[1], "dist", 4), &c);
     int r, *perm = malloc(sizeof(int) * n), *perm0 = malloc(sizeof(int) * n);
     MPI_Comm_rank(c, &r);
     MPI_Allgather(&me, 1, MPI_INT, perm, 1, MPI_INT, c);
