@@ -11,7 +11,8 @@
 # neighbour exchange, and that every rank agrees), and the graph's hop-bytes
 # over the real placement are those of `topomap map --algo auto` on the same
 # graph and allocation. Error paths (no topology, unknown host) give MPI's own
-# numbering. An MPI library whose compiler, launcher or build is missing is
+# numbering. Fortran (tests/mpi/reorder_f.f90, `use mpi`): MPI_CART_CREATE
+# gives the numbering of the C program. An MPI library whose compiler, launcher or build is missing is
 # skipped, with the reason.
 set -u
 case ${TOPOMAP_SKIP_MPI:-} in '' | 0) ;; *) echo "1..0 # SKIP TOPOMAP_SKIP_MPI=$TOPOMAP_SKIP_MPI"; exit 0 ;; esac
@@ -51,8 +52,10 @@ check() {
 
 # run NAME MODE REORDER [VAR=VALUE...]: the program under $launcher, with the
 # library preloaded unless NOLIB=1; output in $tmp/NAME.out, graph in NAME.edges.
+# MODE fortran: the Fortran program.
 run() {
-    rname=$1 rmode=$2 rre=$3
+    rname=$1 rmode=$2 rre=$3 prog=$tmp/prog-$fl
+    [ "$rmode" = fortran ] && prog=$tmp/progf-$fl
     shift 3
     pre="LD_PRELOAD=$so"
     case " $* " in *" NOLIB=1 "*) pre="NOLIB=1" ;; esac
@@ -62,7 +65,7 @@ run() {
     esac
     $TO "$@" LD_LIBRARY_PATH="$top_builddir/core/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         TOPOMAP_TOPOLOGY_PATH="$top_srcdir/topologies" TOPOMAP_REORDER_VERBOSE=1 \
-        "$tmp/prog-$fl" "$rmode" "$rre" "$tmp/$rname.edges" >"$tmp/$rname.out" 2>&1
+        "$prog" "$rmode" "$rre" "$tmp/$rname.edges" >"$tmp/$rname.out" 2>&1
 }
 perm() { sed -n 's/^perm //p' "$tmp/$1.out"; }
 # the run went through and the program found no error
@@ -100,8 +103,8 @@ same_hop_bytes() {
 
 for fl in openmpi mpich; do
     case $fl in
-    openmpi) cc=mpicc.openmpi launcher=mpiexec.openmpi lib="Open MPI" ;;
-    mpich) cc=mpicc.mpich launcher=mpiexec.mpich lib="MPICH" ;;
+    openmpi) cc=mpicc.openmpi fc=mpif90.openmpi launcher=mpiexec.openmpi lib="Open MPI" ;;
+    mpich) cc=mpicc.mpich fc=mpif90.mpich launcher=mpiexec.mpich lib="MPICH" ;;
     esac
     so=$rdir/libtopomap-reorder-$fl.so
     skip=
@@ -123,6 +126,12 @@ for fl in openmpi mpich; do
         run adjw-notopo adjw 1 TOPOMAP_TOPOLOGY=
         run cart-unknown cart 1 TOPOMAP_REORDER_HOSTS=n1,n2,zz9,n4,n1,n2,n3,n4
         run graph-badtopo graph 1 TOPOMAP_TOPOLOGY=no-such-machine
+        fskip=
+        if ! command -v $fc >/dev/null 2>&1; then fskip="$lib: no $fc"
+        elif ! $fc -O2 -o "$tmp/progf-$fl" "$top_srcdir/tests/mpi/reorder_f.f90" 2>"$tmp/why"
+        then fskip="$lib: tests/mpi/reorder_f.f90 does not build"
+        else run fortran-1 fortran 1
+        fi
     fi
     for m in cart adj adjw distw graph; do
         check "$lib: $m, reorder = 1: reordered, valid for the vertex each rank plays" \
@@ -140,5 +149,8 @@ for fl in openmpi mpich; do
     check "$lib: unknown host: said" said cart-unknown "host not in the topology: zz9"
     check "$lib: unknown topology name: identity, said" said graph-badtopo "no such topology"
     check "$lib: one verbose line per call" one_line adjw-1
+    [ -z "$skip" ] && skip=$fskip
+    check "$lib: Fortran MPI_CART_CREATE: reordered, valid" reordered fortran-1
+    check "$lib: Fortran MPI_CART_CREATE: the C program's numbering" same_perm fortran-1 cart-1
 done
 echo "1..$n"
