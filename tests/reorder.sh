@@ -30,24 +30,21 @@ command -v timeout >/dev/null 2>&1 && TO="timeout 60"
 HOSTS=n1,n2,n3,n4,n1,n2,n3,n4
 NP=8
 
-n=0
+. "$top_srcdir/tests/tap.sh"
 skip=
-pass() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    [ -s "$tmp/why" ] && sed 's/^/#   /' "$tmp/why" | head -n 30
-    return 0
-}
-check() {
-    cdesc=$1
+# t DESCRIPTION COMMAND...: one test, passed when COMMAND succeeds; its output
+# explains a failure. Under $skip, a skip with the reason.
+t() {
+    tdesc=$1
     shift
     if [ -n "$skip" ]; then
-        n=$((n + 1))
-        echo "ok $n - $cdesc # SKIP $skip"
+        skip "$tdesc: $skip"
         return 0
     fi
-    if "$@" >"$tmp/why" 2>&1; then pass "$cdesc"; else fail "$cdesc"; fi
+    "$@" >"$tmp/why" 2>&1
+    trc=$?
+    check $trc "$tdesc"
+    [ $trc -eq 0 ] || sed 's/^/#   /' "$tmp/why" | head -n 30
 }
 
 # run NAME MODE REORDER [VAR=VALUE...]: the program under $launcher, with the
@@ -76,6 +73,7 @@ clean() {
 identity() { clean "$1" && [ "$(perm "$1")" = "0 1 2 3 4 5 6 7" ]; }
 said() { cat "$tmp/$1.out"; grep "^topomap-reorder: .*$2" "$tmp/$1.out"; }
 same_perm() { cat "$tmp/$1.out" "$tmp/$2.out"; clean "$1" && [ "$(perm "$1")" = "$(perm "$2")" ]; }
+bad_topology() { identity "$1" && said "$1" "no such topology"; }
 one_line() { [ "$(grep -c '^topomap-reorder:' "$tmp/$1.out")" = 1 ]; }
 # a permutation of 0..NP-1 that is not the identity
 reordered() {
@@ -134,23 +132,23 @@ for fl in openmpi mpich; do
         fi
     fi
     for m in cart adj adjw distw graph; do
-        check "$lib: $m, reorder = 1: reordered, valid for the vertex each rank plays" \
+        t "$lib: $m, reorder = 1: reordered, valid for the vertex each rank plays" \
             reordered $m-1
-        check "$lib: $m: hop-bytes of the real placement = topomap map --algo auto's" \
+        t "$lib: $m: hop-bytes of the real placement = topomap map --algo auto's" \
             same_hop_bytes $m-1
     done
-    check "$lib: cart, reorder = 0: identity" identity cart-0
-    check "$lib: adjw, reorder = 0: identity" identity adjw-0
-    check "$lib: reorder = 0 said (verbose)" said cart-0 \
+    t "$lib: cart, reorder = 0: identity" identity cart-0
+    t "$lib: adjw, reorder = 0: identity" identity adjw-0
+    t "$lib: reorder = 0 said (verbose)" said cart-0 \
         "MPI_Cart_create: MPI's numbering kept (reorder = 0)"
-    check "$lib: no TOPOMAP_TOPOLOGY: MPI's numbering" same_perm adjw-notopo adjw-mpi
-    check "$lib: no TOPOMAP_TOPOLOGY: said" said adjw-notopo "TOPOMAP_TOPOLOGY is not set"
-    check "$lib: unknown host: MPI's numbering" same_perm cart-unknown cart-mpi
-    check "$lib: unknown host: said" said cart-unknown "host not in the topology: zz9"
-    check "$lib: unknown topology name: identity, said" said graph-badtopo "no such topology"
-    check "$lib: one verbose line per call" one_line adjw-1
+    t "$lib: no TOPOMAP_TOPOLOGY: MPI's numbering" same_perm adjw-notopo adjw-mpi
+    t "$lib: no TOPOMAP_TOPOLOGY: said" said adjw-notopo "TOPOMAP_TOPOLOGY is not set"
+    t "$lib: unknown host: MPI's numbering" same_perm cart-unknown cart-mpi
+    t "$lib: unknown host: said" said cart-unknown "host not in the topology: zz9"
+    t "$lib: unknown topology name: identity, said" bad_topology graph-badtopo
+    t "$lib: one verbose line per call" one_line adjw-1
     [ -z "$skip" ] && skip=$fskip
-    check "$lib: Fortran MPI_CART_CREATE: reordered, valid" reordered fortran-1
-    check "$lib: Fortran MPI_CART_CREATE: the C program's numbering" same_perm fortran-1 cart-1
+    t "$lib: Fortran MPI_CART_CREATE: reordered, valid" reordered fortran-1
+    t "$lib: Fortran MPI_CART_CREATE: the C program's numbering" same_perm fortran-1 cart-1
 done
-echo "1..$n"
+tap_done
