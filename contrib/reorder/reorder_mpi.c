@@ -49,13 +49,13 @@ static int env_flag(const char *name)
 static int begin(MPI_Comm comm, int reorder, const char *fn, struct tr_call *c)
 {
     memset(c, 0, sizeof *c);
-    c->fn = fn;
     c->comm = comm;
     c->verbose = env_flag("TOPOMAP_REORDER_VERBOSE");
     int inter = 0, init = 0;
     PMPI_Initialized(&init);
     if (!init || comm == MPI_COMM_NULL)
-        return 0;
+        return 0; /* MPI reports the error; no line (c->fn unset) */
+    c->fn = fn;
     PMPI_Comm_rank(comm, &c->me);
     PMPI_Comm_size(comm, &c->n);
     c->t0 = PMPI_Wtime();
