@@ -282,14 +282,15 @@ check $? "the plugin is $plugdir/topomap.so, beside slurm-wlm-basic-plugins' aut
 rc=0
 for f in /usr/bin/topomap /usr/lib/$ma/libtopomap.so.0 $plugdir/topomap.so \
     /usr/lib/$ma/topomap/libtopomap-profiler.so /usr/lib/$ma/topomap/libtopomap-profiler-openmpi.so \
-    /usr/lib/$ma/topomap/libtopomap-profiler-mpich.so; do
+    /usr/lib/$ma/topomap/libtopomap-profiler-mpich.so /usr/lib/$ma/topomap/libtopomap-reorder-openmpi.so \
+    /usr/lib/$ma/topomap/libtopomap-reorder-mpich.so; do
     out=$(in_root ldd "$f" 2>&1)
     if [ $? -ne 0 ] || echo "$out" | grep -q 'not found'; then
         rc=1
         echo "$out" | grep 'not found' | sed "s|^|#   $f: |"
     fi
 done
-check $rc "ldd resolves every library of topomap, libtopomap, the plugin and the profiler builds"
+check $rc "ldd resolves every library of topomap, libtopomap, the plugin and the profiler and reorder builds"
 
 # A library user: the compiler, pkg-config, and Slurm's srun, installed only
 # now, after the packages proved their own dependencies.
