@@ -403,16 +403,18 @@ T=/usr/share/topomap/topologies/local-4node.yaml
 # Slurm's block layout for LAMMPS's halo (no gain), and moves PETSc's.
 P=/usr/share/topomap/examples/petsc-ex45-mg65-16.txt
 busy=
+: > "$work/cluster.log"
 for p in $CTLD_PORT $NODE_PORT $((NODE_PORT + 1)) $((NODE_PORT + 2)) $((NODE_PORT + 3)); do
-    ss -Hltn "sport = :$p" 2> /dev/null | grep -q . && busy="$busy $p"
+    ss -Hltnp "sport = :$p" 2> /dev/null | grep . >> "$work/cluster.log" && busy="$busy $p"
 done
 cluster_up=yes
+t0=$(now)
 # shellcheck disable=SC2086
 [ -z "$busy" ] && in_root sh /tmp/slurm-local-cluster.sh start $CL --plugin "$plugdir/topomap.so" \
     --plugin-args "topology=$T profiles=/var/lib/topomap/profiles" > "$work/cluster.log" 2>&1
 rc=$?
 crc=$rc
-check $rc "a local Slurm cluster in the root, the installed plugin in its plugstack.conf${busy:+ (ports in use:$busy)}"
+check $rc "a local Slurm cluster in the root, the installed plugin in its plugstack.conf ($(($(now) - t0)) s)${busy:+ (ports in use:$busy)}"
 [ $rc -eq 0 ] && sed 's/^/#   /' "$root/tmp/cluster/etc/plugstack.conf" | grep -v '^#   #'
 [ $rc -eq 0 ] || show "$work/cluster.log" 40
 # Without a cluster the steps below fail at once (salloc would retry).
@@ -445,8 +447,9 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "unknown algorithm 'ohmta' (known: .*auto" "$work/typo.err"
 check $? "srun --topomap=ohmta: refused (exit $rc), the valid names listed"
 show "$work/typo.err" 3
+t0=$(now)
 stop_cluster
-check $? "the cluster stops, no daemon left"
+check $? "the cluster stops, no daemon left ($(($(now) - t0)) s)"
 
 # ---------------------------------------------------------------------------
 # The RPMs, from the `make dist` tarball of the tree the .debs were built in.
