@@ -14,8 +14,16 @@
 # (topomap map --algo auto and topomap eval on a shipped topology and example
 # profile), the man pages, a C program built with `pkg-config --cflags --libs
 # topomap` alone, the plugin in Debian's Slurm plugin directory with its
-# libraries resolved, and Debian's srun loading it; then builds the RPMs of
-# topomap.spec from the `make dist` tarball (rpmbuild -tb --nodeps).
+# libraries resolved, and Debian's srun loading it; then a site's whole path
+# with nothing built: Debian's slurmctld, slurmd and munge installed beside
+# the packages, a private 4-node Slurm cluster started in the root
+# (contrib/slurm-local-cluster.sh copied in; ports 18817 and 19001-19004,
+# stopped on every exit) with the installed plugin on its plugstack.conf line
+# and the shipped local-4node topology, a site profile stored with the
+# installed CLI, and `srun -N4 -n16 --topomap=auto` placing every rank on the
+# node the installed `topomap map --algo auto` computes, a misspelt
+# --topomap refused; then builds the RPMs of topomap.spec from the `make
+# dist` tarball (rpmbuild -tb --nodeps).
 #
 # The clean root is made once with `debootstrap --variant=minbase bookworm`
 # (a few minutes) and kept in $TOPOMAP_PACKAGE_ROOTS/bookworm-bare; each run
@@ -30,6 +38,9 @@
 # Environment:
 #   TOPOMAP_PACKAGE_ROOTS  where the root is kept   [/var/cache/topomap-ci]
 #   TOPOMAP_DEBIAN_MIRROR  the Debian mirror        [http://deb.debian.org/debian]
+#   TOPOMAP_PACKAGE_CTLD_PORT, TOPOMAP_PACKAGE_NODE_PORT
+#                          the root's cluster's slurmctld port and first
+#                          slurmd port (4 from it)  [18817, 19001]
 # Prints TAP, then `packages: N passed, N failed, N skipped`; exits non-zero
 # when a test fails.
 
@@ -37,6 +48,8 @@ set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 ROOTS=${TOPOMAP_PACKAGE_ROOTS:-/var/cache/topomap-ci}
 MIRROR=${TOPOMAP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+CTLD_PORT=${TOPOMAP_PACKAGE_CTLD_PORT:-18817}
+NODE_PORT=${TOPOMAP_PACKAGE_NODE_PORT:-19001}
 SUITE=bookworm
 BARE=$ROOTS/$SUITE-bare
 ARCHIVES=$ROOTS/$SUITE-apt-archives
@@ -99,8 +112,26 @@ work=$(mktemp -d /tmp/topomap-packages.XXXXXX) || exit 1
 chmod 755 "$work"
 root=$work/root
 mounted=
+cluster_up=no
+# The root's Slurm cluster (below), by the helper, then by its pid files.
+stop_cluster() {
+    [ $cluster_up = yes ] || return 0
+    cluster_up=no
+    # shellcheck disable=SC2086
+    in_root sh /tmp/slurm-local-cluster.sh stop $CL > "$work/cluster-stop.log" 2>&1
+    left=
+    for f in "$root"/tmp/cluster/run/*.pid; do
+        [ -s "$f" ] && kill -0 "$(cat "$f")" 2> /dev/null && left="$left $(cat "$f")"
+    done
+    [ -z "$left" ] && return 0
+    # shellcheck disable=SC2086
+    kill -9 $left 2> /dev/null
+    echo "#   killed what the cluster's stop left:$left"
+    return 1
+}
 cleanup() {
-    for m in $mounted; do umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null; done
+    stop_cluster > /dev/null
+    for m in $mounted; do umount "$m" 2> /dev/null || umount -R "$m" 2> /dev/null || umount -l "$m" 2> /dev/null; done
     mounted=
     if [ $keep = yes ]; then echo "# kept $work" >&2; else rm -rf "$work"; fi
 }
@@ -340,6 +371,86 @@ echo "$out" | grep -q -- '--topomap=ALGO'
 rc=$?
 [ $rc -eq 0 ] || echo "$out" | tail -5 | sed 's/^/#   /'
 check $rc "srun $(in_root env SLURM_CONF=/tmp/slurm/slurm.conf srun --version 2> /dev/null | cut -d' ' -f2) loads the installed plugin (srun --help lists --topomap)"
+
+# ---------------------------------------------------------------------------
+# A site's whole path from the packages: Slurm's daemons, one plugstack.conf
+# line, a site profile stored with the installed CLI, and `srun
+# --topomap=auto` placing a job, nothing built. The cluster is
+# contrib/slurm-local-cluster.sh (a helper of the source tree, not packaged,
+# copied into the root): munged, slurmctld and 4 slurmd n1..n4 of 4 CPUs, the
+# nodes of the shipped local-4node topology, on ports of its own (the tests
+# take 16817/17001.. and 16917/17101..). The root shares the host's network
+# and processes: the cluster is stopped on every way out (cleanup).
+t0=$(now)
+apt_install slurmctld slurmd munge > "$work/apt3.log" 2>&1
+rc=$?
+check $rc "apt-get install slurmctld slurmd munge ($(($(now) - t0)) s)"
+[ $rc -eq 0 ] || show "$work/apt3.log"
+# What munged and slurmd need: /sys with its cgroup file system (slurmd
+# starts its cgroup plugin even under proctrack/linuxproc), /dev/pts, a
+# /dev/shm of their own, the host's name resolving (slurmd and munged look
+# it up).
+mkdir -p "$root/sys" "$root/dev/pts" "$root/dev/shm"
+mount --rbind /sys "$root/sys" && mounted="$root/sys $mounted"
+mount --bind /dev/pts "$root/dev/pts" && mounted="$root/dev/pts $mounted"
+mount -t tmpfs -o mode=1777 shm "$root/dev/shm" && mounted="$root/dev/shm $mounted"
+cp /etc/hosts "$root/etc/hosts"
+grep -qw "$(hostname)" "$root/etc/hosts" || echo "127.0.1.1 $(hostname)" >> "$root/etc/hosts"
+chmod 1777 "$root/tmp"
+cp "$SRC/contrib/slurm-local-cluster.sh" "$root/tmp/slurm-local-cluster.sh"
+CL="--dir /tmp/cluster --nodes 4 --cpus 4 --ctld-port $CTLD_PORT --node-port $NODE_PORT"
+T=/usr/share/topomap/topologies/local-4node.yaml
+# petsc-ex45-mg65-16, not lammps-lj32k-16: on the 2x2 mesh auto keeps
+# Slurm's block layout for LAMMPS's halo (no gain), and moves PETSc's.
+P=/usr/share/topomap/examples/petsc-ex45-mg65-16.txt
+busy=
+: > "$work/cluster.log"
+for p in $CTLD_PORT $NODE_PORT $((NODE_PORT + 1)) $((NODE_PORT + 2)) $((NODE_PORT + 3)); do
+    ss -Hltnp "sport = :$p" 2> /dev/null | grep . >> "$work/cluster.log" && busy="$busy $p"
+done
+cluster_up=yes
+t0=$(now)
+# shellcheck disable=SC2086
+[ -z "$busy" ] && in_root sh /tmp/slurm-local-cluster.sh start $CL --plugin "$plugdir/topomap.so" \
+    --plugin-args "topology=$T profiles=/var/lib/topomap/profiles" > "$work/cluster.log" 2>&1
+rc=$?
+crc=$rc
+check $rc "a local Slurm cluster in the root, the installed plugin in its plugstack.conf ($(($(now) - t0)) s)${busy:+ (ports in use:$busy)}"
+[ $rc -eq 0 ] && sed 's/^/#   /' "$root/tmp/cluster/etc/plugstack.conf" | grep -v '^#   #'
+[ $rc -eq 0 ] || show "$work/cluster.log" 40
+# Without a cluster the steps below fail at once (salloc would retry).
+in_slurm() {
+    [ $crc -eq 0 ] || { echo "no cluster (above)" >&2; return 1; }
+    in_root env SLURM_CONF=/tmp/cluster/etc/slurm.conf timeout -k 5 120 "$@"
+}
+
+out=$(in_root topomap profile add petsc16 $P --site --store /var/lib/topomap/profiles 2>&1)
+check $? "topomap profile add petsc16 ${P##*/} --site --store /var/lib/topomap/profiles"
+echo "$out" | sed 's/^/#   /'
+# shellcheck disable=SC2016
+in_slurm salloc -Q -t 2 -N4 --exclusive srun -N4 -n16 --topomap=auto --topomap-profile=petsc16 \
+    --topomap-verbose sh -c 'echo $SLURM_PROCID $SLURMD_NODENAME' > "$work/job.out" 2> "$work/job.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l < "$work/job.out")" -eq 16 ]
+check $? "srun -N4 -n16 --topomap=auto --topomap-profile=petsc16: exit $rc, $(wc -l < "$work/job.out") lines"
+grep -q '^srun: topomap: auto.*: remapped$' "$work/job.err"
+check $? "the plugin's verbose line: remapped"
+show "$work/job.err" 5
+in_root topomap map --algo auto --topology $T --profile $P --nodes 'n[1-4]' --tasks-per-node 4 \
+    -o /tmp/want.map 2>&1 | sed 's/^/#   /'
+awk '{print $1, $2}' "$root/tmp/want.map" > "$work/want.nodes"
+sort -n "$work/job.out" | cmp -s "$work/want.nodes" - && [ -s "$work/want.nodes" ]
+rc=$?
+check $rc "every rank on the node the installed 'topomap map --algo auto' computes"
+[ $rc -eq 0 ] || sort -n "$work/job.out" | paste "$work/want.nodes" - | sed 's/^/#   want, got: /'
+in_slurm srun -N4 -n16 --topomap=ohmta true > "$work/typo.out" 2> "$work/typo.err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "unknown algorithm 'ohmta' (known: .*auto" "$work/typo.err"
+check $? "srun --topomap=ohmta: refused (exit $rc), the valid names listed"
+show "$work/typo.err" 3
+t0=$(now)
+stop_cluster
+check $? "the cluster stops, no daemon left ($(($(now) - t0)) s)"
 
 # ---------------------------------------------------------------------------
 # The RPMs, from the `make dist` tarball of the tree the .debs were built in.
