@@ -91,73 +91,144 @@ static void csr_free(struct csr *c)
     free(c->msgs);
 }
 
-/* A stable counting sort of idx[0..m) by key[idx[k]] into out; cnt has n + 1
- * entries. */
-static void counting_sort(const int *key, const size_t *idx, size_t m, int n, int64_t *cnt,
-                          size_t *out)
+/* Scratch space for sorting the long rows that are not in order. */
+struct row_tmp {
+    size_t cap;
+    uint64_t *key;
+    int *adj;
+    double *b, *m;
+};
+
+/* Sort row [0, len) of adj (with its bytes b and messages m, m may be NULL)
+ * by column, stably: duplicates stay in input order, so their sums do not
+ * depend on anything else. Rows in order (a dense matrix, a written profile)
+ * are left alone, short ones get an insertion sort, long ones a sort of
+ * (column, position) keys. 0, or -1 (ENOMEM). */
+static int row_sort(int *adj, double *b, double *m, size_t len, struct row_tmp *t)
 {
-    memset(cnt, 0, ((size_t)n + 1) * sizeof *cnt);
-    for (size_t k = 0; k < m; k++)
-        cnt[key[idx[k]] + 1]++;
-    for (int i = 0; i < n; i++)
-        cnt[i + 1] += cnt[i];
-    for (size_t k = 0; k < m; k++)
-        out[cnt[key[idx[k]]]++] = idx[k];
+    size_t k = 1;
+    while (k < len && adj[k - 1] <= adj[k])
+        k++;
+    if (k >= len)
+        return 0;
+    if (len <= 32) {
+        for (; k < len; k++) {
+            int a = adj[k];
+            double vb = b[k], vm = m ? m[k] : 0;
+            size_t j = k;
+            for (; j > 0 && adj[j - 1] > a; j--) {
+                adj[j] = adj[j - 1];
+                b[j] = b[j - 1];
+                if (m)
+                    m[j] = m[j - 1];
+            }
+            adj[j] = a;
+            b[j] = vb;
+            if (m)
+                m[j] = vm;
+        }
+        return 0;
+    }
+    if (len > t->cap) {
+        free(t->key);
+        free(t->adj);
+        free(t->b);
+        free(t->m);
+        t->key = malloc(len * sizeof *t->key);
+        t->adj = malloc(len * sizeof *t->adj);
+        t->b = malloc(len * sizeof *t->b);
+        t->m = malloc(len * sizeof *t->m);
+        t->cap = t->key && t->adj && t->b && t->m ? len : 0;
+        if (!t->cap)
+            return -1;
+    }
+    for (k = 0; k < len; k++)
+        t->key[k] = (uint64_t)(unsigned)adj[k] << 32 | k;
+    qsort(t->key, len, sizeof *t->key, topomap_cmp_i64); /* keys < 2^54 */
+    memcpy(t->adj, adj, len * sizeof *adj);
+    memcpy(t->b, b, len * sizeof *b);
+    if (m)
+        memcpy(t->m, m, len * sizeof *m);
+    for (k = 0; k < len; k++) {
+        size_t from = (size_t)(t->key[k] & 0xffffffffu);
+        adj[k] = t->adj[from];
+        b[k] = t->b[from];
+        if (m)
+            m[k] = t->m[from];
+    }
+    return 0;
 }
 
 /* Directed CSR of the m entries, keeping only those with bytes or msgs
- * nonzero, duplicates summed. Ranks are already checked to be in [0, n). */
+ * nonzero, duplicates summed. Ranks are already checked to be in [0, n).
+ * One counting sort by source places each entry in its row (input order
+ * kept), then each row is sorted by destination and its duplicates summed
+ * in place. */
 static int build_directed(int n, size_t m, const int *src, const int *dst, const double *bytes,
                           const double *msgs, struct csr *c)
 {
-    size_t keep = 0, *a = NULL, *b = NULL;
-    int64_t *cnt = NULL;
-    for (size_t k = 0; k < m; k++)
-        keep += bytes[k] > 0 || (msgs && msgs[k] > 0);
-    a = malloc((keep ? keep : 1) * sizeof *a);
-    b = malloc((keep ? keep : 1) * sizeof *b);
-    cnt = malloc(((size_t)n + 1) * sizeof *cnt);
+    size_t keep = 0;
+    int64_t *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    struct row_tmp t = {0};
     c->xadj = calloc((size_t)n + 1, sizeof *c->xadj);
+    if (!pos || !c->xadj)
+        goto nomem;
+    for (size_t k = 0; k < m; k++)
+        if (bytes[k] > 0 || (msgs && msgs[k] > 0)) {
+            c->xadj[src[k] + 1]++;
+            keep++;
+        }
     c->adj = malloc((keep ? keep : 1) * sizeof *c->adj);
     c->bytes = malloc((keep ? keep : 1) * sizeof *c->bytes);
     c->msgs = msgs ? malloc((keep ? keep : 1) * sizeof *c->msgs) : NULL;
-    if (!a || !b || !cnt || !c->xadj || !c->adj || !c->bytes || (msgs && !c->msgs))
+    if (!c->adj || !c->bytes || (msgs && !c->msgs))
         goto nomem;
-    keep = 0;
-    for (size_t k = 0; k < m; k++)
-        if (bytes[k] > 0 || (msgs && msgs[k] > 0))
-            a[keep++] = k;
-    /* LSD radix sort: by dst, then stably by src, gives (src, dst) order with
-     * duplicates in input order. */
-    counting_sort(dst, a, keep, n, cnt, b);
-    counting_sort(src, b, keep, n, cnt, a);
-
-    size_t nnz = 0;
-    for (size_t t = 0; t < keep; t++) {
-        size_t k = a[t];
-        if (nnz && t && src[a[t - 1]] == src[k] && dst[a[t - 1]] == dst[k]) {
-            c->bytes[nnz - 1] += bytes[k];
-            if (msgs)
-                c->msgs[nnz - 1] += msgs[k];
-            continue;
-        }
-        c->adj[nnz] = dst[k];
-        c->bytes[nnz] = bytes[k];
-        if (msgs)
-            c->msgs[nnz] = msgs[k];
-        c->xadj[src[k] + 1]++;
-        nnz++;
-    }
     for (int i = 0; i < n; i++)
         c->xadj[i + 1] += c->xadj[i];
-    free(a);
-    free(b);
-    free(cnt);
+    memcpy(pos, c->xadj, ((size_t)n + 1) * sizeof *pos);
+    for (size_t k = 0; k < m; k++)
+        if (bytes[k] > 0 || (msgs && msgs[k] > 0)) {
+            int64_t e = pos[src[k]]++;
+            c->adj[e] = dst[k];
+            c->bytes[e] = bytes[k];
+            if (msgs)
+                c->msgs[e] = msgs[k];
+        }
+    /* Rows sorted and merged, moved down over the duplicates removed. */
+    int64_t out = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t a = c->xadj[i], e = c->xadj[i + 1];
+        double *rm = msgs ? c->msgs + a : NULL;
+        if (row_sort(c->adj + a, c->bytes + a, rm, (size_t)(e - a), &t) < 0)
+            goto nomem;
+        c->xadj[i] = out;
+        for (int64_t k = a; k < e; k++) {
+            if (k > a && c->adj[k] == c->adj[out - 1]) {
+                c->bytes[out - 1] += c->bytes[k];
+                if (msgs)
+                    c->msgs[out - 1] += c->msgs[k];
+                continue;
+            }
+            c->adj[out] = c->adj[k];
+            c->bytes[out] = c->bytes[k];
+            if (msgs)
+                c->msgs[out] = c->msgs[k];
+            out++;
+        }
+    }
+    c->xadj[n] = out;
+    free(pos);
+    free(t.key);
+    free(t.adj);
+    free(t.b);
+    free(t.m);
     return 0;
 nomem:
-    free(a);
-    free(b);
-    free(cnt);
+    free(pos);
+    free(t.key);
+    free(t.adj);
+    free(t.b);
+    free(t.m);
     csr_free(c);
     memset(c, 0, sizeof *c);
     errno = ENOMEM;
@@ -172,9 +243,12 @@ static int build_symmetric(int n, const struct csr *d, struct csr *s)
     int64_t nnz = d->xadj[n];
     int64_t *txadj = calloc((size_t)n + 1, sizeof *txadj), *pos = NULL;
     int *tadj = malloc((size_t)(nnz ? nnz : 1) * sizeof *tadj);
-    int64_t *tsrc = malloc((size_t)(nnz ? nnz : 1) * sizeof *tsrc); /* entry index in d */
+    /* The transpose's weights are copied, not indexed: scattered writes cost
+     * far less than the scattered reads of d's weights the merge would do. */
+    double *tb = malloc((size_t)(nnz ? nnz : 1) * sizeof *tb);
+    double *tm = d->msgs ? malloc((size_t)(nnz ? nnz : 1) * sizeof *tm) : NULL;
     memset(s, 0, sizeof *s);
-    if (!txadj || !tadj || !tsrc)
+    if (!txadj || !tadj || !tb || (d->msgs && !tm))
         goto nomem;
     /* Transpose: walking rows in increasing order leaves each column's list
      * sorted by row. */
@@ -190,7 +264,9 @@ static int build_symmetric(int n, const struct csr *d, struct csr *s)
         for (int64_t e = d->xadj[i]; e < d->xadj[i + 1]; e++) {
             int64_t t = pos[d->adj[e]]++;
             tadj[t] = i;
-            tsrc[t] = e;
+            tb[t] = d->bytes[e];
+            if (tm)
+                tm[t] = d->msgs[e];
         }
     free(pos);
     pos = NULL;
@@ -216,8 +292,8 @@ static int build_symmetric(int n, const struct csr *d, struct csr *s)
                 a++;
             }
             if (jb == j) {
-                wb += d->bytes[tsrc[b]];
-                wm += d->msgs ? d->msgs[tsrc[b]] : 0;
+                wb += tb[b];
+                wm += tm ? tm[b] : 0;
                 b++;
             }
             if (j == i)
@@ -232,12 +308,14 @@ static int build_symmetric(int n, const struct csr *d, struct csr *s)
     }
     free(txadj);
     free(tadj);
-    free(tsrc);
+    free(tb);
+    free(tm);
     return 0;
 nomem:
     free(txadj);
     free(tadj);
-    free(tsrc);
+    free(tb);
+    free(tm);
     free(pos);
     csr_free(s);
     memset(s, 0, sizeof *s);
