@@ -256,6 +256,40 @@ static int lines_fill(struct topomap_lines *l)
     return 0;
 }
 
+const char *topomap_lines_peek(struct topomap_lines *l, size_t want, size_t *got, char *err,
+                               size_t errlen)
+{
+    while (!l->eof && l->end - l->pos < want) {
+        /* Doubling the buffer while the data lasts (realloc moves pages, not
+         * bytes, at these sizes): a header may claim more than there is. */
+        size_t ncap = l->cap ? 2 * l->cap : (size_t)1 << 20;
+        if (l->cap - (l->end - l->pos) < want - (l->end - l->pos) + 1) {
+            char *nb = realloc(l->buf, ncap);
+            if (!nb) {
+                topomap_fail(err, errlen, ENOMEM, "%s: out of memory reading %zu bytes", l->path,
+                             want);
+                return NULL;
+            }
+            if (l->nul == l->cap)
+                l->nul = ncap;
+            l->buf = nb;
+            l->cap = ncap;
+        }
+        if (lines_fill(l) < 0) {
+            topomap_fail(err, errlen, ENOMEM, "%s: out of memory", l->path);
+            return NULL;
+        }
+    }
+    if (l->eof && l->rerr && l->end - l->pos < want) {
+        int e = l->rerr;
+        topomap_fail(err, errlen, e, "%s: %s", l->path,
+                     e == EBADMSG ? "corrupt or truncated gzip data" : strerror(e));
+        return NULL;
+    }
+    *got = l->end - l->pos < want ? l->end - l->pos : want;
+    return l->buf ? l->buf + l->pos : "";
+}
+
 int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen)
 {
     char *nl;

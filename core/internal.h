@@ -476,6 +476,13 @@ struct topomap_lines {
     int eof, rerr;
 };
 int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen);
+/* The next bytes of l without consuming them, for a reader of binary data:
+ * reads until want bytes are buffered or the stream ends, sets *got to what
+ * is there (less than want only at the end) and returns them (valid until the
+ * next call). NULL with errno and "PATH: problem" when memory runs out or a
+ * read error (corrupt gzip data) comes before want bytes. */
+const char *topomap_lines_peek(struct topomap_lines *l, size_t want, size_t *got, char *err,
+                               size_t errlen);
 void topomap_lines_close(struct topomap_lines *l);
 
 /* node_place.c: the node-internal placement (opts.node_place, enum

@@ -235,13 +235,80 @@ nomem:
     return -1;
 }
 
+/* One entry of the transpose on its way to its column. */
+struct tentry {
+    int dst, src;
+    double b, m;
+};
+
+/* The transpose of d: column offsets txadj (n + 1, zeroed), rows tadj and
+ * weights tb, tm (tm NULL without messages). Walking d's rows in order
+ * leaves each column sorted by row. With many ranks, scattering straight to
+ * the columns misses the cache at every entry (most of a million-rank load),
+ * so entries go first to blocks of 2048 columns, in order, then from each
+ * block to its columns, within a few hundred kB. 0, or -1 (ENOMEM). */
+static int transpose(int n, const struct csr *d, int64_t *txadj, int *tadj, double *tb,
+                     double *tm)
+{
+    enum { SHIFT = 11 };
+    int64_t nnz = d->xadj[n];
+    for (int64_t e = 0; e < nnz; e++)
+        txadj[d->adj[e] + 1]++;
+    for (int i = 0; i < n; i++)
+        txadj[i + 1] += txadj[i];
+    int nb = ((n - 1) >> SHIFT) + 1;
+    int64_t *pos = malloc((size_t)n * sizeof *pos), *bpos = malloc((size_t)nb * sizeof *bpos);
+    struct tentry *tmp = nb > 1 ? malloc((size_t)(nnz ? nnz : 1) * sizeof *tmp) : NULL;
+    if (!pos || !bpos || (nb > 1 && !tmp)) {
+        free(pos);
+        free(bpos);
+        free(tmp);
+        return -1;
+    }
+    memcpy(pos, txadj, (size_t)n * sizeof *pos);
+    if (nb == 1) {
+        for (int i = 0; i < n; i++)
+            for (int64_t e = d->xadj[i]; e < d->xadj[i + 1]; e++) {
+                int64_t t = pos[d->adj[e]]++;
+                tadj[t] = i;
+                tb[t] = d->bytes[e];
+                if (tm)
+                    tm[t] = d->msgs[e];
+            }
+    } else {
+        /* Block b holds columns [b << SHIFT, (b + 1) << SHIFT): where they
+         * start in the transpose is where the block starts in tmp. */
+        for (int b = 0; b < nb; b++)
+            bpos[b] = txadj[(size_t)b << SHIFT];
+        for (int i = 0; i < n; i++)
+            for (int64_t e = d->xadj[i]; e < d->xadj[i + 1]; e++) {
+                struct tentry *x = &tmp[bpos[d->adj[e] >> SHIFT]++];
+                x->dst = d->adj[e];
+                x->src = i;
+                x->b = d->bytes[e];
+                x->m = tm ? d->msgs[e] : 0;
+            }
+        for (int64_t k = 0; k < nnz; k++) {
+            int64_t t = pos[tmp[k].dst]++;
+            tadj[t] = tmp[k].src;
+            tb[t] = tmp[k].b;
+            if (tm)
+                tm[t] = tmp[k].m;
+        }
+    }
+    free(pos);
+    free(bpos);
+    free(tmp);
+    return 0;
+}
+
 /* Symmetric CSR of d: row i merges row i of d and row i of d^T (column i of
  * d), both sorted, skipping the diagonal. w(i,j) = d(i,j) + d(j,i), exactly
  * symmetric because floating-point addition commutes. */
 static int build_symmetric(int n, const struct csr *d, struct csr *s)
 {
     int64_t nnz = d->xadj[n];
-    int64_t *txadj = calloc((size_t)n + 1, sizeof *txadj), *pos = NULL;
+    int64_t *txadj = calloc((size_t)n + 1, sizeof *txadj);
     int *tadj = malloc((size_t)(nnz ? nnz : 1) * sizeof *tadj);
     /* The transpose's weights are copied, not indexed: scattered writes cost
      * far less than the scattered reads of d's weights the merge would do. */
@@ -250,26 +317,8 @@ static int build_symmetric(int n, const struct csr *d, struct csr *s)
     memset(s, 0, sizeof *s);
     if (!txadj || !tadj || !tb || (d->msgs && !tm))
         goto nomem;
-    /* Transpose: walking rows in increasing order leaves each column's list
-     * sorted by row. */
-    for (int64_t e = 0; e < nnz; e++)
-        txadj[d->adj[e] + 1]++;
-    for (int i = 0; i < n; i++)
-        txadj[i + 1] += txadj[i];
-    pos = malloc((size_t)(n ? n : 1) * sizeof *pos);
-    if (!pos)
+    if (transpose(n, d, txadj, tadj, tb, tm) < 0)
         goto nomem;
-    memcpy(pos, txadj, (size_t)n * sizeof *pos);
-    for (int i = 0; i < n; i++)
-        for (int64_t e = d->xadj[i]; e < d->xadj[i + 1]; e++) {
-            int64_t t = pos[d->adj[e]]++;
-            tadj[t] = i;
-            tb[t] = d->bytes[e];
-            if (tm)
-                tm[t] = d->msgs[e];
-        }
-    free(pos);
-    pos = NULL;
 
     /* At most 2 nnz entries; trimmed below. */
     size_t cap = nnz ? 2 * (size_t)nnz : 1;
@@ -316,7 +365,6 @@ nomem:
     free(tadj);
     free(tb);
     free(tm);
-    free(pos);
     csr_free(s);
     memset(s, 0, sizeof *s);
     errno = ENOMEM;
@@ -336,22 +384,25 @@ static void csr_trim(struct csr *c, int n)
         c->msgs = t;
 }
 
-/* The profile of m entries on n ranks (ranks already validated). */
-topomap_profile_t *topomap_profile_build(int n, size_t m, const int *src, const int *dst,
-                                         const double *bytes, const double *msgs)
+/* The profile of n ranks over the directed CSR *d, taken over (and freed on
+ * failure too). */
+topomap_profile_t *topomap_profile_from_csr(int n, int has_msgs, struct csr *d)
 {
     topomap_profile_t *p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p) {
+        csr_free(d);
+        memset(d, 0, sizeof *d);
         return NULL;
+    }
     p->n = n;
-    p->has_msgs = msgs != NULL;
-    if (build_directed(n, m, src, dst, bytes, msgs, &p->dir) < 0 ||
-        build_symmetric(n, &p->dir, &p->sym) < 0) {
+    p->has_msgs = has_msgs;
+    p->dir = *d;
+    memset(d, 0, sizeof *d);
+    if (build_symmetric(n, &p->dir, &p->sym) < 0) {
         topomap_profile_free(p);
         errno = ENOMEM;
         return NULL;
     }
-    csr_trim(&p->dir, n);
     csr_trim(&p->sym, n);
     for (int64_t e = 0; e < p->dir.xadj[n]; e++)
         p->total_bytes += p->dir.bytes[e];
@@ -362,6 +413,18 @@ topomap_profile_t *topomap_profile_build(int n, size_t m, const int *src, const 
         return NULL;
     }
     return p;
+}
+
+/* The profile of m entries on n ranks (ranks already validated). */
+topomap_profile_t *topomap_profile_build(int n, size_t m, const int *src, const int *dst,
+                                         const double *bytes, const double *msgs)
+{
+    struct csr d;
+    memset(&d, 0, sizeof d);
+    if (build_directed(n, m, src, dst, bytes, msgs, &d) < 0)
+        return NULL;
+    csr_trim(&d, n);
+    return topomap_profile_from_csr(n, msgs != NULL, &d);
 }
 
 topomap_profile_t *topomap_profile_create(int nranks, size_t nedges, const int *src,
