@@ -177,6 +177,21 @@ static inline void fuzz_check_profile(const topomap_profile_t *p)
     FUZZ_CHECK(!memcmp(h.adj, g.adj, (size_t)g.xadj[n] * sizeof *g.adj));
     FUZZ_CHECK(!memcmp(h.w, g.w, (size_t)g.xadj[n] * sizeof *g.w));
     topomap_profile_free(q);
+    /* The binary format gives the same profile back. */
+    out = fuzz_path("written.bin");
+    f = fopen(out, "wb");
+    FUZZ_CHECK(f && topomap_profile_write_as(p, TOPOMAP_FMT_BINARY, f) == 0);
+    fclose(f);
+    q = topomap_profile_load(out, TOPOMAP_FMT_AUTO, err, sizeof err);
+    if (!q)
+        fprintf(stderr, "fuzz: binary profile does not read back: %s\n", err);
+    FUZZ_CHECK(q);
+    FUZZ_CHECK(topomap_profile_nranks(q) == n && topomap_profile_has_msgs(q) == topomap_profile_has_msgs(p));
+    FUZZ_CHECK(topomap_profile_graph(q, TOPOMAP_AFFINITY_BYTES, 1, &h) == 0);
+    FUZZ_CHECK(!memcmp(h.xadj, s.xadj, ((size_t)n + 1) * sizeof *s.xadj));
+    FUZZ_CHECK(!memcmp(h.adj, s.adj, (size_t)s.xadj[n] * sizeof *s.adj));
+    FUZZ_CHECK(!memcmp(h.w, s.w, (size_t)s.xadj[n] * sizeof *s.w));
+    topomap_profile_free(q);
 }
 
 #endif
