@@ -241,98 +241,31 @@ struct tentry {
     double b, m;
 };
 
-/* The transpose of d: column offsets txadj (n + 1, zeroed), rows tadj and
- * weights tb, tm (tm NULL without messages). Walking d's rows in order
- * leaves each column sorted by row. With many ranks, scattering straight to
- * the columns misses the cache at every entry (most of a million-rank load),
- * so entries go first to blocks of 2048 columns, in order, then from each
- * block to its columns, within a few hundred kB. 0, or -1 (ENOMEM). */
-static int transpose(int n, const struct csr *d, int64_t *txadj, int *tadj, double *tb,
-                     double *tm)
+/* Rows [b0, b0 + w) of the symmetric CSR: row i merges row i of d with
+ * column i of d, the len entries t (in row order) sorted here by column into
+ * the scratch arrays (cnt: w + 1 offsets, pos: w), skipping the diagonal.
+ * Appends at s's entry *out and sets s->xadj[b0 + 1 ..]. */
+static void sym_block(const struct csr *d, const struct tentry *t, int64_t len, int b0, int w,
+                      struct csr *s, int64_t *out, int64_t *cnt, int64_t *pos, int *ladj,
+                      double *lb, double *lm)
 {
-    enum { SHIFT = 11 };
-    int64_t nnz = d->xadj[n];
-    for (int64_t e = 0; e < nnz; e++)
-        txadj[d->adj[e] + 1]++;
-    for (int i = 0; i < n; i++)
-        txadj[i + 1] += txadj[i];
-    int nb = ((n - 1) >> SHIFT) + 1;
-    int64_t *pos = malloc((size_t)n * sizeof *pos), *bpos = malloc((size_t)nb * sizeof *bpos);
-    struct tentry *tmp = nb > 1 ? malloc((size_t)(nnz ? nnz : 1) * sizeof *tmp) : NULL;
-    if (!pos || !bpos || (nb > 1 && !tmp)) {
-        free(pos);
-        free(bpos);
-        free(tmp);
-        return -1;
+    memset(cnt, 0, ((size_t)w + 1) * sizeof *cnt);
+    for (int64_t k = 0; k < len; k++)
+        cnt[t[k].dst - b0 + 1]++;
+    for (int c = 0; c < w; c++)
+        cnt[c + 1] += cnt[c];
+    memcpy(pos, cnt, (size_t)w * sizeof *pos);
+    for (int64_t k = 0; k < len; k++) {
+        int64_t q = pos[t[k].dst - b0]++;
+        ladj[q] = t[k].src;
+        lb[q] = t[k].b;
+        lm[q] = t[k].m;
     }
-    memcpy(pos, txadj, (size_t)n * sizeof *pos);
-    if (nb == 1) {
-        for (int i = 0; i < n; i++)
-            for (int64_t e = d->xadj[i]; e < d->xadj[i + 1]; e++) {
-                int64_t t = pos[d->adj[e]]++;
-                tadj[t] = i;
-                tb[t] = d->bytes[e];
-                if (tm)
-                    tm[t] = d->msgs[e];
-            }
-    } else {
-        /* Block b holds columns [b << SHIFT, (b + 1) << SHIFT): where they
-         * start in the transpose is where the block starts in tmp. */
-        for (int b = 0; b < nb; b++)
-            bpos[b] = txadj[(size_t)b << SHIFT];
-        for (int i = 0; i < n; i++)
-            for (int64_t e = d->xadj[i]; e < d->xadj[i + 1]; e++) {
-                struct tentry *x = &tmp[bpos[d->adj[e] >> SHIFT]++];
-                x->dst = d->adj[e];
-                x->src = i;
-                x->b = d->bytes[e];
-                x->m = tm ? d->msgs[e] : 0;
-            }
-        for (int64_t k = 0; k < nnz; k++) {
-            int64_t t = pos[tmp[k].dst]++;
-            tadj[t] = tmp[k].src;
-            tb[t] = tmp[k].b;
-            if (tm)
-                tm[t] = tmp[k].m;
-        }
-    }
-    free(pos);
-    free(bpos);
-    free(tmp);
-    return 0;
-}
-
-/* Symmetric CSR of d: row i merges row i of d and row i of d^T (column i of
- * d), both sorted, skipping the diagonal. w(i,j) = d(i,j) + d(j,i), exactly
- * symmetric because floating-point addition commutes. */
-static int build_symmetric(int n, const struct csr *d, struct csr *s)
-{
-    int64_t nnz = d->xadj[n];
-    int64_t *txadj = calloc((size_t)n + 1, sizeof *txadj);
-    int *tadj = malloc((size_t)(nnz ? nnz : 1) * sizeof *tadj);
-    /* The transpose's weights are copied, not indexed: scattered writes cost
-     * far less than the scattered reads of d's weights the merge would do. */
-    double *tb = malloc((size_t)(nnz ? nnz : 1) * sizeof *tb);
-    double *tm = d->msgs ? malloc((size_t)(nnz ? nnz : 1) * sizeof *tm) : NULL;
-    memset(s, 0, sizeof *s);
-    if (!txadj || !tadj || !tb || (d->msgs && !tm))
-        goto nomem;
-    if (transpose(n, d, txadj, tadj, tb, tm) < 0)
-        goto nomem;
-
-    /* At most 2 nnz entries; trimmed below. */
-    size_t cap = nnz ? 2 * (size_t)nnz : 1;
-    s->xadj = calloc((size_t)n + 1, sizeof *s->xadj);
-    s->adj = malloc(cap * sizeof *s->adj);
-    s->bytes = malloc(cap * sizeof *s->bytes);
-    s->msgs = d->msgs ? malloc(cap * sizeof *s->msgs) : NULL;
-    if (!s->xadj || !s->adj || !s->bytes || (d->msgs && !s->msgs))
-        goto nomem;
-    int64_t out = 0;
-    for (int i = 0; i < n; i++) {
-        int64_t a = d->xadj[i], ae = d->xadj[i + 1], b = txadj[i], be = txadj[i + 1];
+    int64_t o = *out;
+    for (int i = b0; i < b0 + w; i++) {
+        int64_t a = d->xadj[i], ae = d->xadj[i + 1], b = cnt[i - b0], be = cnt[i - b0 + 1];
         while (a < ae || b < be) {
-            int ja = a < ae ? d->adj[a] : INT_MAX, jb = b < be ? tadj[b] : INT_MAX;
+            int ja = a < ae ? d->adj[a] : INT_MAX, jb = b < be ? ladj[b] : INT_MAX;
             int j = ja < jb ? ja : jb;
             double wb = 0, wm = 0;
             if (ja == j) {
@@ -341,30 +274,95 @@ static int build_symmetric(int n, const struct csr *d, struct csr *s)
                 a++;
             }
             if (jb == j) {
-                wb += tb[b];
-                wm += tm ? tm[b] : 0;
+                wb += lb[b];
+                wm += lm[b];
                 b++;
             }
             if (j == i)
                 continue;
-            s->adj[out] = j;
-            s->bytes[out] = wb;
+            s->adj[o] = j;
+            s->bytes[o] = wb;
             if (s->msgs)
-                s->msgs[out] = wm;
-            out++;
+                s->msgs[o] = wm;
+            o++;
         }
-        s->xadj[i + 1] = out;
+        s->xadj[i + 1] = o;
     }
-    free(txadj);
-    free(tadj);
-    free(tb);
-    free(tm);
+    *out = o;
+}
+
+/* Symmetric CSR of d: row i merges row i of d and row i of d^T (column i of
+ * d), both sorted, skipping the diagonal. w(i,j) = d(i,j) + d(j,i), exactly
+ * symmetric because floating-point addition commutes.
+ * The transpose is never built whole: with many ranks, scattering entries
+ * straight to their columns misses the cache at every entry (most of a
+ * million-rank load). Entries go first to blocks of 2048 columns, in row
+ * order; each block is then sorted by column within a few hundred kB and
+ * merged at once with the rows of d it covers. */
+static int build_symmetric(int n, const struct csr *d, struct csr *s)
+{
+    enum { SHIFT = 11, BLOCK = 1 << SHIFT };
+    int64_t nnz = d->xadj[n], big = 1;
+    int nb = ((n - 1) >> SHIFT) + 1;
+    int64_t *bstart = calloc((size_t)nb + 1, sizeof *bstart);
+    int64_t *bpos = malloc((size_t)nb * sizeof *bpos);
+    int64_t *cnt = malloc((BLOCK + 1) * sizeof *cnt), *pos = malloc(BLOCK * sizeof *pos);
+    struct tentry *tmp = malloc((size_t)(nnz ? nnz : 1) * sizeof *tmp);
+    int *ladj = NULL;
+    double *lb = NULL, *lm = NULL;
+    memset(s, 0, sizeof *s);
+    if (!bstart || !bpos || !cnt || !pos || !tmp)
+        goto nomem;
+    for (int64_t e = 0; e < nnz; e++)
+        bstart[(d->adj[e] >> SHIFT) + 1]++;
+    for (int b = 0; b < nb; b++) {
+        big = bstart[b + 1] > big ? bstart[b + 1] : big;
+        bstart[b + 1] += bstart[b];
+    }
+    memcpy(bpos, bstart, (size_t)nb * sizeof *bpos);
+    for (int i = 0; i < n; i++)
+        for (int64_t e = d->xadj[i]; e < d->xadj[i + 1]; e++) {
+            struct tentry *x = &tmp[bpos[d->adj[e] >> SHIFT]++];
+            x->dst = d->adj[e];
+            x->src = i;
+            x->b = d->bytes[e];
+            x->m = d->msgs ? d->msgs[e] : 0;
+        }
+    ladj = malloc((size_t)big * sizeof *ladj);
+    lb = malloc((size_t)big * sizeof *lb);
+    lm = malloc((size_t)big * sizeof *lm);
+    /* At most 2 nnz entries; trimmed by the caller. */
+    size_t cap = nnz ? 2 * (size_t)nnz : 1;
+    s->xadj = calloc((size_t)n + 1, sizeof *s->xadj);
+    s->adj = malloc(cap * sizeof *s->adj);
+    s->bytes = malloc(cap * sizeof *s->bytes);
+    s->msgs = d->msgs ? malloc(cap * sizeof *s->msgs) : NULL;
+    if (!ladj || !lb || !lm || !s->xadj || !s->adj || !s->bytes || (d->msgs && !s->msgs))
+        goto nomem;
+    int64_t out = 0;
+    for (int b = 0; b < nb; b++) {
+        int b0 = b << SHIFT, w = n - b0 < BLOCK ? n - b0 : BLOCK;
+        sym_block(d, tmp + bstart[b], bstart[b + 1] - bstart[b], b0, w, s, &out, cnt, pos, ladj,
+                  lb, lm);
+    }
+    free(bstart);
+    free(bpos);
+    free(cnt);
+    free(pos);
+    free(tmp);
+    free(ladj);
+    free(lb);
+    free(lm);
     return 0;
 nomem:
-    free(txadj);
-    free(tadj);
-    free(tb);
-    free(tm);
+    free(bstart);
+    free(bpos);
+    free(cnt);
+    free(pos);
+    free(tmp);
+    free(ladj);
+    free(lb);
+    free(lm);
     csr_free(s);
     memset(s, 0, sizeof *s);
     errno = ENOMEM;
