@@ -345,28 +345,24 @@ static int build_symmetric(int n, const struct csr *d, struct csr *s)
         sym_block(d, tmp + bstart[b], bstart[b + 1] - bstart[b], b0, w, s, &out, cnt, pos, ladj,
                   lb, lm);
     }
-    free(bstart);
-    free(bpos);
-    free(cnt);
-    free(pos);
-    free(tmp);
-    free(ladj);
-    free(lb);
-    free(lm);
-    return 0;
+    int rc = 0;
+    goto done;
 nomem:
-    free(bstart);
-    free(bpos);
-    free(cnt);
-    free(pos);
-    free(tmp);
-    free(ladj);
-    free(lb);
-    free(lm);
     csr_free(s);
     memset(s, 0, sizeof *s);
-    errno = ENOMEM;
-    return -1;
+    rc = -1;
+done:
+    free(bstart);
+    free(bpos);
+    free(cnt);
+    free(pos);
+    free(tmp);
+    free(ladj);
+    free(lb);
+    free(lm);
+    if (rc < 0)
+        errno = ENOMEM;
+    return rc;
 }
 
 /* Shrink a CSR's arrays to their final size (realloc failure is harmless). */
