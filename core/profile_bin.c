@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -469,7 +468,7 @@ topomap_profile_t *topomap_profile_read_binary(struct reader *r)
     return bin_image(r, d, got);
 }
 
-topomap_profile_t *topomap_profile_map_binary(struct reader *r, const char *path, int *handled)
+topomap_profile_t *topomap_profile_read_binary_file(struct reader *r, const char *path, int *handled)
 {
     *handled = 0;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -482,12 +481,23 @@ topomap_profile_t *topomap_profile_map_binary(struct reader *r, const char *path
             close(fd);
         return NULL; /* not for here: the stream reader words any error */
     }
-    void *d = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    /* One read, not mmap(): a file cut short while mapped would kill the
+     * process with SIGBUS; read, it is only "truncated". */
+    size_t size = (size_t)st.st_size, got = 0;
+    unsigned char *d = malloc(size);
+    if (!d) {
+        close(fd);
+        return NULL; /* the stream reader says it, or gets by */
+    }
+    while (got < size) {
+        ssize_t k = read(fd, d + got, size - got > (1u << 30) ? 1u << 30 : size - got);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
     close(fd);
-    if (d == MAP_FAILED)
-        return NULL;
     *handled = 1;
-    topomap_profile_t *p = bin_image(r, d, (size_t)st.st_size);
-    munmap(d, (size_t)st.st_size);
+    topomap_profile_t *p = bin_image(r, d, got);
+    free(d);
     return p;
 }

@@ -123,10 +123,10 @@ extern const char topomap_bin_magic[8];
 /* The profile of the binary data of r's stream (read whole; r->meta gets
  * its metadata); NULL with errno and "PATH: problem". */
 topomap_profile_t *topomap_profile_read_binary(struct reader *r);
-/* The same from the regular file path, mapped in memory, when its first bytes
+/* The same from the regular file path, read in one go, when its first bytes
  * are the magic (*handled = 1; NULL with the message when malformed); else
  * NULL with *handled = 0, for the stream reader (gzip data, errors). */
-topomap_profile_t *topomap_profile_map_binary(struct reader *r, const char *path, int *handled);
+topomap_profile_t *topomap_profile_read_binary_file(struct reader *r, const char *path, int *handled);
 /* p in the binary format to f (flushed, not closed). 0, or -1 with errno. */
 int topomap_profile_write_binary(const topomap_profile_t *p, FILE *f);
 

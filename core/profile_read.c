@@ -551,19 +551,19 @@ topomap_profile_t *topomap_profile_load(const char *path, int format, char *err,
     if (cloc)
         old = uselocale(cloc);
     topomap_profile_t *p = NULL;
-    int mapped = 0;
+    int whole = 0;
     if (!r.from_stdin && (format == TOPOMAP_FMT_BINARY ||
                           (format == TOPOMAP_FMT_AUTO && !has_suffix(path, ".mtx") &&
                            !has_suffix(path, ".mat") && !has_suffix(path, ".grf") &&
                            !has_suffix(path, ".src")))) {
-        /* A binary file is mapped, not copied through the stream. */
-        p = topomap_profile_map_binary(&r, path, &mapped);
+        /* A binary file is read in one go, not through the stream. */
+        p = topomap_profile_read_binary_file(&r, path, &whole);
         if (p && add_meta(&r, p) < 0) {
             topomap_profile_free(p);
             p = NULL;
         }
     }
-    if (!mapped)
+    if (!whole)
         p = load_stream(&r, format);
     int e = errno;
     if (cloc) {
