@@ -143,13 +143,14 @@ double parse_seconds(const char *opt, const char *s)
 
 int parse_profile_format(const char *s)
 {
-    static const char *names[] = {"auto", "edges", "dense", "mtx"};
+    static const char *names[] = {"auto", "edges", "dense", "mtx", "binary"};
     static const int values[] = {TOPOMAP_FMT_AUTO, TOPOMAP_FMT_EDGES, TOPOMAP_FMT_DENSE,
-                                 TOPOMAP_FMT_MTX};
-    for (int i = 0; i < 4; i++)
+                                 TOPOMAP_FMT_MTX, TOPOMAP_FMT_BINARY};
+    for (int i = 0; i < 5; i++)
         if (!strcmp(s, names[i]))
             return values[i];
-    usage_error("--profile-format: unknown format '%s' (known: auto, edges, dense, mtx)", s);
+    usage_error("--profile-format: unknown format '%s' (known: auto, edges, dense, mtx, binary)",
+                s);
 }
 
 /* Mapping file formats: what map writes (--format), what eval reads

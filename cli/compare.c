@@ -41,7 +41,7 @@ const char help_compare[] =
     "  --time-limit SEC      time limit of each algorithm (auto: 60 s unless given)\n"
     "  --refine              run the swap-refinement engine after each algorithm\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: n/2)\n"
-    "  --profile-format FMT  auto (default), edges, dense or mtx\n"
+    "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
     "  --node-place MODE     node-internal placement: auto (default), treematch,\n"
     "                        refine or off (see 'topomap help map')\n"
     "  --json                print one JSON object (at the end) instead of a table\n"

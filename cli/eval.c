@@ -49,7 +49,7 @@ const char help_eval[] =
     "                        binds tasks) or rankfile ('slot=CORE', a core number)\n"
     "  --cores-per-node N    describe every node as N cores (see 'topomap help map')\n"
     "  --json                print one JSON object instead of a table\n"
-    "  --profile-format FMT  auto (default), edges, dense or mtx\n"
+    "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
     "  -v, --verbose         report progress on standard error\n"
     "  -h, --help            print this help and exit\n"
     "\n"

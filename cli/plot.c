@@ -80,7 +80,7 @@ const char help_plot[] =
     "  --per-profile TOPO    bench: the topology whose cases are also drawn per\n"
     "                        profile (default: the table's tianhe3 one; none: no\n"
     "                        such panel)\n"
-    "  --profile-format FMT  auto (default), edges, dense or mtx\n"
+    "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
     "  -o, --output FILE     the picture to write (required)\n"
     "  --format FMT          png, svg or pdf (default: by the extension of FILE)\n"
     "  --size W[xH]          canvas size in pixels (PNG) or points (SVG, PDF);\n"

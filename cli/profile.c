@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* topomap profile: the profile store (add, list, show, rm). */
+/* topomap profile: the profile store (add, list, show, rm) and converting
+ * profiles between formats (convert). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@ const char help_profile[] =
     "       topomap profile list [--store DIR]\n"
     "       topomap profile show NAME [--store DIR]\n"
     "       topomap profile rm NAME [--site] [--store DIR]\n"
+    "       topomap profile convert IN OUT [--to FMT] [--profile-format FMT]\n"
     "\n"
     "Manage the profile store: communication profiles keyed by name, where the\n"
     "Slurm plugin finds the profile of an application (srun\n"
@@ -38,6 +40,9 @@ const char help_profile[] =
     "  show NAME       the profile NAME your jobs use: where it is stored, its\n"
     "                  scope, rank count, entries, total bytes and metadata\n"
     "  rm NAME         remove your NAME (--site: the site's)\n"
+    "  convert IN OUT  read the profile IN (any format 'map' reads; '-' is standard\n"
+    "                  input) and write it to OUT ('-': standard output) in the\n"
+    "                  format --to names: binary loads many times faster than text\n"
     "\n"
     "A stored profile records its rank count and is only used for jobs with that\n"
     "many ranks; the plugin refuses it for any other count (one 'topomap:' line,\n"
@@ -48,8 +53,11 @@ const char help_profile[] =
     "  --store DIR           the store (default: $TOPOMAP_STORE, else\n"
     "                        " TOPOMAP_STORE_DEFAULT ")\n"
     "  --site                add and rm: the site's profile (the store's owner only)\n"
-    "  --profile-format FMT  format of FILE for add: auto (default), edges, dense\n"
-    "                        or mtx\n"
+    "  --profile-format FMT  format of FILE for add, of IN for convert: auto\n"
+    "                        (default), edges, dense, mtx or binary\n"
+    "  --to FMT              convert: the format of OUT, edges (the text that add\n"
+    "                        stores) or binary (default: binary for an OUT ending in\n"
+    "                        .bin, else edges)\n"
     "  --ompi-kinds K        which traffic of Open MPI's monitoring files to add up,\n"
     "                        comma-separated: external (default: the application's\n"
     "                        point-to-point messages), internal (messages made by\n"
@@ -63,7 +71,8 @@ const char help_profile[] =
     "Examples:\n"
     "  topomap profile add lmp lammps-lj32k-128.txt --site --store /var/lib/topomap/profiles\n"
     "  topomap profile add lmp mon          (Open MPI's mon.0.prof, mon.1.prof, ...)\n"
-    "  topomap profile list\n";
+    "  topomap profile list\n"
+    "  topomap profile convert app.txt app.bin\n";
 
 /* The profile store. Its options (--store) belong to no other command, so
  * they are parsed here rather than in the shared table. */
@@ -88,6 +97,31 @@ static unsigned parse_ompi_kinds(const char *s)
     }
 }
 
+/* convert IN OUT: in is read in format, written in to (-1: by OUT's name). */
+static int profile_convert(const char *in, const char *out, int format, int to)
+{
+    size_t ol = strlen(out);
+    if (to < 0)
+        to = ol > 4 && !strcmp(out + ol - 4, ".bin") ? TOPOMAP_FMT_BINARY : TOPOMAP_FMT_EDGES;
+    if (!strcmp(out, "-") && to == TOPOMAP_FMT_BINARY && isatty(STDOUT_FILENO))
+        usage_error("convert: not writing a binary profile to a terminal");
+    char err[TOPOMAP_ERRLEN] = "";
+    topomap_profile_t *p = topomap_profile_load(in, format, err, sizeof err);
+    if (!p)
+        input_error("%s", liberr(err, in, errno));
+    FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
+    if (!f)
+        input_error("%s: %s", out, strerror(errno));
+    int bad = topomap_profile_write_as(p, to, f) < 0;
+    int e = errno;
+    if (f != stdout)
+        bad |= fclose(f) == EOF;
+    if (bad)
+        input_error("%s: %s", out, strerror(e ? e : EIO));
+    topomap_profile_free(p);
+    return finish_stdout(0);
+}
+
 int cmd_profile(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -95,11 +129,12 @@ int cmd_profile(int argc, char **argv)
         {"profile-format", required_argument, NULL, 'f'},
         {"site", no_argument, NULL, 'S'},
         {"ompi-kinds", required_argument, NULL, 'k'},
+        {"to", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *store = NULL;
-    int format = TOPOMAP_FMT_AUTO, c, site = 0;
+    int format = TOPOMAP_FMT_AUTO, c, site = 0, to = -1;
     unsigned kinds = 0;
     opterr = 0;
     optind = 0;
@@ -109,6 +144,14 @@ int cmd_profile(int argc, char **argv)
         case 'f': format = parse_profile_format(optarg); break;
         case 'S': site = 1; break;
         case 'k': kinds = parse_ompi_kinds(optarg); break;
+        case 't':
+            to = !strcmp(optarg, "edges")    ? TOPOMAP_FMT_EDGES
+                 : !strcmp(optarg, "binary") ? TOPOMAP_FMT_BINARY
+                                             : -2;
+            if (to == -2)
+                usage_error("--to: '%s' is not a format profiles are written in (edges, binary)",
+                            optarg);
+            break;
         case 'h':
             fputs(help_profile, stdout);
             exit(finish_stdout(0));
@@ -119,12 +162,23 @@ int cmd_profile(int argc, char **argv)
     char **pos = argv + optind;
     int npos = argc - optind;
     if (npos == 0)
-        usage_error("missing subcommand: expected add, list, show or rm");
+        usage_error("missing subcommand: expected add, list, show, rm or convert");
     const char *sub = pos[0];
+    if (to != -1 && strcmp(sub, "convert"))
+        usage_error("--to only applies to convert");
+    if (!strcmp(sub, "convert")) {
+        if (npos < 3)
+            usage_error("convert: missing %s", npos == 1 ? "input profile" : "output file");
+        if (npos > 3)
+            usage_error("unexpected argument '%s'", pos[3]);
+        if (store || site || kinds)
+            usage_error("convert: --store, --site and --ompi-kinds do not apply");
+        return profile_convert(pos[1], pos[2], format, to);
+    }
     int want = !strcmp(sub, "add") ? 3 : !strcmp(sub, "list") ? 1
              : (!strcmp(sub, "show") || !strcmp(sub, "rm")) ? 2 : -1;
     if (want < 0)
-        usage_error("unknown subcommand '%s': expected add, list, show or rm", sub);
+        usage_error("unknown subcommand '%s': expected add, list, show, rm or convert", sub);
     if (npos < want)
         usage_error("%s: missing %s", sub, npos == 1 ? "profile name" : "profile file");
     if (npos > want && want != 3)

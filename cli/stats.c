@@ -47,7 +47,7 @@ const char help_stats[] =
     "  --json                print one JSON object instead of a table\n"
     "  --grid-weak F         the grid analyzer ignores edges below F times the\n"
     "                        average edge (default: 0.2, the paper's)\n"
-    "  --profile-format FMT  auto (default), edges, dense or mtx\n"
+    "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
     "  -v, --verbose         report progress on standard error\n"
     "  -h, --help            print this help and exit\n"
     "\n"

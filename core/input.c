@@ -216,28 +216,111 @@ char *topomap_input_slurp(const char *path, long max, const char *what, size_t *
     return buf;
 }
 
+/* Read more of l->f into l->buf, keeping the bytes not yet returned
+ * (moved to the front) and growing the buffer when a line fills it. 0, or -1
+ * with errno ENOMEM. A read error or the end of the stream sets l->eof. */
+static int lines_fill(struct topomap_lines *l)
+{
+    size_t keep = l->end - l->pos;
+    if (l->pos) {
+        memmove(l->buf, l->buf + l->pos, keep);
+        if (l->nul != l->cap)
+            l->nul -= l->pos;
+        l->pos = 0;
+        l->end = keep;
+    }
+    /* One byte always free after the data for the terminating NUL. */
+    if (l->cap - keep < 4096) {
+        size_t ncap = l->cap ? 2 * l->cap : (size_t)1 << 20;
+        char *nb = realloc(l->buf, ncap);
+        if (!nb) {
+            errno = ENOMEM;
+            return -1;
+        }
+        if (l->nul == l->cap)
+            l->nul = ncap;
+        l->buf = nb;
+        l->cap = ncap;
+    }
+    errno = 0;
+    size_t got = fread(l->buf + keep, 1, l->cap - keep - 1, l->f);
+    if (got < l->cap - keep - 1) {
+        l->eof = 1;
+        if (ferror(l->f))
+            l->rerr = errno ? errno : EIO;
+    }
+    const char *z = l->nul == l->cap ? memchr(l->buf + keep, 0, got) : NULL;
+    if (z)
+        l->nul = (size_t)(z - l->buf);
+    l->end = keep + got;
+    return 0;
+}
+
+const char *topomap_lines_peek(struct topomap_lines *l, size_t want, size_t *got, char *err,
+                               size_t errlen)
+{
+    while (!l->eof && l->end - l->pos < want) {
+        /* Doubling the buffer while the data lasts (realloc moves pages, not
+         * bytes, at these sizes): a header may claim more than there is. */
+        size_t ncap = l->cap ? 2 * l->cap : (size_t)1 << 20;
+        if (l->cap - (l->end - l->pos) < want - (l->end - l->pos) + 1) {
+            char *nb = realloc(l->buf, ncap);
+            if (!nb) {
+                topomap_fail(err, errlen, ENOMEM, "%s: out of memory reading %zu bytes", l->path,
+                             want);
+                return NULL;
+            }
+            if (l->nul == l->cap)
+                l->nul = ncap;
+            l->buf = nb;
+            l->cap = ncap;
+        }
+        if (lines_fill(l) < 0) {
+            topomap_fail(err, errlen, ENOMEM, "%s: out of memory", l->path);
+            return NULL;
+        }
+    }
+    if (l->eof && l->rerr && l->end - l->pos < want) {
+        int e = l->rerr;
+        topomap_fail(err, errlen, e, "%s: %s", l->path,
+                     e == EBADMSG ? "corrupt or truncated gzip data" : strerror(e));
+        return NULL;
+    }
+    *got = l->end - l->pos < want ? l->end - l->pos : want;
+    return l->buf ? l->buf + l->pos : "";
+}
+
 int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen)
 {
-    errno = 0;
-    ssize_t len = getline(&l->line, &l->cap, l->f);
-    if (len < 0) {
-        int e = ferror(l->f) ? (errno ? errno : EIO) : errno;
-        if (!e)
-            return 0;
-        if (e == ENOMEM)
-            return topomap_fail(err, errlen, e, "%s:%ld: out of memory", l->path, l->lineno + 1);
-        if (e == EBADMSG) /* from gz_read */
-            return topomap_fail(err, errlen, e, "%s:%ld: corrupt or truncated gzip data", l->path,
+    char *nl;
+    for (;;) {
+        nl = l->buf ? memchr(l->buf + l->pos, '\n', l->end - l->pos) : NULL;
+        if (nl || (l->eof && l->end > l->pos))
+            break; /* a line, or the last one without its newline */
+        if (l->eof) {
+            int e = l->rerr;
+            if (!e)
+                return 0;
+            if (e == EBADMSG) /* from gz_read */
+                return topomap_fail(err, errlen, e, "%s:%ld: corrupt or truncated gzip data",
+                                    l->path, l->lineno + 1);
+            return topomap_fail(err, errlen, e, "%s:%ld: read error: %s", l->path,
+                                l->lineno + 1, strerror(e));
+        }
+        if (lines_fill(l) < 0)
+            return topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory", l->path,
                                 l->lineno + 1);
-        return topomap_fail(err, errlen, e, "%s:%ld: read error: %s", l->path, l->lineno + 1,
-                            strerror(e));
     }
+    size_t start = l->pos, stop = nl ? (size_t)(nl - l->buf) : l->end;
+    l->pos = nl ? stop + 1 : stop;
     l->lineno++;
-    while (len > 0 && (l->line[len - 1] == '\n' || l->line[len - 1] == '\r'))
+    l->line = l->buf + start;
+    size_t len = stop - start;
+    while (len > 0 && l->line[len - 1] == '\r')
         len--;
     l->line[len] = 0;
-    l->len = (size_t)len;
-    if (memchr(l->line, 0, l->len))
+    l->len = len;
+    if (l->nul < stop)
         return topomap_fail(err, errlen, EINVAL, "%s:%ld: NUL byte in line (not a text file?)",
                             l->path, l->lineno);
     return 1;
@@ -245,9 +328,9 @@ int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen)
 
 void topomap_lines_close(struct topomap_lines *l)
 {
-    free(l->line);
-    l->line = NULL;
-    l->cap = 0;
+    free(l->buf);
+    l->buf = l->line = NULL;
+    l->cap = l->pos = l->end = 0;
     if (l->f)
         fclose(l->f);
     l->f = NULL;

@@ -459,15 +459,30 @@ char *topomap_input_slurp(const char *path, long max, const char *what, size_t *
  * topomap_lines_next() until it returns 0 (end of file) or -1 (errno and
  * "PATH:LINE: problem": NUL byte, read error, out of memory); on 1, line
  * holds the line without its newline and trailing CRs (len bytes) and lineno
- * its 1-based number. topomap_lines_close() frees the line and closes f. */
+ * its 1-based number (line points into a buffer of the reader, valid until
+ * the next call, and may be modified in place). topomap_lines_close() frees
+ * the buffer and closes f. */
 struct topomap_lines {
     FILE *f;
     const char *path;
     char *line;
-    size_t cap, len;
+    size_t len;
     long lineno;
+    /* The reader's buffer: bytes [pos, end) not yet returned, the first NUL
+     * byte at nul (cap: none), the stream's end or error seen (rerr: its
+     * errno). Read in large blocks: line-by-line stdio was the bottleneck. */
+    char *buf;
+    size_t cap, pos, end, nul;
+    int eof, rerr;
 };
 int topomap_lines_next(struct topomap_lines *l, char *err, size_t errlen);
+/* The next bytes of l without consuming them, for a reader of binary data:
+ * reads until want bytes are buffered or the stream ends, sets *got to what
+ * is there (less than want only at the end) and returns them (valid until the
+ * next call). NULL with errno and "PATH: problem" when memory runs out or a
+ * read error (corrupt gzip data) comes before want bytes. */
+const char *topomap_lines_peek(struct topomap_lines *l, size_t want, size_t *got, char *err,
+                               size_t errlen);
 void topomap_lines_close(struct topomap_lines *l);
 
 /* node_place.c: the node-internal placement (opts.node_place, enum

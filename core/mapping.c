@@ -420,7 +420,7 @@ static int read_stream(FILE *f, const char *path, int format, const topomap_topo
     /* A hostfile cannot share a core (next_core); the others are checked. */
     rc = check_shared_cores(path, t, nranks, node, core, line_of, err, errlen);
 out:
-    free(ln.line); /* f is the caller's */
+    free(ln.buf); /* f is the caller's */
     free(line_of);
     free(next_core);
     return rc;

@@ -7,6 +7,7 @@
 #define TOPOMAP_PROFILE_PRIV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -45,6 +46,11 @@ void topomap_meta_free(struct meta_entry *m, size_t n);
  * topomap_profile_free(). */
 topomap_profile_t *topomap_profile_build(int n, size_t m, const int *src, const int *dst,
                                          const double *bytes, const double *msgs);
+
+/* The profile of n ranks over the directed CSR *d (rows sorted, no
+ * duplicate, values finite and non-negative), which it takes over: *d is
+ * emptied, and freed on failure too. NULL + errno ENOMEM. */
+topomap_profile_t *topomap_profile_from_csr(int n, int has_msgs, struct csr *d);
 
 /* ---- profile_read.c: the line reader the format parsers share ----------- */
 
@@ -89,6 +95,8 @@ int topomap_rd_data(struct reader *r, char cc);
 int topomap_rd_split(struct reader *r, char **tok, int max);
 /* len bytes of s, all digits, into *out; -1 otherwise or past LONG_MAX. */
 int topomap_rd_count(const char *s, size_t len, long *out);
+/* 1 if len bytes of s make a metadata key (A-Z a-z 0-9 _ - .), else 0. */
+int topomap_rd_is_key(const char *s, size_t len);
 /* Record the rank count n declared on the current line (what names it). */
 int topomap_rd_declare(struct reader *r, long n, const char *what);
 /* A non-negative finite number, or -1 with a message. */
@@ -107,5 +115,19 @@ int topomap_profile_parse_edges(struct reader *r);
 int topomap_profile_parse_dense(struct reader *r);
 /* profile_mtx.c: Matrix Market coordinate. */
 int topomap_profile_parse_mtx(struct reader *r);
+
+/* ---- profile_bin.c: the binary format ----------------------------------- */
+
+/* Its first 8 bytes. */
+extern const char topomap_bin_magic[8];
+/* The profile of the binary data of r's stream (read whole; r->meta gets
+ * its metadata); NULL with errno and "PATH: problem". */
+topomap_profile_t *topomap_profile_read_binary(struct reader *r);
+/* The same from the regular file path, read in one go, when its first bytes
+ * are the magic (*handled = 1; NULL with the message when malformed); else
+ * NULL with *handled = 0, for the stream reader (gzip data, errors). */
+topomap_profile_t *topomap_profile_read_binary_file(struct reader *r, const char *path, int *handled);
+/* p in the binary format to f (flushed, not closed). 0, or -1 with errno. */
+int topomap_profile_write_binary(const topomap_profile_t *p, FILE *f);
 
 #endif

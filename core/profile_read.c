@@ -16,6 +16,9 @@
  *     1, 3 or 4 fields is an edge list ("N" rank-count header, or "src dst
  *     bytes [msgs]"), any other count a dense matrix. So a 1x1, 3x3 or 4x4
  *     dense matrix needs the ".mat" extension or TOPOMAP_FMT_DENSE.
+ *  Before 3., data starting with the binary format's magic is that format
+ *  (profile_bin.c; whatever the extension but .mtx and .mat), read whole,
+ *  without a side file.
  *
  * Fields are separated by blanks or tabs (commas are also accepted); CRLF
  * line ends and a last line without newline are fine. A line cut short by
@@ -131,7 +134,7 @@ int topomap_rd_raw(struct reader *r)
 
 /* Metadata keys: what rd_comment() recognises, so that written metadata reads
  * back. */
-static int is_key(const char *s, size_t len)
+int topomap_rd_is_key(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++)
         if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.')
@@ -332,6 +335,15 @@ static int detect(struct reader *r)
         return TOPOMAP_FMT_MTX;
     if (has_suffix(r->path, ".mat") || has_suffix(r->path, ".mat.gz"))
         return TOPOMAP_FMT_DENSE;
+    /* The binary format by its magic, before any line is read (its bytes
+     * hold NULs, which the line reader refuses). */
+    size_t got = 0;
+    const char *head = topomap_lines_peek(&r->l, 8, &got, r->err, r->errlen);
+    if (!head && errno == ENOMEM)
+        return -1;
+    /* A read error: the line reader reports it, naming the line. */
+    if (head && got == 8 && !memcmp(head, topomap_bin_magic, 8))
+        return TOPOMAP_FMT_BINARY;
     int rc = topomap_rd_raw(r);
     if (rc < 0)
         return -1;
@@ -418,7 +430,7 @@ static int read_side_meta(struct reader *r, int *nranks)
             *nranks = (int)n;
             continue;
         }
-        if (is_key(s, klen) &&
+        if (topomap_rd_is_key(s, klen) &&
             topomap_meta_set(&r->meta, &r->nmeta, s, klen, v, strlen(v), 1) < 0) {
             ret = topomap_fail(r->err, r->errlen, ENOMEM, "%s:%ld: out of memory", mpath,
                                ml.lineno);
@@ -430,11 +442,34 @@ static int read_side_meta(struct reader *r, int *nranks)
     return ret < 0 ? -1 : 0;
 }
 
+/* The file's metadata after nranks, in file order, into p ("nranks" itself
+ * is the final count that p has already). 0, or -1 with the message. */
+static int add_meta(struct reader *r, topomap_profile_t *p)
+{
+    for (size_t i = 0; i < r->nmeta; i++) {
+        if (!strcmp(r->meta[i].key, "nranks"))
+            continue;
+        if (topomap_meta_set(&p->meta, &p->nmeta, r->meta[i].key, strlen(r->meta[i].key),
+                             r->meta[i].val, strlen(r->meta[i].val), 0) < 0)
+            return rd_nomem(r);
+    }
+    return 0;
+}
+
 static topomap_profile_t *load_stream(struct reader *r, int format)
 {
     int rc;
     if (format == TOPOMAP_FMT_AUTO && (format = detect(r)) < 0)
         return NULL;
+    if (format == TOPOMAP_FMT_BINARY) {
+        /* No side file: the binary file holds all its metadata. */
+        topomap_profile_t *p = topomap_profile_read_binary(r);
+        if (p && add_meta(r, p) < 0) {
+            topomap_profile_free(p);
+            return NULL;
+        }
+        return p;
+    }
     switch (format) {
     case TOPOMAP_FMT_EDGES:
         rc = topomap_profile_parse_edges(r);
@@ -485,17 +520,9 @@ static topomap_profile_t *load_stream(struct reader *r, int format)
                      r->declared ? r->declared_line : r->l.lineno, n, r->e.len);
         return NULL;
     }
-    /* The file's metadata after nranks, in file order; "nranks" itself is
-     * the final count already set by topomap_profile_build. */
-    for (size_t i = 0; i < r->nmeta; i++) {
-        if (!strcmp(r->meta[i].key, "nranks"))
-            continue;
-        if (topomap_meta_set(&p->meta, &p->nmeta, r->meta[i].key, strlen(r->meta[i].key),
-                             r->meta[i].val, strlen(r->meta[i].val), 0) < 0) {
-            topomap_profile_free(p);
-            rd_nomem(r);
-            return NULL;
-        }
+    if (add_meta(r, p) < 0) {
+        topomap_profile_free(p);
+        return NULL;
     }
     return p;
 }
@@ -523,7 +550,21 @@ topomap_profile_t *topomap_profile_load(const char *path, int format, char *err,
     locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), old = (locale_t)0;
     if (cloc)
         old = uselocale(cloc);
-    topomap_profile_t *p = load_stream(&r, format);
+    topomap_profile_t *p = NULL;
+    int whole = 0;
+    if (!r.from_stdin && (format == TOPOMAP_FMT_BINARY ||
+                          (format == TOPOMAP_FMT_AUTO && !has_suffix(path, ".mtx") &&
+                           !has_suffix(path, ".mat") && !has_suffix(path, ".grf") &&
+                           !has_suffix(path, ".src")))) {
+        /* A binary file is read in one go, not through the stream. */
+        p = topomap_profile_read_binary_file(&r, path, &whole);
+        if (p && add_meta(&r, p) < 0) {
+            topomap_profile_free(p);
+            p = NULL;
+        }
+    }
+    if (!whole)
+        p = load_stream(&r, format);
     int e = errno;
     if (cloc) {
         uselocale(old);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing a profile: the edge-list format with its metadata as "# key=value"
- * comments, which topomap_profile_load() reads back to the same profile. */
+ * comments, which topomap_profile_load() reads back to the same profile; the
+ * binary format is written by profile_bin.c. */
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -78,4 +79,15 @@ int topomap_profile_write(const topomap_profile_t *p, FILE *f)
         return -1;
     }
     return 0;
+}
+
+int topomap_profile_write_as(const topomap_profile_t *p, int format, FILE *f)
+{
+    if (format == TOPOMAP_FMT_AUTO || format == TOPOMAP_FMT_EDGES)
+        return topomap_profile_write(p, f);
+    if (!p || !f || format != TOPOMAP_FMT_BINARY) {
+        errno = EINVAL;
+        return -1;
+    }
+    return topomap_profile_write_binary(p, f);
 }

@@ -151,7 +151,9 @@ enum topomap_profile_format {
     TOPOMAP_FMT_AUTO = 0, /**< by extension (.mtx, .mat) and content */
     TOPOMAP_FMT_EDGES,    /**< "src dst bytes [msgs]" lines, 0-based ranks */
     TOPOMAP_FMT_DENSE,    /**< n lines of n numbers (TreeMatch, profile2mat.pl) */
-    TOPOMAP_FMT_MTX       /**< Matrix Market coordinate, 1-based */
+    TOPOMAP_FMT_MTX,      /**< Matrix Market coordinate, 1-based */
+    TOPOMAP_FMT_BINARY    /**< topomap's binary CSR (README.md, "Communication
+                               profile"); TOPOMAP_FMT_AUTO knows it by its magic */
 };
 
 /** Which quantity is the affinity between two ranks. */
@@ -166,6 +168,10 @@ enum topomap_affinity {
  * data (a "PROFILE.txt.gz", or piped in) is decompressed, the extension before
  * ".gz" picks the format as without it, and PROFILE.txt.meta is the side file
  * when PROFILE.txt.gz.meta is absent.
+ * Files in the binary format (TOPOMAP_FMT_BINARY, known by their magic under
+ * TOPOMAP_FMT_AUTO) are read whole and checked (size, version, flags, CRC-32,
+ * row offsets, peers, values); their errors read "PATH: problem" and they
+ * have no side file.
  * Duplicate (src, dst) entries are summed. The rank count comes from, in order:
  * a "# nranks=N" comment or a first data line holding a single integer (edge
  * list), the matrix size (dense, mtx), "nranks=" in the side file PATH.meta,
@@ -216,6 +222,19 @@ const char *topomap_profile_meta(const topomap_profile_t *p, const char *key);
  * @return 0, or -1 with errno from the stream (EINVAL for NULL arguments).
  */
 int topomap_profile_write(const topomap_profile_t *p, FILE *f);
+
+/**
+ * Write @p p to @p f in @p format: TOPOMAP_FMT_EDGES (or TOPOMAP_FMT_AUTO),
+ * as topomap_profile_write(), or TOPOMAP_FMT_BINARY, the binary format
+ * (README.md, "Communication profile": header, metadata, the directed CSR of
+ * (peer, bytes, messages), CRC-32), which topomap_profile_load() reads back
+ * to the same profile, bit for bit, far faster than text.
+ * The stream is flushed, not closed.
+ * @return 0, or -1 with errno from the stream, EINVAL for NULL arguments, a
+ *         format that is not written (dense, Matrix Market, unknown) or
+ *         metadata holding a newline (binary).
+ */
+int topomap_profile_write_as(const topomap_profile_t *p, int format, FILE *f);
 
 /**
  * A compressed sparse row view of a profile. Row i lists the ranks j that i

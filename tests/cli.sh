@@ -210,6 +210,12 @@ run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/s
 run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
     --nodes 'n[1-4]' --site 'min_gain=0.5 strict=1' -- srun -n8 --topomap=cyclic ./app
 run plan --topology "$TOPO/local-4node.yaml" --nodes 'n[1-4]' -- srun -n8 ./app
+# profile convert: binary and back gives the same text; the binary file is
+# read by its magic, or named by --profile-format binary.
+run profile convert "$tmp/ring8.txt" "$tmp/ring8.bin"
+run profile convert "$tmp/ring8.bin" - --profile-format binary
+run profile convert "$tmp/ring8.txt" "$tmp/ring8.data" --to binary
+run stats --profile "$tmp/ring8.data" --k 4
 # stats with the verdict's node size.
 run stats --profile "$top_srcdir/examples/metis-4elt-k256.txt" --k 4 --tasks-per-node 16
 # The time of an algorithm is the one thing that changes from run to run: the
@@ -294,6 +300,11 @@ expect 2 "--algos: unknown algorithm 'best' (known: block" compare $P $T --algos
 expect 2 "--algos: 'block,' is not a comma-separated list" compare $P $T --algos block,
 expect 2 "--format: unknown format 'xml'" map $P $T --format xml
 expect 2 "--profile-format: unknown format 'csv'" stats $P --profile-format csv
+expect 2 "--to: 'mtx' is not a format profiles are written in (edges, binary)" profile convert \
+    "$tmp/ring8.txt" "$tmp/x" --to mtx
+expect 2 "--to only applies to convert" profile add app "$tmp/ring8.txt" --to binary
+expect 2 "convert: missing output file" profile convert "$tmp/ring8.txt"
+expect 2 "unexpected argument 'z'" profile convert "$tmp/ring8.txt" y z
 expect 2 "--affinity: unknown affinity 'latency'" map $P $T --affinity latency
 expect 2 "--k: '4,,8' is not a comma-separated list" stats $P --k 4,,8
 expect 2 "--k: '0' is not a comma-separated list" stats $P --k 0
@@ -326,6 +337,11 @@ expect 1 "$tmp/nope.txt" map --profile "$tmp/nope.txt" $T $N
 printf '0 1 100\n1 0 -5\n' > "$tmp/neg.txt"
 expect 1 "neg.txt:2" map --profile "$tmp/neg.txt" $T $N
 expect 1 "neg.txt:2" stats --profile "$tmp/neg.txt"
+# A damaged binary profile: one line naming the file and the problem.
+head -c 100 "$tmp/ring8.bin" > "$tmp/cut.bin"
+expect 1 "$tmp/cut.bin: truncated: 100 of the " stats --profile "$tmp/cut.bin"
+expect 1 "$tmp/cut.bin: truncated: 100 of the " profile convert "$tmp/cut.bin" "$tmp/x.txt"
+expect 1 "$tmp/ring8.txt: not a topomap binary profile" stats $P --profile-format binary
 : > "$tmp/empty.txt"
 expect 1 "empty.txt" eval --profile "$tmp/empty.txt" $T --mapping x
 expect 1 "$tmp/nope.yaml" map $P --topology "$tmp/nope.yaml" $N

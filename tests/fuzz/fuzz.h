@@ -147,6 +147,31 @@ static inline void fuzz_topology_file(const char *name, const uint8_t *data, siz
 
 /* A loaded profile: its CSR views are well formed, and it reads back the
  * same after topomap_profile_write(). */
+/* p written in format to name reads back with the same ranks, messages or
+ * not, and the same CSR as want (the symmetric view if sym, else the directed
+ * one). */
+static inline void fuzz_reads_back(const topomap_profile_t *p, int format, const char *name,
+                                   const topomap_graph_t *want, int sym)
+{
+    const char *out = fuzz_path(name);
+    FILE *f = fopen(out, "wb");
+    FUZZ_CHECK(f && topomap_profile_write_as(p, format, f) == 0);
+    fclose(f);
+    char err[TOPOMAP_ERRLEN];
+    topomap_profile_t *q = topomap_profile_load(out, format, err, sizeof err);
+    if (!q)
+        fprintf(stderr, "fuzz: written profile (%s) does not read back: %s\n", name, err);
+    FUZZ_CHECK(q);
+    int n = want->n;
+    topomap_graph_t h;
+    FUZZ_CHECK(topomap_profile_nranks(q) == n && topomap_profile_has_msgs(q) == topomap_profile_has_msgs(p));
+    FUZZ_CHECK(topomap_profile_graph(q, TOPOMAP_AFFINITY_BYTES, sym, &h) == 0);
+    FUZZ_CHECK(!memcmp(h.xadj, want->xadj, ((size_t)n + 1) * sizeof *h.xadj));
+    FUZZ_CHECK(!memcmp(h.adj, want->adj, (size_t)h.xadj[n] * sizeof *h.adj));
+    FUZZ_CHECK(!memcmp(h.w, want->w, (size_t)h.xadj[n] * sizeof *h.w));
+    topomap_profile_free(q);
+}
+
 static inline void fuzz_check_profile(const topomap_profile_t *p)
 {
     int n = topomap_profile_nranks(p);
@@ -161,22 +186,8 @@ static inline void fuzz_check_profile(const topomap_profile_t *p)
         for (int64_t e = s.xadj[i]; e < s.xadj[i + 1]; e++)
             FUZZ_CHECK(s.adj[e] >= 0 && s.adj[e] < n && s.adj[e] != i &&
                        (e == s.xadj[i] || s.adj[e] > s.adj[e - 1]) && s.w[e] >= 0);
-    const char *out = fuzz_path("written.txt");
-    FILE *f = fopen(out, "w");
-    FUZZ_CHECK(f && topomap_profile_write(p, f) == 0);
-    fclose(f);
-    char err[TOPOMAP_ERRLEN];
-    topomap_profile_t *q = topomap_profile_load(out, TOPOMAP_FMT_EDGES, err, sizeof err);
-    if (!q)
-        fprintf(stderr, "fuzz: written profile does not read back: %s\n", err);
-    FUZZ_CHECK(q);
-    topomap_graph_t h;
-    FUZZ_CHECK(topomap_profile_nranks(q) == n && topomap_profile_has_msgs(q) == topomap_profile_has_msgs(p));
-    FUZZ_CHECK(topomap_profile_graph(q, TOPOMAP_AFFINITY_BYTES, 0, &h) == 0);
-    FUZZ_CHECK(!memcmp(h.xadj, g.xadj, ((size_t)n + 1) * sizeof *g.xadj));
-    FUZZ_CHECK(!memcmp(h.adj, g.adj, (size_t)g.xadj[n] * sizeof *g.adj));
-    FUZZ_CHECK(!memcmp(h.w, g.w, (size_t)g.xadj[n] * sizeof *g.w));
-    topomap_profile_free(q);
+    fuzz_reads_back(p, TOPOMAP_FMT_EDGES, "written.txt", &g, 0);
+    fuzz_reads_back(p, TOPOMAP_FMT_BINARY, "written.bin", &s, 1);
 }
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Profile files (core/profile_read.c and its parsers): the edge list, dense
- * and Matrix Market formats, by extension, by content and forced, with an
- * optional PATH.meta side file. Input: one byte choosing format and file
- * name, the file, and after "\xff\xfe" the side file. A loaded profile must
- * read back the same after topomap_profile_write(); its statistics and grid
+/* Profile files (core/profile_read.c and its parsers): the edge list, dense,
+ * Matrix Market and binary formats, by extension, by content and forced, with
+ * an optional PATH.meta side file. Input: one byte choosing format (bits 2-4,
+ * modulo 5) and file name (bits 0-1), the file, and after "\xff\xfe" the
+ * side file. A loaded profile must read back the same after
+ * topomap_profile_write() and in the binary format; its statistics and grid
  * analysis run too. */
 #include "fuzz.h"
 
@@ -11,11 +12,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const names[] = {"p.txt", "p.mat", "p.mtx", "p.dense"};
     static const int formats[] = {TOPOMAP_FMT_AUTO, TOPOMAP_FMT_EDGES, TOPOMAP_FMT_DENSE,
-                                  TOPOMAP_FMT_MTX};
+                                  TOPOMAP_FMT_MTX, TOPOMAP_FMT_BINARY};
     if (size < 1)
         return 0;
     const char *name = names[data[0] & 3];
-    int format = formats[(data[0] >> 2) & 3];
+    int format = formats[((data[0] >> 2) & 7) % 5];
     const uint8_t *part[2];
     size_t len[2];
     int np = fuzz_split(data + 1, size - 1, part, len, 2);
