@@ -138,3 +138,11 @@ void topomap_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
         b->cap = nc;
     }
 }
+
+const char *topomap_sp_algo_list(char *buf, size_t len)
+{
+    snprintf(buf, len, "off");
+    for (int i = 0; topomap_algo_name(i); i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), ", %s", topomap_algo_name(i));
+    return buf;
+}

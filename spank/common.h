@@ -35,6 +35,8 @@ double topomap_sp_now(void);
 long topomap_sp_uint(const char **p);
 /** The value of @p name from @p env, NULL when unset or empty. */
 const char *topomap_sp_env(topomap_getenv_fn env, void *arg, const char *name);
+/** "off, block, cyclic, ...": the values --topomap takes, into @p buf; returns it. */
+const char *topomap_sp_algo_list(char *buf, size_t len);
 /** qsort comparison of ints. */
 int topomap_sp_cmp_int(const void *a, const void *b);
 

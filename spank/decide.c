@@ -88,11 +88,9 @@ static int check_request(struct step *s)
         return -1;
     }
     if (!topomap_algo_valid(s->algo)) {
-        char known[512] = "off";
-        for (int i = 0; topomap_algo_name(i); i++)
-            snprintf(known + strlen(known), sizeof known - strlen(known), ", %s",
-                     topomap_algo_name(i));
-        keep(s->d, s->site, 0, "unknown algorithm '%s' (known: %s)", s->algo, known);
+        char known[512];
+        keep(s->d, s->site, 0, "unknown algorithm '%s' (known: %s)", s->algo,
+             topomap_sp_algo_list(known, sizeof known));
         return -1;
     }
     if (!o->rel) {

@@ -227,14 +227,11 @@ int topomap_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t 
     snprintf(buf, sizeof buf, "%s", val);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
     if (!tok || (strcmp(tok, "off") && strcmp(tok, "help") && !topomap_algo_valid(tok))) {
-        char known[512] = "off";
-        for (int i = 0; topomap_algo_name(i); i++)
-            snprintf(known + strlen(known), sizeof known - strlen(known), ", %s",
-                     topomap_algo_name(i));
+        char known[512];
         return topomap_sp_fail(err, errlen, EINVAL,
                                "--topomap=%s: unknown algorithm '%s' (known: %s; --topomap=help "
                                "describes them)",
-                               val, tok ? tok : "", known);
+                               val, tok ? tok : "", topomap_sp_algo_list(known, sizeof known));
     }
     char *algo = tok, *profile = NULL;
     int verbose = 0;

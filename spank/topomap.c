@@ -497,6 +497,20 @@ static const char *job_env(spank_t sp, const char *name)
 
 static int srun_step(uint32_t step);
 
+/* 1 when global task 0 of the step runs on this node (slurmstepd). */
+static int task0_here(spank_t sp)
+{
+    uint32_t ntask = 0;
+    if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask) != ESPANK_SUCCESS)
+        return 0;
+    for (uint32_t l = 0; l < ntask; l++) {
+        uint32_t gid = 1;
+        if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &gid) == ESPANK_SUCCESS && gid == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* srun's decision, into this node's slurmd log when global task 0 runs
  * here: one line per step, where an admin looks (a site's configuration
  * problems, a missing topology file or an unreadable store, show there
@@ -504,19 +518,12 @@ static int srun_step(uint32_t step);
 static void log_decision(spank_t sp)
 {
     const char *line = job_env(sp, TOPOMAP_ENV_LOG);
-    uint32_t job = 0, step = 0, ntask = 0;
+    uint32_t job = 0, step = 0;
     if (!line)
         return;
-    int task0 = 0;
-    if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask) == ESPANK_SUCCESS)
-        for (uint32_t l = 0; l < ntask && !task0; l++) {
-            uint32_t gid = 1;
-            task0 = spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &gid) == ESPANK_SUCCESS &&
-                    gid == 0;
-        }
     spank_get_item(sp, S_JOB_ID, &job);
     spank_get_item(sp, S_JOB_STEPID, &step);
-    if (task0 && srun_step(step)) {
+    if (srun_step(step) && task0_here(sp)) {
         char copy[1024];
         snprintf(copy, sizeof copy, "%s", line);
         slurm_info("topomap: step %u.%u: %s", job, step, topomap_sp_clean(copy));
@@ -679,7 +686,7 @@ static void check_record(void)
 static void setup_record(spank_t sp)
 {
     const char *v = job_env(sp, TOPOMAP_ENV_RECORD);
-    uint32_t job = 0, step = 0, ntask = 0;
+    uint32_t job = 0, step = 0;
     uid_t uid = 0;
     gid_t gid = 0;
     char err[TOPOMAP_ERRLEN];
@@ -701,13 +708,7 @@ static void setup_record(spank_t sp)
      * not when srun declined (empty name, srun said why). */
     if (!srun_step(step) || !rec_name[0])
         return;
-    if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask) == ESPANK_SUCCESS)
-        for (uint32_t l = 0; l < ntask; l++) {
-            uint32_t gid0 = 1;
-            if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &gid0) == ESPANK_SUCCESS &&
-                gid0 == 0)
-                rec_task0 = 1;
-        }
+    rec_task0 = task0_here(sp);
     if (!topomap_store_name_valid(rec_name)) {
         snprintf(rec_problem, sizeof rec_problem,
                  "topomap: --topomap-record: '%.200s' is not a valid profile name; not recording",

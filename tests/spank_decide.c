@@ -12,6 +12,69 @@
 #include "tap.h"
 
 /* The placement decision on the 2x2 mesh of tests/data/slurm. */
+/* What the release changes in the decision (spank/release.c), an untested
+ * release, mpirun's daemons, --topomap=help: on the mesh of decide_tests. */
+static void release_decide_tests(struct topomap_site *s, const char *const *env)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    /* The same step under 24.11's rules: predicted the same (all nodes). */
+    parse_release = topomap_release_find(24, 11);
+    parse(&o, env, err, "srun", "-N4", "-n8", "--topomap=cyclic,verbose,profile=pair8", "app",
+          NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.summary[0],
+       "24.11, -N4 -n8 --topomap=cyclic,verbose,profile=pair8: remapped, verbose");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* ... but a step on part of the allocation is not predicted: one line
+     * when asked, silence under the site default. */
+    parse(&o, env, err, "srun", "-n3", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Slurm 24.11 picks the nodes of a step"),
+       "24.11, -n3 of 4 nodes asked: declined (%s)", d.message);
+    like(d.log, "cannot predict Slurm's layout", "... and logged: %s", d.log);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    free(s->dflt);
+    s->dflt = strdup("cyclic");
+    parse(&o, env, err, "srun", "-n3", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && d.log[0],
+       "... under the site default: nothing said to the user, logged (%s)", d.log);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    free(s->dflt);
+    s->dflt = strdup("off");
+    parse_release = NULL;
+    /* An untested release: one line, never a guess. */
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
+    o.rel = NULL;
+    snprintf(o.release_seen, sizeof o.release_seen, "23.11");
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP &&
+           strstr(d.message, "Slurm 23.11 is not a release this plugin was built and tested for "
+                             "(22.05, 24.11); using Slurm's default layout"),
+       "Slurm 23.11: declined (%s)", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* Open MPI's mpirun starting its daemons through srun. */
+    parse(&o, env, err, "srun", "--ntasks-per-node=1", "-N4", "--topomap=cyclic",
+          "/usr/bin/prted", "--prtemca", "x", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Open MPI's prted daemons for mpirun"),
+       "mpirun's srun of prted: told why (%s)", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap=help", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_OFF && !d.message[0] && !d.log[0],
+       "--topomap=help: nothing decided (the option callback lists the algorithms)");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+}
+
 static void decide_tests(const char *store)
 {
     char err[TOPOMAP_ERRLEN];
@@ -61,60 +124,7 @@ static void decide_tests(const char *store)
     topomap_decision_free(&d);
     topomap_srun_free(&o);
 
-    /* The same step under 24.11's rules: predicted the same (all nodes). */
-    parse_release = topomap_release_find(24, 11);
-    parse(&o, env, err, "srun", "-N4", "-n8", "--topomap=cyclic,verbose,profile=pair8", "app",
-          NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_REMAP && d.summary[0],
-       "24.11, -N4 -n8 --topomap=cyclic,verbose,profile=pair8: remapped, verbose");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    /* ... but a step on part of the allocation is not predicted: one line
-     * when asked, silence under the site default. */
-    parse(&o, env, err, "srun", "-n3", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Slurm 24.11 picks the nodes of a step"),
-       "24.11, -n3 of 4 nodes asked: declined (%s)", d.message);
-    like(d.log, "cannot predict Slurm's layout", "... and logged: %s", d.log);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    free(s.dflt);
-    s.dflt = strdup("cyclic");
-    parse(&o, env, err, "srun", "-n3", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && d.log[0],
-       "... under the site default: nothing said to the user, logged (%s)", d.log);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    free(s.dflt);
-    s.dflt = strdup("off");
-    parse_release = NULL;
-    /* An untested release: one line, never a guess. */
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
-    o.rel = NULL;
-    snprintf(o.release_seen, sizeof o.release_seen, "23.11");
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP &&
-           strstr(d.message, "Slurm 23.11 is not a release this plugin was built and tested for "
-                             "(22.05, 24.11); using Slurm's default layout"),
-       "Slurm 23.11: declined (%s)", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    /* Open MPI's mpirun starting its daemons through srun. */
-    parse(&o, env, err, "srun", "--ntasks-per-node=1", "-N4", "--topomap=cyclic",
-          "/usr/bin/prted", "--prtemca", "x", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Open MPI's prted daemons for mpirun"),
-       "mpirun's srun of prted: told why (%s)", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    parse(&o, env, err, "srun", "-n8", "--topomap=help", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_OFF && !d.message[0] && !d.log[0],
-       "--topomap=help: nothing decided (the option callback lists the algorithms)");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    release_decide_tests(&s, env);
 
     /* block: nothing to change, nothing said. */
     parse(&o, env, err, "srun", "-n8", "--topomap=block", "--topomap-profile=pair8", "app", NULL);
