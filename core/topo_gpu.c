@@ -32,8 +32,7 @@ void topo_gpus_free(struct topo_gpus *g)
     free(g);
 }
 
-/* The largest core of a CPU list ("0-9,20-29"), or -1 when it is not one. */
-static long cpulist_max(const char *s)
+long topo_cpulist_max(const char *s)
 {
     long max = -1;
     const char *p = s;
@@ -109,7 +108,7 @@ int topo_gpus_attach(const topomap_topology_t *t, struct topo_ntype *ty, struct 
     }
     g->cpu_cores = ty->cores;
     for (int i = 0; i < n; i++) {
-        long max = cpulist_max(g->gpu[i].cpus ? g->gpu[i].cpus : "");
+        long max = topo_cpulist_max(g->gpu[i].cpus ? g->gpu[i].cpus : "");
         if (max < 0 || max >= g->cpu_cores) {
             int c = g->cpu_cores;
             topo_gpus_free(g);

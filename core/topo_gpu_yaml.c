@@ -20,7 +20,7 @@
 #include "topo_yamldoc.h"
 #include "topology_priv.h"
 
-static int load_devices(struct topo_yctx *c, yaml_node_t *dev, struct topo_gpus *g)
+static int load_devices(struct topo_yctx *c, yaml_node_t *dev, int cores, struct topo_gpus *g)
 {
     static const char *const keys[] = {"cpus", "numa", "nic", NULL};
     if (dev->type != YAML_SEQUENCE_NODE || topo_y_len(dev) < 1 ||
@@ -45,6 +45,13 @@ static int load_devices(struct topo_yctx *c, yaml_node_t *dev, struct topo_gpus 
             return -1;
         if (topo_y_str(c, v, "cpus", &s) < 0)
             return -1;
+        long max = topo_cpulist_max(s);
+        if (max < 0)
+            return topo_y_fail(c, v, EINVAL, "'cpus' must be a CPU list such as 0-9,20-29, not '%s'",
+                               s);
+        if (max >= cores)
+            return topo_y_fail(c, v, EINVAL, "'cpus': core %ld is past the node's %d cores (0-%d)",
+                               max, cores, cores - 1);
         free(g->gpu[i].cpus);
         if (!(g->gpu[i].cpus = strdup(s)))
             return topo_y_fail(c, v, ENOMEM, "out of memory");
@@ -134,7 +141,7 @@ int topo_y_gpus(struct topo_yctx *c, const topomap_topology_t *t, yaml_node_t *n
             goto out;
         }
     }
-    if (dev && load_devices(c, dev, g) < 0)
+    if (dev && load_devices(c, dev, ty->cores, g) < 0)
         goto out;
     if ((v = topo_y_get(c, n, "links")) && load_links(c, v, g) < 0)
         goto out;

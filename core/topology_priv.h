@@ -293,6 +293,8 @@ static inline double topo_gpu_cost(const struct topo_gpus *g, int a, int b)
 {
     return g->cost[(size_t)a * (size_t)g->ngpu + (size_t)b];
 }
+/* The largest core of a CPU list ("0-9,20-29"), or -1 when it is not one. */
+long topo_cpulist_max(const char *s);
 /* Print the GPU lines of describe(). */
 void topo_gpus_describe(const struct topo_gpus *g, const char *indent, FILE *f);
 /* topo_hwloc_gpu.c: the GPUs and NICs of an hwloc XML file, with their
