@@ -705,7 +705,12 @@ static void prepare_gpus(spank_t sp)
         }
     }
     alloc = step_cores(sp, topo, &nalloc);
+    /* The job's environment gets SLURMD_NODENAME only in each task;
+     * slurmstepd has it from slurmd (a node name may differ from the
+     * host's name, and the local test cluster runs every node on one host). */
     const char *node = job_env(sp, "SLURMD_NODENAME");
+    if (!node)
+        node = getenv("SLURMD_NODENAME");
     if (!node && gethostname(host, sizeof host) == 0) {
         host[sizeof host - 1] = 0;
         host[strcspn(host, ".")] = 0;
