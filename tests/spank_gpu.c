@@ -5,7 +5,8 @@
  * (restricted to the step's cores), and the whole preparation of a node's
  * tasks for several GPUs per node (topologies/dgx1-v100.yaml) and one GPU per
  * node (tests/data/topologies/gpu-one.yaml), and for a step without GPUs
- * (nothing set). */
+ * (nothing set); and what srun passes (TOPOMAP_GPU) with and without
+ * gpu_bind=yes, on GPU and CPU nodes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,8 +197,49 @@ static void site_key(void)
     topomap_site_free(&s);
 }
 
+/* srun's decision: TOPOMAP_GPU only with gpu_bind=yes on GPU nodes. */
+static void decide_gpu(const char *store)
+{
+    const char *env[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
+    static const char *const topo[] = {DATA "/mesh-2x2-2gpu.yaml", DATA "/mesh-2x2-2core.yaml"};
+    for (int k = 0; k < 3; k++) {
+        struct topomap_site s;
+        struct topomap_srun o;
+        struct topomap_decision d;
+        char pa[600], ta[600], *args[] = {ta, pa, "gpu_bind=yes"};
+        topomap_site_init(&s);
+        snprintf(ta, sizeof ta, "topology=%s", topo[k == 2]);
+        snprintf(pa, sizeof pa, "profiles=%s", store);
+        topomap_site_parse(&s, k == 1 ? 2 : 3, args, err, sizeof err);
+        parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app",
+              NULL);
+        topomap_decide(&s, &o, fake_env, (void *)env, &d);
+        if (k == 0)
+            ok(d.outcome == TOPOMAP_REMAP && d.gpu && !strcmp(d.gpu, "1:1:0x4,1x4"),
+               "gpu_bind=yes, GPU nodes: TOPOMAP_GPU %s (ranks 0-3 on GPU 0, 4-7 on GPU 1)",
+               d.gpu ? d.gpu : "(none)");
+        else
+            ok(d.outcome == TOPOMAP_REMAP && d.gpu == NULL && d.bind != NULL,
+               "%s: no TOPOMAP_GPU, the core binding as before",
+               k == 1 ? "gpu_bind=no" : "gpu_bind=yes on nodes without GPUs");
+        topomap_decision_free(&d);
+        topomap_srun_free(&o);
+        topomap_site_free(&s);
+    }
+}
+
 int main(void)
 {
+    char store[] = "/tmp/topomap-gpu-store.XXXXXX";
+    if (make_store(store) == 0) {
+        topomap_profile_t *p = topomap_profile_load(DATA "/pair8.txt", TOPOMAP_FMT_AUTO, err,
+                                                    sizeof err);
+        if (ok(p && topomap_store_add(store, "pair8", p, err, sizeof err) == 0,
+               "store pair8 (%s)", p ? "ok" : err))
+            decide_gpu(store);
+        topomap_profile_free(p);
+        remove_store(store);
+    }
     site_key();
     step_and_vars();
     topomap_topology_t *t = topomap_topology_load(DGX1, err, sizeof err);
