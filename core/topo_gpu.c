@@ -124,11 +124,13 @@ int topo_gpus_attach(const topomap_topology_t *t, struct topo_ntype *ty, struct 
             topo_gpus_free(g);
             return topomap_fail(err, errlen, ENOMEM, "out of memory");
         }
+        /* A tiny links value would give a cost past what SumCom may sum
+         * (TOPOMAP_MAX_COST bounds every cost the YAML gives). */
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++) {
                 double l = g->links[(size_t)a * n + b];
-                g->cost[(size_t)a * n + b] = a == b ? 0.0 : l > 0 ? g->link_cost / l
-                                                                  : g->host_cost;
+                double c = a == b ? 0.0 : l > 0 ? g->link_cost / l : g->host_cost;
+                g->cost[(size_t)a * n + b] = c < TOPOMAP_MAX_COST ? c : TOPOMAP_MAX_COST;
             }
     }
     int arity[2], nl;

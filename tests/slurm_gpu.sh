@@ -20,6 +20,7 @@ SHOW='echo "$SLURM_PROCID $SLURMD_NODENAME ${CUDA_VISIBLE_DEVICES:--} ${TOPOMAP_
 run() { # OUT ENV-ASSIGNMENTS...: the step, one line per rank
     out=$1
     shift
+    # shellcheck disable=SC2086
     env "$@" $SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 \
         sh -c "$SHOW" 2> "$out.err" | sort -n > "$out"
 }
