@@ -191,6 +191,14 @@ static void yaml_errors(void)
             printf("#   want %s\n", want);
         topomap_topology_free(t);
     }
+    /* A valid node: tiny links give the largest cost, not an overflow. */
+    topomap_topology_t *cap = load_text(
+        "cap.yaml", "network: {kind: mesh, dims: [2]}\nnodes: \"n[1-2]\"\nnode:\n  cores: 4\n"
+                    "  gpus:\n    devices: [{cpus: 0-1}, {cpus: 2-3}]\n"
+                    "    links: [[0, 1e-300], [1e-300, 0]]\n");
+    ok(cap && topomap_topology_cost(cap, 0, 0, 0, 1) == TOPOMAP_MAX_COST,
+       "links 1e-300: the pair costs TOPOMAP_MAX_COST (%s)", cap ? "ok" : err);
+    topomap_topology_free(cap);
     /* In a node_types entry, and a count that disagrees with hwloc's. */
     char text[1024];
     topomap_topology_t *t = load_text(
