@@ -68,7 +68,7 @@ int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_get
      * GPU g of the node is its g-th entry (the numbering the runtime will
      * see); else the node's own number. */
     const char *slurm = topomap_sp_env(env, arg, var);
-    if (slurm && strchr(slurm, ',')) {
+    if (slurm) {
         if (list_item(slurm, gpu, out->dev, sizeof out->dev) < 0)
             return topomap_sp_fail(err, errlen, ERANGE,
                                    "GPU %d is not among the step's GPUs (%s=%.64s)", gpu, var,

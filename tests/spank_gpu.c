@@ -48,6 +48,10 @@ static void task_values(const topomap_topology_t *t)
     ok(topomap_gpu_task(t, 1, 5, fake_env, (void *)slurm, &g, err, sizeof err) == 0 &&
            !strcmp(g.dev, "1"),
        "Slurm's list 4,5,6,7,0,1,2,3: GPU 5 is its 6th entry, 1 (got %s)", g.dev);
+    const char *one[] = {"CUDA_VISIBLE_DEVICES=3", NULL};
+    ok(topomap_gpu_task(t, 1, 0, fake_env, (void *)one, &g, err, sizeof err) == 0 &&
+           !strcmp(g.dev, "3"),
+       "Slurm gave the step GPU 3 only: slot 0 is GPU 3 (got %s)", g.dev);
     const char *shortl[] = {"CUDA_VISIBLE_DEVICES=0,1", NULL};
     errno = 0;
     ok(topomap_gpu_task(t, 1, 5, fake_env, (void *)shortl, &g, err, sizeof err) < 0 &&
