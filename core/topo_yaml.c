@@ -280,7 +280,8 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
 
 /* The keys of a node description (the node section and each node_types
  * entry, whose keys the caller checked; what names it in messages):
- * exactly one of cores, levels or hwloc, and costs, self_cost. Fills ty
+ * exactly one of cores, levels or hwloc, and costs, self_cost, gpus
+ * (topo_gpu_yaml.c: the slots become the GPUs). Fills ty
  * (the caller clears it on failure too). */
 static int load_levels(struct topo_yctx *c, const topomap_topology_t *t, yaml_node_t *node,
                        const char *what, struct topo_ntype *ty)
@@ -391,6 +392,16 @@ static int load_levels(struct topo_yctx *c, const topomap_topology_t *t, yaml_no
     cost[nl] = self_cost;
     if (topo_type_levels(t, ty, nl, arity, cost, names, berr, sizeof berr) < 0)
         return topo_y_fail(c, node, errno, "%s", berr);
+    if ((v = topo_y_get(c, node, "gpus"))) {
+        const char *file = NULL;
+        char *xml = hw && topo_y_str(c, hw, "hwloc", &file) == 0 ? relative_path(c->path, file)
+                                                                  : NULL;
+        if (hw && !xml)
+            return topo_y_fail(c, hw, ENOMEM, "out of memory");
+        int rc = topo_y_gpus(c, t, v, xml, ty);
+        free(xml);
+        return rc;
+    }
     return 0;
 }
 
@@ -398,7 +409,7 @@ static int load_levels(struct topo_yctx *c, const topomap_topology_t *t, yaml_no
 static int load_node(struct topo_yctx *c, topomap_topology_t *t, yaml_node_t *node)
 {
     static const char *const node_keys[] = {"cores", "levels", "hwloc", "costs", "self_cost",
-                                            NULL};
+                                            "gpus", NULL};
     struct topo_ntype ty = {0};
     int n1 = 1;
     if (!node) /* no node section: one core per node */
@@ -453,7 +464,7 @@ static int load_node_types(struct topo_yctx *c, topomap_topology_t *t, yaml_node
                            yaml_node_t *node)
 {
     static const char *const keys[] = {"hostlist", "cores", "levels", "hwloc", "costs",
-                                       "self_cost", NULL};
+                                       "self_cost", "gpus", NULL};
     if (list->type != YAML_SEQUENCE_NODE || topo_y_len(list) < 1)
         return topo_y_fail(c, list, EINVAL,
                            "'node_types' must be a non-empty list of node types");

@@ -56,6 +56,13 @@ int topo_y_str(struct topo_yctx *c, yaml_node_t *n, const char *key, const char 
 int topo_y_len(const yaml_node_t *n);
 yaml_node_t *topo_y_item(struct topo_yctx *c, const yaml_node_t *n, int i);
 
+/* topo_gpu_yaml.c: the gpus: value n of a node description into ty (its
+ * CPU levels filled); xml is the node's hwloc file or NULL. 0 or -1. */
+struct topomap_topology;
+struct topo_ntype;
+int topo_y_gpus(struct topo_yctx *c, const struct topomap_topology *t, yaml_node_t *n,
+                const char *xml, struct topo_ntype *ty);
+
 /* topo_slurmyaml.c: Slurm's topology.yaml. */
 /* 1 if root (of doc) is a list whose first item is a mapping. */
 int topo_is_slurmyaml(yaml_document_t *doc, yaml_node_t *root);

@@ -325,6 +325,8 @@ double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb
         return t->ops->hops(t, na, nb) * t->hop_cost;
     /* The first level whose objects differ: the cores share level k-1. */
     const struct topo_ntype *ty = topo_type_of(t, na);
+    if (ty->gpus && ty->gpus->cost && ca != cb)
+        return topo_gpu_cost(ty->gpus, ca, cb);
     for (int k = 0; k < ty->nlevels; k++)
         if (ca / ty->inner[k] != cb / ty->inner[k])
             return ty->cost[k];

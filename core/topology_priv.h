@@ -85,6 +85,24 @@ struct topo_itree {
     long bsize[TOPO_MAX_LEVELS];
 };
 
+/* The GPUs of a node type (topo_gpu.c). With GPUs, the node's slots are
+ * its GPUs (struct topo_ntype cores = ngpu) and the CPU cores are only the
+ * cores near each GPU, for binding. */
+struct topo_gpu {
+    char *cpus;  /* cores near it, a CPU list of node core numbers ("0-19") */
+    int numa;    /* its NUMA domain, -1 when not given */
+    char *nic;   /* the NIC near it, as the MPI library names it, or NULL */
+};
+struct topo_gpus {
+    int ngpu;
+    int cpu_cores;       /* CPU cores of the node (the cpus lists are below it) */
+    int vendor;          /* TOPOMAP_GPU_NVIDIA, _AMD, _INTEL */
+    struct topo_gpu *gpu;
+    double *links;       /* ngpu x ngpu, links (or bandwidth) per pair; NULL: none given */
+    double link_cost, host_cost;
+    double *cost;        /* ngpu x ngpu pair costs, NULL without links (GPU-unaware) */
+};
+
 /* One node type: the inside of a node, nlevels levels, outermost first
  * (topo_nodetypes.c). */
 struct topo_ntype {
@@ -95,6 +113,7 @@ struct topo_ntype {
     double cost[TOPO_MAX_LEVELS + 1];
     char level_name[TOPO_MAX_LEVELS][TOPO_NAME_LEN];
     char *node_source;          /* where the levels came from ("hwloc XML FILE") or NULL */
+    struct topo_gpus *gpus;     /* NULL: a node of cores only */
 };
 
 struct topomap_topology {
@@ -259,5 +278,28 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
  * type (topo_type_levels, node_source set): */
 int topo_hwloc_type(const topomap_topology_t *t, const char *xml_path, struct topo_ntype *ty,
                     char *err, size_t errlen);
+
+/* topo_gpu.c: GPU nodes. */
+/* Free g (NULL is fine). */
+void topo_gpus_free(struct topo_gpus *g);
+/* Turn ty (its CPU levels filled) into a GPU node type of the GPUs g (taken
+ * over, freed on failure too): checks the CPU lists against ty's cores,
+ * computes the pair costs, sets the slot levels (one per NUMA domain when
+ * the GPUs split evenly over them, then the GPUs). 0, or -1 with err. */
+int topo_gpus_attach(const topomap_topology_t *t, struct topo_ntype *ty, struct topo_gpus *g,
+                     char *err, size_t errlen);
+/* Pair cost of GPUs a and b of a type with links (a != b). */
+static inline double topo_gpu_cost(const struct topo_gpus *g, int a, int b)
+{
+    return g->cost[(size_t)a * (size_t)g->ngpu + (size_t)b];
+}
+/* The largest core of a CPU list ("0-9,20-29"), or -1 when it is not one. */
+long topo_cpulist_max(const char *s);
+/* Print the GPU lines of describe(). */
+void topo_gpus_describe(const struct topo_gpus *g, const char *indent, FILE *f);
+/* topo_hwloc_gpu.c: the GPUs and NICs of an hwloc XML file, with their
+ * cores, NUMA domain, nearest NIC and the NVLink/XGMI matrix hwloc reports.
+ * A new struct (caller frees with topo_gpus_free) or NULL with err. */
+struct topo_gpus *topo_hwloc_gpus(const char *xml_path, char *err, size_t errlen);
 
 #endif

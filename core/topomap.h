@@ -428,6 +428,33 @@ int topomap_topology_hops(const topomap_topology_t *t, int a, int b);
  * range, or a core is not one of its node's (type's) cores.
  */
 double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb);
+/** GPU vendors (topomap_gpu_t vendor): which variable selects a task's GPU. */
+#define TOPOMAP_GPU_NVIDIA 1 /* CUDA_VISIBLE_DEVICES */
+#define TOPOMAP_GPU_AMD 2    /* ROCR_VISIBLE_DEVICES */
+#define TOPOMAP_GPU_INTEL 3  /* ZE_AFFINITY_MASK */
+/** The most GPUs of one node. */
+#define TOPOMAP_MAX_GPUS 64
+/** One GPU of a node (topomap_topology_gpu); strings valid while the topology lives. */
+typedef struct {
+    int vendor;       /**< TOPOMAP_GPU_NVIDIA, _AMD or _INTEL */
+    const char *cpus; /**< the CPU cores near it, a CPU list of node core numbers ("0-19") */
+    int numa;         /**< its NUMA domain, -1 when not known */
+    const char *nic;  /**< the NIC near it as the MPI library names it, or NULL */
+    int cpu_cores;    /**< CPU cores of the node */
+} topomap_gpu_t;
+/**
+ * GPUs of @p node: 0 for a node of cores only. On a node with GPUs the slots
+ * (cores, topomap_topology_node_cores) are its GPUs, slot g being GPU g, and
+ * topomap_topology_cost() of two slots of the node is the GPU pair's cost.
+ * -1 with errno EINVAL when @p node is out of range.
+ */
+int topomap_topology_node_gpus(const topomap_topology_t *t, int node);
+/** GPU @p gpu of @p node into @p out; -1 with errno EINVAL (no such GPU). */
+int topomap_topology_gpu(const topomap_topology_t *t, int node, int gpu, topomap_gpu_t *out);
+/** "nvidia", "amd", "intel", or NULL for another number. */
+const char *topomap_gpu_vendor_name(int vendor);
+/** The vendor named @p name, or -1 with errno EINVAL. */
+int topomap_gpu_vendor_parse(const char *name);
 /** Largest hop count between two nodes. */
 int topomap_topology_diameter(const topomap_topology_t *t);
 /**

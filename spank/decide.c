@@ -18,6 +18,7 @@ void topomap_decision_free(struct topomap_decision *d)
         free(d->hosts);
     }
     free(d->bind);
+    free(d->gpu);
     free(d->pmi2);
     free(d->algo);
     memset(d, 0, sizeof *d);
@@ -357,6 +358,19 @@ static int bind_indices(const struct step *s, const int *nodeix, int *core)
     return 0;
 }
 
+/* gpu_bind=yes: each rank's slot on its node, which is its GPU, when every
+ * node of the step has GPUs (core: scratch of n ints). 0 or -1 (ENOMEM). */
+static int gpu_slots(const struct step *s, int *core)
+{
+    for (int i = 0; i < s->nstep; i++)
+        if (topomap_topology_node_gpus(s->topo, topomap_alloc_node(s->alloc, i)) <= 0)
+            return 0;
+    for (int r = 0; r < s->n; r++)
+        core[r] = topomap_alloc_slot_core(s->alloc, s->r2s[r]);
+    s->d->gpu = topomap_bind_encode(core, s->n, 1);
+    return s->d->gpu ? 0 : -1;
+}
+
 /* Remap: hostnames, per-node core indices, the PMI2 mapping. */
 static void build_remap(struct step *s)
 {
@@ -402,6 +416,10 @@ static void build_remap(struct step *s)
         d->bind =
             topomap_bind_encode(core, n, (int)(s->o->cpus_per_task > 0 ? s->o->cpus_per_task : 1));
     }
+    if (s->site->gpu_bind && gpu_slots(s, core) < 0) {
+        keep(d, s->site, 0, "out of memory");
+        goto out;
+    }
     d->pmi2 = topomap_pmi2_mapping(nodeix, n, TOPOMAP_PMI2_MAXLEN);
     if (!d->pmi2 && errno != E2BIG) {
         keep(d, s->site, 0, "out of memory");
@@ -432,6 +450,8 @@ static void finish(struct step *s)
         d->hosts = NULL;
         free(d->bind);
         d->bind = NULL;
+        free(d->gpu);
+        d->gpu = NULL;
         free(d->pmi2);
         d->pmi2 = NULL;
     }

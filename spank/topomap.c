@@ -137,6 +137,8 @@ static int hostfile_fd = -1;
 /* slurmstepd side: the CPU set of each local task, or none. */
 static cpu_set_t *task_sets;
 static unsigned char *task_bind;
+static struct topomap_gpu_task *gpu_tasks; /* gpu_bind=yes: per local task */
+static uint32_t gpu_ntasks;
 static uint32_t ntask_local;
 static char bind_problem[512];
 static int bind_local;   /* bind_problem is this node's, not the whole step's */
@@ -243,6 +245,7 @@ static void undo_placement(void)
         unsetenv("SLURM_HOSTFILE");
     }
     unsetenv(TOPOMAP_ENV_BIND);
+    unsetenv(TOPOMAP_ENV_GPU);
     unsetenv(TOPOMAP_ENV_PMI2);
     unsetenv(TOPOMAP_ENV_FAIL);
 }
@@ -279,6 +282,7 @@ static int apply_placement(const struct topomap_decision *d, char *why, size_t l
     snprintf(hostfile, sizeof hostfile, "/proc/self/fd/%d", fd);
     if (setenv("SLURM_HOSTFILE", hostfile, 1) < 0 ||
         (d->bind && setenv(TOPOMAP_ENV_BIND, d->bind, 1) < 0) ||
+        (d->gpu && setenv(TOPOMAP_ENV_GPU, d->gpu, 1) < 0) ||
         setenv(TOPOMAP_ENV_PMI2, d->pmi2 ? d->pmi2 : "", 1) < 0) {
         snprintf(why, len, "cannot set the environment: %s", strerror(errno));
         undo_placement();
@@ -563,6 +567,27 @@ static void bind_fail(int local, const char *fmt, ...)
     bind_local = local;
 }
 
+/* The cores Slurm gave the step here (caller frees), or NULL: all cores in
+ * order. */
+static int *step_cores(spank_t sp, hwloc_topology_t topo, int *nalloc)
+{
+    char *cores_str = NULL;
+    int *alloc = NULL;
+    *nalloc = 0;
+    if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores_str) == ESPANK_SUCCESS && cores_str &&
+        *cores_str) {
+        int max = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) * 2 + 4096;
+        alloc = malloc((size_t)max * sizeof *alloc);
+        if (alloc)
+            *nalloc = topomap_cpulist_parse(cores_str, alloc, max);
+        if (*nalloc < 0) {
+            free(alloc);
+            alloc = NULL;
+        }
+    }
+    return alloc;
+}
+
 /* Work out every local task's CPU set (once per node, before the fork). A
  * problem is kept in bind_problem for slurm_spank_task_init to tell (and,
  * under strict=1, to fail the tasks there): this callback runs in
@@ -571,7 +596,6 @@ static void prepare_binding(spank_t sp)
 {
     const char *spec = job_env(sp, TOPOMAP_ENV_BIND);
     uint32_t ntotal = 0;
-    char *cores_str = NULL;
     int *core = NULL, *alloc = NULL, nalloc = 0, cpt = 1;
     hwloc_topology_t topo = NULL;
     hwloc_bitmap_t set = NULL;
@@ -602,18 +626,7 @@ static void prepare_binding(spank_t sp)
         bind_fail(1, "hwloc cannot read this node's topology");
         goto out;
     }
-    /* The cores Slurm gave the step here; without them, all cores in order. */
-    if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores_str) == ESPANK_SUCCESS && cores_str &&
-        *cores_str) {
-        int max = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) * 2 + 4096;
-        alloc = malloc((size_t)max * sizeof *alloc);
-        if (alloc)
-            nalloc = topomap_cpulist_parse(cores_str, alloc, max);
-        if (nalloc < 0) {
-            free(alloc);
-            alloc = NULL;
-        }
-    }
+    alloc = step_cores(sp, topo, &nalloc);
     int unbound = 0;
     for (uint32_t l = 0; l < ntask_local; l++) {
         uint32_t gid = 0;
@@ -650,6 +663,109 @@ out:
         hwloc_topology_destroy(topo);
     free(alloc);
     free(core);
+}
+
+static const char *job_getenv(const char *name, void *arg)
+{
+    return job_env(arg, name);
+}
+
+/* gpu_bind=yes (gpu.c): each local task's GPU, NIC and, with bind=cores,
+ * the cores near its GPU instead of its core. After prepare_binding. */
+static void prepare_gpus(spank_t sp)
+{
+    const char *spec = job_env(sp, TOPOMAP_ENV_GPU);
+    uint32_t ntotal = 0, nl = 0;
+    int *gid = NULL, *alloc = NULL, nalloc = 0;
+    hwloc_topology_t topo = NULL;
+    hwloc_bitmap_t *sets = NULL;
+    char err[TOPOMAP_ERRLEN], host[256];
+
+    if (!spec || !site.gpu_bind)
+        goto out;
+    if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &nl) != ESPANK_SUCCESS || ntotal == 0 ||
+        ntotal > INT_MAX || nl == 0)
+        goto out;
+    gid = calloc(nl, sizeof *gid);
+    gpu_tasks = calloc(nl, sizeof *gpu_tasks);
+    sets = calloc(nl, sizeof *sets);
+    if (!gid || !gpu_tasks || !sets || hwloc_topology_init(&topo) < 0 ||
+        hwloc_topology_load(topo) < 0) {
+        bind_fail(1, "gpu_bind: out of memory or no hwloc topology");
+        goto out;
+    }
+    for (uint32_t l = 0; l < nl; l++) {
+        uint32_t g = UINT32_MAX;
+        spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &g);
+        gid[l] = g > INT_MAX ? -1 : (int)g;
+        if (site.bind && !(sets[l] = hwloc_bitmap_alloc())) {
+            bind_fail(1, "gpu_bind: out of memory");
+            goto out;
+        }
+    }
+    alloc = step_cores(sp, topo, &nalloc);
+    /* The job's environment gets SLURMD_NODENAME only in each task;
+     * slurmstepd has it from slurmd (a node name may differ from the
+     * host's name, and the local test cluster runs every node on one host). */
+    const char *node = job_env(sp, "SLURMD_NODENAME");
+    if (!node)
+        node = getenv("SLURMD_NODENAME");
+    if (!node && gethostname(host, sizeof host) == 0) {
+        host[sizeof host - 1] = 0;
+        host[strcspn(host, ".")] = 0;
+        node = host;
+    }
+    int n = topomap_gpu_prepare(&site, spec, (int)ntotal, gid, (int)nl, node, job_getenv, sp, topo,
+                                alloc, nalloc, gpu_tasks, site.bind ? sets : NULL, err,
+                                sizeof err);
+    if (n < 0)
+        bind_fail(1, "gpu_bind: %s", err);
+    if (n <= 0)
+        goto out;
+    gpu_ntasks = nl;
+    if (site.bind && !task_sets) {
+        task_sets = calloc(nl, sizeof *task_sets);
+        task_bind = calloc(nl, 1);
+        ntask_local = task_sets && task_bind ? nl : 0;
+    }
+    for (uint32_t l = 0; site.bind && l < ntask_local; l++) {
+        CPU_ZERO(&task_sets[l]);
+        hwloc_cpuset_to_glibc_sched_affinity(topo, sets[l], &task_sets[l], sizeof task_sets[l]);
+        task_bind[l] = 1;
+    }
+out:
+    if (gpu_ntasks == 0) {
+        free(gpu_tasks);
+        gpu_tasks = NULL;
+    }
+    for (uint32_t l = 0; sets && l < nl; l++)
+        hwloc_bitmap_free(sets[l]);
+    free(sets);
+    free(gid);
+    free(alloc);
+    if (topo)
+        hwloc_topology_destroy(topo);
+    spank_unsetenv(sp, TOPOMAP_ENV_GPU);
+}
+
+/* In task_init: the GPU, and the NIC near it, of task l. */
+static void set_gpu_env(spank_t sp, uint32_t l)
+{
+    if (!gpu_tasks || l >= gpu_ntasks)
+        return;
+    const struct topomap_gpu_task *g = &gpu_tasks[l];
+    int bad = spank_setenv(sp, g->var, g->dev, 1) != ESPANK_SUCCESS;
+    if (g->nic[0]) {
+        bad |= spank_setenv(sp, TOPOMAP_ENV_GPU_NIC, g->nic, 1) != ESPANK_SUCCESS;
+        /* UCX (Open MPI, MPICH with UCX) names a port "mlx5_0:1"; a user's
+         * own choice stays. */
+        if (strchr(g->nic, ':') && !job_env(sp, "UCX_NET_DEVICES"))
+            bad |= spank_setenv(sp, "UCX_NET_DEVICES", g->nic, 0) != ESPANK_SUCCESS;
+    }
+    if (bad && l == 0)
+        fprintf(stderr, "topomap: cannot set %s=%s in task %u's environment; keeping Slurm's\n",
+                g->var, g->dev, l);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -832,6 +948,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
         return 0;
     check_record();
     prepare_binding(sp);
+    prepare_gpus(sp);
     return 0;
 }
 
@@ -870,6 +987,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         if (site.strict)
             _exit(1);
     }
+    set_gpu_env(sp, l);
     if (!task_bind || l >= ntask_local || !task_bind[l])
         return 0;
     if (sched_setaffinity(0, sizeof task_sets[l], &task_sets[l]) < 0) {
@@ -912,8 +1030,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     rec_step = 0;
     free(task_sets);
     free(task_bind);
+    free(gpu_tasks);
     task_sets = NULL;
     task_bind = NULL;
+    gpu_tasks = NULL;
+    gpu_ntasks = 0;
     if (site_ready)
         topomap_site_free(&site);
     site_ready = 0;
