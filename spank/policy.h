@@ -3,9 +3,9 @@
  * here: plugstack.conf arguments (site.c), the srun command line (srun.c),
  * Slurm's default task layout (layout.c), the placement decision (decide.c),
  * the binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
- * recording (record.c); private helpers in common.c. spank/topomap.c is the
- * only file that sees <slurm/spank.h>; each file here is unit-tested without
- * Slurm by tests/spank_FILE.c.
+ * recording (record.c); private helpers in common.c. spank/topomap.c and
+ * its plugin_*.c are the only files that see <slurm/spank.h>; each file
+ * here is unit-tested without Slurm by tests/spank_FILE.c.
  *
  * How a placement travels (see also spank/topomap.c):
  *  - srun (local context) decides, writes a hostfile and sets SLURM_HOSTFILE
