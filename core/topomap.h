@@ -591,8 +591,10 @@ void topomap_opts_init(topomap_opts_t *o);
 /**
  * Map the ranks of @p p onto the slots of @p a with algorithm @p algo.
  * Fills @p rank_to_slot[0 .. nranks-1] (caller-allocated) with distinct slots.
- * Errors: EINVAL unknown algorithm (message lists the known ones), E2BIG more
- * ranks than slots, ETIMEDOUT time limit exceeded, ENOMEM.
+ * Errors: EINVAL unknown algorithm (message lists the known ones), ENOTSUP the
+ * algorithm does not apply to these inputs (treematch on a torus, analytic or
+ * grid off a torus or mesh, grid on a profile that is not a process grid),
+ * E2BIG more ranks than slots, ETIMEDOUT time limit exceeded, ENOMEM.
  * @p o may be NULL for defaults.
  */
 int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,

@@ -288,7 +288,7 @@ static int judge_gain(struct step *s)
     d->hop_bytes_new = mnew.hop_bytes;
     double gain = mdef.hop_bytes > 0 ? (mdef.hop_bytes - mnew.hop_bytes) / mdef.hop_bytes : 0;
     snprintf(d->summary, sizeof d->summary,
-             "topomap: %s on %d ranks, nodes %s (%s tasks per node): hop-bytes %.6g -> %.6g "
+             "topomap: %s on %d ranks, nodes %s (%s tasks per node): hop-bytes %.0f -> %.0f "
              "(%+.1f%%), %.1f ms",
              s->algo, n, s->step_hosts, s->slots.s, mdef.hop_bytes, mnew.hop_bytes,
              gain == 0 ? 0.0 : -100.0 * gain, 1000.0 * d->seconds);
@@ -300,7 +300,7 @@ static int judge_gain(struct step *s)
     if (site->gain_congestion) {
         gain = gdef > 0 ? (gdef - gnew) / gdef : 0;
         snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
-                 ", busiest link %.6g -> %.6g bytes", gdef, gnew);
+                 ", busiest link %.0f -> %.0f bytes", gdef, gnew);
     }
     int same_nodes = 1;
     for (int r = 0; r < n && same_nodes; r++)
@@ -322,7 +322,7 @@ static int judge_gain(struct step *s)
                  s->algo, 100.0 * gain, gname, 100.0 * site->min_gain);
     else if (d->explicit_req && !same_nodes)
         snprintf(d->message, sizeof d->message,
-                 "topomap: %s does not reduce %s (%.6g -> %.6g); using Slurm's "
+                 "topomap: %s does not reduce %s (%.0f -> %.0f); using Slurm's "
                  "default layout",
                  s->algo, gname, gdef, gnew);
     return -1;
