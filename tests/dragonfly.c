@@ -6,7 +6,7 @@
  * dragonfly literature) on random small dragonflies with explicit links;
  * global-link loads by hand for two placements and for the Valiant spread;
  * congestion in seconds on a tapered fat-tree by hand; a YAML error with
- * FILE:LINE:COL for every new key. */
+ * FILE:LINE:COL for every new key; a dragonfly site's topology.conf. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -429,6 +429,35 @@ static void yaml_errors(void)
     }
 }
 
+/* A Slurm topology.conf as dragonfly sites write it (one switch per group,
+ * no switch above them, or one per switch under a group switch) is read as
+ * what it says: a tree, the groups joined by a virtual root. */
+static void slurm_conf(void)
+{
+    char path[300], err[TOPOMAP_ERRLEN];
+    topomap_topology_t *t = load_text("SwitchName=group0 Nodes=n[0-3]\n"
+                                      "SwitchName=group1 Nodes=n[4-7]\n",
+                                      path, sizeof path, err, sizeof err);
+    ok(t != NULL, "topology.conf, one switch per group: %s", t ? "loads" : err);
+    if (t) {
+        is_str(topomap_topology_kind(t), "fat-tree", "  read as a tree");
+        is_int(topomap_topology_hops(t, 0, 3), 2, "  same group switch: 2 hops");
+        is_int(topomap_topology_hops(t, 0, 4), 4, "  across groups: up to the root and down");
+    }
+    topomap_topology_free(t);
+    t = load_text("SwitchName=sw0 Nodes=n[0-1]\nSwitchName=sw1 Nodes=n[2-3]\n"
+                  "SwitchName=sw2 Nodes=n[4-5]\nSwitchName=sw3 Nodes=n[6-7]\n"
+                  "SwitchName=group0 Switches=sw[0-1]\nSwitchName=group1 Switches=sw[2-3]\n",
+                  path, sizeof path, err, sizeof err);
+    ok(t != NULL, "topology.conf, one switch per switch: %s", t ? "loads" : err);
+    if (t) {
+        is_int(topomap_topology_hops(t, 0, 1), 2, "  same switch: 2 hops");
+        is_int(topomap_topology_hops(t, 0, 2), 4, "  same group: 4 hops");
+        is_int(topomap_topology_hops(t, 0, 4), 6, "  across groups: 6 hops");
+    }
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -441,6 +470,7 @@ int main(void)
     loads_by_hand();
     seconds_by_hand();
     yaml_errors();
+    slurm_conf();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
