@@ -132,7 +132,9 @@ void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topolog
     printf("%-20s %s bytes (busiest channel)\n", "congestion max", num(m->congestion_max, b[7], 40));
     printf("%-20s %s bytes (mean of %ld loaded channels)\n", "congestion avg",
            num(m->congestion_avg, b[8], 40), m->congestion_channels);
-    if (bandwidth > 0 && !(m->congestion_max_seconds > 0 && classes)) {
+    /* One bandwidth for all when the busiest channel's seconds are its
+     * bytes over link_bandwidth; else the links have their own. */
+    if (bandwidth > 0 && m->congestion_max_seconds == m->congestion_max / bandwidth) {
         printf("%-20s %s s at %s bytes/s\n", "congestion max time",
                num(m->congestion_max_seconds, b[9], 40), num(bandwidth, b[10], 40));
         printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
