@@ -204,7 +204,7 @@ int cmd_map(int argc, char **argv)
                topomap_alloc_nnodes(al), topomap_alloc_nslots(al), a.nodes_from, a.slots_from,
                jnum(m.hop_bytes, b[1], 40), jnum(mb.hop_bytes, b[2], 40),
                mb.hop_bytes > 0 ? jnum(m.hop_bytes / mb.hop_bytes, b[3], 40) : "null");
-        print_metrics(&m, n, topomap_topology_link_bandwidth(t), 2, NULL);
+        print_metrics(&m, n, t, 2, NULL);
         if (to_file)
             printf(", \"output\": \"%s\"", a.output);
         else

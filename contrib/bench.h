@@ -8,6 +8,7 @@
  *   bench_scotch.c   Scotch's static mapping, the rival
  *   bench_grid.c     the grid set: Bhatele et al.'s aspect-ratio study
  *   bench_tree.c     the tree set: treematch and SumCom on hierarchical machines
+ *   bench_dragonfly.c the dragonfly set: the busiest global link
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
 #ifndef TOPOMAP_BENCH_H
@@ -137,6 +138,9 @@ void bench_grid_run(const char *tdir, int quick);
 
 /* bench_tree.c: the tree set (its own table and summary). */
 void bench_tree_run(const char *tdir, const char *wdir, int quick);
+
+/* bench_dragonfly.c: the dragonfly set (its own table and summary). */
+void bench_dragonfly_run(const char *tdir, const char *wdir, int quick);
 
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */

@@ -514,6 +514,11 @@ int topomap_refine_sumcom(const struct topomap_problem *pb, int *r2s, char *err,
 /* Switch levels above the nodes of a tree network (fat-tree levels, or the
  * deepest node's depth in a topology.conf), -1 when the network is no tree. */
 int topomap_topology_net_depth(const topomap_topology_t *t);
+/* topology.c: the number of leading coordinates (topomap_topology_coords)
+ * that are nested groups of nodes, outermost first: a regular tree's switch
+ * levels, a dragonfly's group and switch; 0 for other networks. Lets the
+ * algorithms that split by level treat every hierarchical kind alike. */
+int topomap_topology_group_levels(const topomap_topology_t *t);
 /* keys[0 .. net_depth): the switch above node at each level from the top
  * (numbered within the level; unbalanced trees padded, see the file). */
 void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys);

@@ -247,6 +247,16 @@ int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_
     return 0;
 }
 
+int topomap_topology_group_levels(const topomap_topology_t *t)
+{
+    return t->ops->group_levels ? t->ops->group_levels(t) : 0;
+}
+
+int topomap_topology_link_classes(const topomap_topology_t *t)
+{
+    return t->ops->channel_class ? TOPOMAP_LINK_CLASSES : 1;
+}
+
 double topomap_topology_link_bandwidth(const topomap_topology_t *t)
 {
     return t->link_bandwidth;

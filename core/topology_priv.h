@@ -42,6 +42,23 @@ struct topo_ops {
     int (*route)(const topomap_topology_t *t, int a, int b, int64_t *chan);
     /* The elements channel c (from route()) leaves and enters. */
     void (*channel_ends)(const topomap_topology_t *t, int64_t c, int *from, int *to);
+    /* Optional (NULL: every channel is TOPOMAP_LINK_LOCAL): the class of
+     * channel c, so that congestion can be reported per class of link. */
+    int (*channel_class)(const topomap_topology_t *t, int64_t c);
+    /* Optional (NULL: t->link_bandwidth for every channel): bytes per
+     * second of channel c, 0 when unknown; congestion in seconds divides
+     * each channel's load by its own bandwidth. */
+    double (*channel_bandwidth)(const topomap_topology_t *t, int64_t c);
+    /* Optional (NULL: route() with weight 1): the routes of the kind's
+     * spread (non-minimal, adaptive) routing model from a to b, as channels
+     * chan[i] each carrying the share w[i] of the bytes (a channel may
+     * appear several times); returns the count (<= route_max). Used by
+     * congestion when t->spread is set. */
+    int (*spread)(const topomap_topology_t *t, int a, int b, int64_t *chan, double *w);
+    /* Optional (NULL: 0): the number of leading coordinates (coords()) that
+     * are nested groups of nodes, outermost first (a tree's switches, a
+     * dragonfly's group and switch), for algorithms that split by level. */
+    int (*group_levels)(const topomap_topology_t *t);
 };
 
 struct topo_torus {
@@ -58,6 +75,9 @@ struct topo_tianhe3 {
 /* A regular tree: every switch of level k has arity[k] children. */
 struct topo_tree {
     int nlevels;
+    /* bandwidth[k]: bytes per second of a cable between a level-k switch and
+     * one of its children, 0 = the topology's link_bandwidth (tapering). */
+    double bandwidth[TOPO_MAX_LEVELS];
     int arity[TOPO_MAX_LEVELS];
     int hops[TOPO_MAX_LEVELS];  /* hops[k]: lowest common switch at level k */
     int below[TOPO_MAX_LEVELS]; /* nodes under one child of a level-k switch */
@@ -103,6 +123,31 @@ struct topo_gpus {
     double *cost;        /* ngpu x ngpu pair costs, NULL without links (GPU-unaware) */
 };
 
+/* How the global links of a dragonfly are laid out (topo_dragonfly.c). */
+enum topo_df_arrangement { TOPO_DF_ABSOLUTE, TOPO_DF_RELATIVE, TOPO_DF_CIRCULANT, TOPO_DF_EXPLICIT };
+
+/* The parameters of a dragonfly, as given. */
+struct topo_df_params {
+    int groups, switches, nodes, globals; /* globals: global links per switch */
+    enum topo_df_arrangement arrangement;
+    int nlinks;        /* TOPO_DF_EXPLICIT: the links, 4 ints each: */
+    const int *links;  /* group, switch, group, switch (switch within its group) */
+    double bw_node, bw_local, bw_global; /* 0: the topology's link_bandwidth */
+};
+
+/* A dragonfly: groups of switches, all-to-all inside a group, groups joined
+ * by global links. Switch s (0 .. groups x switches - 1) is switch
+ * s % switches of group s / switches; global port q of s is s x globals + k. */
+struct topo_dragonfly {
+    struct topo_df_params p;  /* links not kept (NULL) */
+    int nsw;
+    int *peer;      /* nsw x globals: the port at the other end, -1 unused */
+    int *reach;     /* nsw x groups: the first port of s to group g, -1 none */
+    int *pair_first;/* groups^2 + 1: CSR of the ports from group i to j */
+    int *pair_port;
+    int min_links, max_links; /* links between two groups, over the pairs */
+};
+
 /* One node type: the inside of a node, nlevels levels, outermost first
  * (topo_nodetypes.c). */
 struct topo_ntype {
@@ -127,7 +172,8 @@ struct topomap_topology {
     double link_bandwidth;     /* bytes per second of a channel, 0 = not given */
     int diameter;
     int nswitches;             /* network elements beyond the nodes */
-    int route_max;             /* longest route, in channels */
+    int route_max;             /* longest route, in channels (spread included) */
+    int spread;                /* 1: congestion uses ops->spread (the YAML routing key) */
     /* The inside of the nodes: ntypes node types, node v of type
      * node_type[v] (node_type NULL while there is one type: every node is
      * of type 0). cores: the most cores of a node of any type. */
@@ -142,6 +188,7 @@ struct topomap_topology {
         struct topo_tianhe3 th3;
         struct topo_tree tree;
         struct topo_itree itree;
+        struct topo_dragonfly df;
     } u;
 };
 
@@ -216,6 +263,15 @@ topomap_topology_t *topo_tree_build(int nlevels, const int *arity, const int *ho
 int topo_torus_count(int ndims, const int *dims, const int *wrap, char *err, size_t errlen);
 int topo_tianhe3_count(int rows, int cols, int npc, char *err, size_t errlen);
 int topo_tree_count(int nlevels, const int *arity, const int *hops, char *err, size_t errlen);
+
+/* Node count of a dragonfly, or -1 with err (bad parameters). */
+int topo_dragonfly_count(const struct topo_df_params *p, char *err, size_t errlen);
+/* A dragonfly; on failure err says what is wrong with the parameters or
+ * which explicit link (by its index) is. */
+topomap_topology_t *topo_dragonfly_build(const struct topo_df_params *p, int cores,
+                                         topomap_hostlist_t *names, char *err, size_t errlen);
+/* The names of the arrangements, indexed by enum topo_df_arrangement. */
+extern const char *const topo_df_arrangement_names[];
 
 /* topo_tree.c: the irregular tree kind. Fill t->u.itree (arrays owned by
  * t), call topo_itree_prepare() (depth of nodes, diameter), then topo_finish(). */

@@ -475,6 +475,11 @@ double topomap_topology_hop_cost(const topomap_topology_t *t);
 int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s);
 /** Bandwidth of one channel in bytes per second, 0 when not known. */
 double topomap_topology_link_bandwidth(const topomap_topology_t *t);
+/** The number of classes of links the network tells apart in
+ *  topomap_metrics_t.congestion_class_max: TOPOMAP_LINK_CLASSES on a
+ *  dragonfly (node, local and global links), 1 elsewhere (every channel is
+ *  TOPOMAP_LINK_LOCAL). */
+int topomap_topology_link_classes(const topomap_topology_t *t);
 
 /*
  * Routes and channels. The network's elements are the nodes (0 .. nnodes-1)
@@ -615,6 +620,16 @@ int topomap_algo_valid(const char *name);
 /* Metrics and matrix statistics                                              */
 /* ======================================================================== */
 
+/** Classes of links (topomap_topology_link_class()). */
+enum {
+    TOPOMAP_LINK_NODE,   /**< a node's cable to its switch (dragonfly) */
+    TOPOMAP_LINK_LOCAL,  /**< between switches of a group; every link of other networks */
+    TOPOMAP_LINK_GLOBAL, /**< between groups of a dragonfly */
+    TOPOMAP_LINK_CLASSES
+};
+/** Name of link class @p k ("node", "local", "global"), NULL out of range. */
+const char *topomap_link_class_name(int k);
+
 /** Quality of a mapping. All byte quantities use the directed profile as recorded. */
 typedef struct topomap_metrics {
     double total_bytes;        /**< sum of A[i][j], self traffic included */
@@ -636,6 +651,13 @@ typedef struct topomap_metrics {
      *  drain the channel; 0 when the topology gives no bandwidth. */
     double congestion_max_seconds;
     double congestion_avg_seconds;
+    /** The largest load of a channel of each class of link
+     *  (TOPOMAP_LINK_NODE, _LOCAL, _GLOBAL), in bytes; a class the network
+     *  does not have stays 0 (every channel of a torus or a tree is local). */
+    double congestion_class_max[TOPOMAP_LINK_CLASSES];
+    /** Bytes carried by the global links of a dragonfly (the bytes between
+     *  groups under minimal routing), 0 elsewhere. */
+    double congestion_global_bytes;
 } topomap_metrics_t;
 
 /**

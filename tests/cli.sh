@@ -135,6 +135,18 @@ run map --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --nodes all --al
 run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map"
 run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map" --json
 run topology show "$tmp/ring4.yaml"
+# A dragonfly: eval reports the busiest link of each class (node, local,
+# global) and the bytes on global links; seconds use each class's bandwidth.
+cat > "$tmp/df.yaml" <<'EOF'
+network: {kind: dragonfly, groups: 3, switches_per_group: 2, nodes_per_switch: 2,
+          node_bandwidth: 4e9, local_bandwidth: 2e9, global_bandwidth: 1e9}
+nodes: "d[00-11]"
+EOF
+run map --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --nodes all --tasks-per-node 1 \
+    --algo block -o "$tmp/df.map"
+run eval --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --mapping "$tmp/df.map"
+run eval --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --mapping "$tmp/df.map" --json
+run topology show "$tmp/df.yaml"
 
 # Issue 13. Algorithm names in any case; the summary of map on stderr.
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
