@@ -201,17 +201,18 @@ static int tp_write_file(MPI_Comm c, struct tp_file *o, const struct tp_row *row
     struct tp_pent *e = tp_row_sorted(row, &k);
     struct tp_piece pc[TP_PIECES];
     void *own = NULL;
-    int ok = tp_agree(c, e && !row->oom && (tp.rank || head));
-    if (ok)
-        ok = tp_agree(c, (binary ? tp_bin_pieces(c, head, hlen, e, k, pc, &own)
-                                 : tp_text_pieces(c, head, hlen, e, k, pc, &own)) == 0);
+    int enc = (binary ? tp_bin_pieces(c, head, hlen, e, k, pc, &own)
+                      : tp_text_pieces(c, head, hlen, e, k, pc, &own)) == 0;
+    int mine[2] = {e && !row->oom && enc && (tp.rank || head), tp_write_can(o->tmp, tp.rank)};
+    int all[2] = {0, 0};
+    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, c);
+    int ok = all[0];
     if (!ok && !tp.rank)
         tp_warn("a rank ran out of memory for its counters: no profile written in %s", o->path);
     if (ok)
-        ok = tp_write_pieces(c, o->tmp, pc, tp.rank, tp.size) == 0;
-    if (!ok && !tp.rank)
-        tp_warn("cannot write %s: an MPI rank failed to write its rows: no profile written",
-                o->path);
+        ok = tp_agree(c, tp_write_pieces(c, o->tmp, pc, all[1]));
+    if (!ok && all[0] && !tp.rank)
+        tp_warn("cannot write %s: a rank failed to write its rows: no profile written", o->path);
     free(own);
     free(e);
     return tp.rank ? 0 : tp_commit(o, ok);
@@ -258,12 +259,13 @@ static const char tp_counted_coll[] =
 /* Every rank's [bytes, msgs] totals of p2p and cout, summed on rank 0. */
 static void tp_totals(MPI_Comm c, int coll, uint64_t *tot, uint64_t *lost)
 {
-    uint64_t loc[4] = {0, 0, 0, 0};
+    uint64_t loc[6] = {0, 0, 0, 0, tp.lost[0], tp.lost[1]}, sum[6] = {0, 0, 0, 0, 0, 0};
     tp_row_sum(&tp.p2p, loc);
     if (coll)
         tp_row_sum(&tp.cout, loc + 2);
-    PMPI_Reduce(loc, tot, 4, MPI_UINT64_T, MPI_SUM, 0, c);
-    PMPI_Reduce(tp.lost, lost, 2, MPI_UINT64_T, MPI_SUM, 0, c);
+    PMPI_Reduce(loc, sum, 6, MPI_UINT64_T, MPI_SUM, 0, c);
+    memcpy(tot, sum, 4 * sizeof *tot);
+    memcpy(lost, sum + 4, 2 * sizeof *lost);
 }
 
 /* Whether the collectives can be written: set everywhere, merged. */

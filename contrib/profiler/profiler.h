@@ -224,9 +224,13 @@ int tp_text_pieces(MPI_Comm c, const char *head, size_t hlen, const struct tp_pe
                    struct tp_piece *pc, void **own);
 int tp_bin_pieces(MPI_Comm c, const char *meta, size_t mlen, const struct tp_pent *e, size_t k,
                   struct tp_piece *pc, void **own);
-/* Write every rank's pieces into path (created empty by rank 0), collective
- * over c; 0 when all were written, on every rank. */
-int tp_write_pieces(MPI_Comm c, const char *path, const struct tp_piece *pc, int rank, int size);
+/* Whether this rank can take part in writing path (created empty by rank 0)
+ * in parallel: 1 if it is no writer or sees the file. */
+int tp_write_can(const char *path, int rank);
+/* Write every rank's pieces into path, in parallel when shared (every rank's
+ * tp_write_can), else through rank 0; over c. 1 if this rank's part went
+ * well (agree on the outcome after). */
+int tp_write_pieces(MPI_Comm c, const char *path, const struct tp_piece *pc, int shared);
 
 /* select.c: pick the build that matches the program's MPI (constructor). */
 void tp_select(const char *self_flavour);
