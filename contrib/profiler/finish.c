@@ -99,23 +99,27 @@ static void tp_setpath(struct tp_file *o, const char *fmt, ...)
     }
 }
 
-/* Rank 0 creates the empty temporary file; every rank learns its name.
+/* Rank 0 creates the empty temporary file; every rank learns its name (an
+ * empty name: it could not be created) and the format in one broadcast.
  * 1 if it exists. */
-static int tp_create(MPI_Comm c, struct tp_file *o)
+static int tp_create(MPI_Comm c, struct tp_file *o, int *binary)
 {
-    int ok = 0;
+    struct {
+        int binary;
+        char tmp[sizeof o->tmp];
+    } m = {*binary, ""};
     if (!tp.rank && o->path[0]) {
-        snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
-        int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        snprintf(m.tmp, sizeof m.tmp, "%s.tmp.%ld", o->path, (long)getpid());
+        int fd = open(m.tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
         if (fd < 0)
-            tp_warn("cannot write %s: %s: no profile written", o->tmp, strerror(errno));
-        else
-            ok = close(fd) == 0;
+            tp_warn("cannot write %s: %s: no profile written", m.tmp, strerror(errno));
+        if (fd < 0 || close(fd) != 0)
+            m.tmp[0] = 0;
     }
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, c);
-    if (ok)
-        PMPI_Bcast(o->tmp, (int)sizeof o->tmp, MPI_CHAR, 0, c);
-    return ok;
+    PMPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, c);
+    memcpy(o->tmp, m.tmp, sizeof o->tmp);
+    *binary = m.binary;
+    return o->tmp[0] != 0;
 }
 
 /* Rank 0: move the file into place, or remove it. 0 once in place. */
@@ -195,7 +199,7 @@ static int tp_agree(MPI_Comm c, int ok)
 static int tp_write_file(MPI_Comm c, struct tp_file *o, const struct tp_row *row,
                          const char *head, size_t hlen, int binary)
 {
-    if (!tp_create(c, o))
+    if (!tp_create(c, o, &binary))
         return -1;
     size_t k = 0;
     struct tp_pent *e = tp_row_sorted(row, &k);
@@ -330,7 +334,6 @@ void tp_finish(void)
         if (coll)
             chead = tp_head(&nm, tp_counted_coll, tot + 2, NULL, NULL, binary, &chlen);
     }
-    PMPI_Bcast(&binary, 1, MPI_INT, 0, c);
     if (!tp_write_file(c, &out, &tp.p2p, head, hlen, binary) && verbose)
         tp_warn("wrote %s (%d ranks, %llu bytes, %llu messages)", out.path, tp.size,
                 (unsigned long long)tot[0], (unsigned long long)tot[1]);
