@@ -213,8 +213,12 @@ static int tp_write_file(MPI_Comm c, struct tp_file *o, const struct tp_row *row
     int ok = all[0];
     if (!ok && !tp.rank)
         tp_warn("a rank ran out of memory for its counters: no profile written in %s", o->path);
-    if (ok)
-        ok = tp_agree(c, tp_write_pieces(c, o->tmp, pc, all[1]));
+    if (ok) {
+        /* Only rank 0 acts on the outcome: a reduction, not an agreement. */
+        int mine_ok = tp_write_pieces(c, o->tmp, pc, all[1]), all_ok = 0;
+        PMPI_Reduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, c);
+        ok = all_ok;
+    }
     if (!ok && all[0] && !tp.rank)
         tp_warn("cannot write %s: a rank failed to write its rows: no profile written", o->path);
     free(own);
@@ -260,18 +264,6 @@ static const char tp_counted_coll[] =
     "gatherv, scatterv: linear), blocking and nonblocking, intra-communicators only, "
     "zero-byte messages dropped except barrier's";
 
-/* Every rank's [bytes, msgs] totals of p2p and cout, summed on rank 0. */
-static void tp_totals(MPI_Comm c, int coll, uint64_t *tot, uint64_t *lost)
-{
-    uint64_t loc[6] = {0, 0, 0, 0, tp.lost[0], tp.lost[1]}, sum[6] = {0, 0, 0, 0, 0, 0};
-    tp_row_sum(&tp.p2p, loc);
-    if (coll)
-        tp_row_sum(&tp.cout, loc + 2);
-    PMPI_Reduce(loc, sum, 6, MPI_UINT64_T, MPI_SUM, 0, c);
-    memcpy(tot, sum, 4 * sizeof *tot);
-    memcpy(lost, sum + 4, 2 * sizeof *lost);
-}
-
 /* Whether the collectives can be written: set everywhere, merged. */
 static int tp_merge_coll(MPI_Comm c, int coll)
 {
@@ -301,22 +293,27 @@ void tp_finish(void)
     if (tp.size <= 0) /* set-up did not get as far as the rank count */
         return;
 
-    /* Agree on what every rank can contribute: all ranks must take the same
-     * path through the collectives below. */
-    int mine[2] = {tp.ready, tp.ready && tp.coll}, all[2];
+    /* Agree on what every rank can contribute (all ranks must take the same
+     * path through the collectives below) and sum the headers' totals in the
+     * same reduction: moving receiver-counted traffic to its sender leaves
+     * the collectives' totals as they are. */
+    uint64_t all[8], mine[8] = {(uint64_t)tp.ready, (uint64_t)(tp.ready && tp.coll), 0, 0, 0, 0,
+                                tp.lost[0], tp.lost[1]};
+    tp_row_sum(&tp.p2p, mine + 2);
+    tp_row_sum(&tp.cout, mine + 4);
+    tp_row_sum(&tp.cin, mine + 4);
     MPI_Comm c;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS)
         return;
-    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, c);
-    if (!all[0]) {
+    PMPI_Allreduce(mine, all, 8, MPI_UINT64_T, MPI_SUM, c);
+    if (all[0] != (uint64_t)tp.size) {
         if (!tp.rank)
             tp_warn("a rank could not record (see above): no profile written");
         PMPI_Comm_free(&c);
         return;
     }
-    int coll = tp_merge_coll(c, all[1]);
-    uint64_t tot[4] = {0, 0, 0, 0}, lost[2] = {0, 0};
-    tp_totals(c, coll, tot, lost);
+    int coll = tp_merge_coll(c, all[1] == (uint64_t)tp.size);
+    const uint64_t *tot = all + 2, *lost = all + 6;
 
     struct tp_file out = {.path = ""}, cout = {.path = ""};
     struct tp_names nm;
