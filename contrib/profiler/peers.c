@@ -36,12 +36,6 @@ int tp_row_init(struct tp_row *r)
     return r->t ? 0 : -1;
 }
 
-void tp_row_free(struct tp_row *r)
-{
-    free(r->t);
-    *r = (struct tp_row){.shift = 32 - TP_ROW_MIN_BITS};
-}
-
 static size_t tp_row_cap(const struct tp_row *r)
 {
     return (size_t)1 << (32 - r->shift);

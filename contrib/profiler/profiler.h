@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libtopomap-profiler: what the C wrappers (profiler.c), the collective
- * models (coll.c) and the Fortran wrappers (fortran.c) share. Private to
+/* libtopomap-profiler: what the C wrappers (profiler.c), the counter rows
+ * (peers.c), the collective models (coll.c), the Fortran wrappers
+ * (fortran.c) and the finalize (finish.c, format.c, write.c) share. Private to
  * contrib/profiler; the library is built with -fvisibility=hidden so that
  * only the MPI_* / mpi_* entry points are exported. See README.md. */
 #ifndef TOPOMAP_PROFILER_H
@@ -97,7 +98,6 @@ struct tp_pent *tp_row_sorted(const struct tp_row *r, size_t *k);
  * one message per (receiver, sender) pair, without arrays of the world
  * size; collective over c. 0, or -1 if this rank ran out of memory. */
 int tp_row_send_back(MPI_Comm c, const struct tp_row *in, struct tp_row *out);
-void tp_row_free(struct tp_row *r);
 /* Add the row's bytes and messages to sum[0], sum[1]. */
 void tp_row_sum(const struct tp_row *r, uint64_t *sum);
 
