@@ -61,7 +61,8 @@ struct step {
     struct topomap_decision *d;
     const char *algo;
     int quiet; /* the site default stays silent about ordinary reasons */
-    double t0;
+    double t0;       /* the step's start: time_limit counts from here */
+    double deadline; /* t0 + time_limit: loading, mapping and writing fit before it */
     char err[TOPOMAP_ERRLEN];
     /* the allocation and Slurm's layout of the step */
     topomap_hostlist_t *hl;
@@ -76,6 +77,19 @@ struct step {
     topomap_alloc_t *alloc;
     int *r2s;
 };
+
+/* time_limit covers the whole decision, loading included: past the deadline
+ * the decision keeps Slurm's layout and says which step used the time. The
+ * loaders cannot be interrupted, so the check comes after each step. */
+static int out_of_time(struct step *s, const char *what)
+{
+    double now = topomap_sp_now();
+    if (now <= s->deadline)
+        return 0;
+    keep(s->d, s->site, 0, "%s ended at %.3g ms, past time_limit=%gms", what,
+         1000.0 * (now - s->t0), s->site->time_limit);
+    return -1;
+}
 
 /* Is there anything to place, and may topomap place it? */
 static int check_request(struct step *s)
@@ -197,7 +211,7 @@ static int find_profile(struct step *s)
         keep(s->d, s->site, s->quiet && missing, "%s", s->err);
         return -1;
     }
-    return 0;
+    return out_of_time(s, "loading the profile");
 }
 
 /* The topology, the step's slots on it, and the mapping within time_limit. */
@@ -238,15 +252,13 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
         keep(s->d, site, 0, "out of memory");
         return -1;
     }
+    if (out_of_time(s, "loading the profile and topology") < 0)
+        return -1;
     topomap_opts_t opts;
     topomap_opts_init(&opts);
-    double left = site->time_limit / 1000.0 - (topomap_sp_now() - s->t0);
-    if (left <= 0) {
-        keep(s->d, site, 0, "loading the profile and topology used up time_limit=%gms",
-             site->time_limit);
-        return -1;
-    }
-    opts.time_limit = left;
+    /* The mapping leaves a tenth of what is left for judging and writing
+     * it, both linear in the profile like its loading. */
+    opts.time_limit = 0.9 * (s->deadline - topomap_sp_now());
     opts.nthreads = 1; /* srun is no place for a thread pool; results do not depend on it */
     if (topomap_map(s->algo, s->prof, s->alloc, &opts, s->r2s, s->err, sizeof s->err) < 0) {
         if (errno == ETIMEDOUT)
@@ -257,7 +269,7 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
         return -1;
     }
     s->d->seconds = topomap_sp_now() - s->t0;
-    return 0;
+    return out_of_time(s, s->algo);
 }
 
 /* The mapping against Slurm's layout: the summary, and min_gain. */
@@ -460,8 +472,13 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     d->explicit_req = o->algo != NULL;
     d->algo = topomap_sp_strdup(s.algo);
     s.quiet = !d->explicit_req;
+    s.deadline = s.t0 + site->time_limit / 1000.0;
     if (check_request(&s) == 0 && predict_layout(&s, env, env_arg) == 0 && find_profile(&s) == 0 &&
-        compute_mapping(&s, env, env_arg) == 0 && judge_gain(&s) == 0)
+        compute_mapping(&s, env, env_arg) == 0 && judge_gain(&s) == 0 &&
+        out_of_time(&s, "judging the mapping") == 0) {
         build_remap(&s);
+        if (d->outcome == TOPOMAP_REMAP && out_of_time(&s, "writing the mapping") < 0)
+            d->summary[0] = 0; /* the remap's summary no longer holds */
+    }
     finish(&s);
 }
