@@ -79,8 +79,9 @@ struct step {
 };
 
 /* time_limit covers the whole decision, loading included: past the deadline
- * the decision keeps Slurm's layout and says which step used the time. The
- * loaders cannot be interrupted, so the check comes after each step. */
+ * before a mapping exists the decision keeps Slurm's layout and says which
+ * step used the time. The loaders cannot be interrupted, so the check comes
+ * after each step. */
 static int out_of_time(struct step *s, const char *what)
 {
     double now = topomap_sp_now();
@@ -268,8 +269,10 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
             keep(s->d, site, 0, "%s: %s", s->algo, s->err);
         return -1;
     }
+    /* Past the limit, topomap_map() has failed (ETIMEDOUT) or, for auto,
+     * returned its best mapping so far: that one is used. */
     s->d->seconds = topomap_sp_now() - s->t0;
-    return out_of_time(s, s->algo);
+    return 0;
 }
 
 /* The mapping against Slurm's layout: the summary, and min_gain. */
@@ -474,11 +477,17 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     s.quiet = !d->explicit_req;
     s.deadline = s.t0 + site->time_limit / 1000.0;
     if (check_request(&s) == 0 && predict_layout(&s, env, env_arg) == 0 && find_profile(&s) == 0 &&
-        compute_mapping(&s, env, env_arg) == 0 && judge_gain(&s) == 0 &&
-        out_of_time(&s, "judging the mapping") == 0) {
+        compute_mapping(&s, env, env_arg) == 0 && judge_gain(&s) == 0) {
         build_remap(&s);
-        if (d->outcome == TOPOMAP_REMAP && out_of_time(&s, "writing the mapping") < 0)
-            d->summary[0] = 0; /* the remap's summary no longer holds */
+        /* A mapping found within the limit is used even when judging and
+         * writing it end past the limit (a loaded submit host): falling back
+         * then would throw away the work the limit paid for. The admin's
+         * log line says so. */
+        double now = topomap_sp_now();
+        if (d->outcome == TOPOMAP_REMAP && now > s.deadline)
+            snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
+                     " (judged and written at %.3g ms, past time_limit=%gms)",
+                     1000.0 * (now - s.t0), site->time_limit);
     }
     finish(&s);
 }
