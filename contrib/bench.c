@@ -77,8 +77,16 @@ static const char *default_algos[] = {"block",       "greedy",         "rcm",
                                       "spectral-ff", "spectral-mr",    "spectral-fit", "treematch",
                                       "auto",        "scotch"};
 
-enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16, SET_TREE = 32,
-       SET_DRAGONFLY = 64 };
+enum {
+    SET_BASE = 1,
+    SET_ONE = 2,
+    SET_LARGE = 4,
+    SET_SCALING = 8,
+    SET_GRID = 16,
+    SET_TREE = 32,
+    SET_DRAGONFLY = 64,
+    SET_HUGE = 128
+};
 
 static const char *gdir = BENCH_GRAPHS;
 
@@ -323,8 +331,8 @@ static void usage(FILE *f)
             "          larger profiles of the same family in the large set and the sweeps\n"
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
-            "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, all\n"
-            "          (default base,one,tree,dragonfly):\n"
+            "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, huge,\n"
+            "          all (default base,one,tree,dragonfly; all: every set but huge):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -337,6 +345,9 @@ static void usage(FILE *f)
             "                   4096 and 65,536 ranks\n"
             "          dragonfly busiest global link on a 2048-node dragonfly: block, random,\n"
             "                   drb+refine, auto (2 s), Scotch (distance matrix)\n"
+            "          huge     time and hop-bytes past 65,536 ranks: shuffled stencils and\n"
+            "                   random geometric graphs of 65,536 to 1,048,576 ranks on the\n"
+            "                   32x32x32 torus (make bench-scale-large; minutes per run)\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
             "  -S      add the scaling set\n"
             "  -q      quick: a reduced version of each set chosen (alone: every set), a few\n"
@@ -362,12 +373,14 @@ static int parse_sets(char *list)
             sets |= SET_TREE;
         else if (!strcmp(tok, "dragonfly"))
             sets |= SET_DRAGONFLY;
+        else if (!strcmp(tok, "huge"))
+            sets |= SET_HUGE;
         else if (!strcmp(tok, "all"))
             sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
                     SET_DRAGONFLY;
         else {
             fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, "
-                            "tree, dragonfly, all)\n", tok);
+                            "tree, dragonfly, huge, all)\n", tok);
             return -1;
         }
     }
@@ -478,11 +491,11 @@ int main(int argc, char **argv)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
                sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
-               sets & SET_DRAGONFLY ? " dragonfly" : "",
+               sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_HUGE ? " huge" : "",
                quick ? " (quick)" : "", bench_time_limit, bench_threads);
     bench_table_head();
 
@@ -535,6 +548,8 @@ int main(int argc, char **argv)
         set_large(tdir, &large, quick);
     if (sets & SET_SCALING)
         bench_scaling_run(tdir, algos, nalgo, quick);
+    if (sets & SET_HUGE)
+        bench_scaling_large_run(tdir, algos, nalgo);
     if (sets & SET_GRID)
         bench_grid_run(tdir, quick);
     if (sets & SET_TREE)

@@ -82,7 +82,7 @@ struct topomap_site {
     double min_gain;   /* min_gain= fraction of gain_metric saved to remap; 0 */
     int gain_congestion; /* gain_metric=congestion (1): min_gain compares the
                           * busiest link (congestion_max); hop_bytes (0, default) */
-    double time_limit; /* time_limit= milliseconds for a placement; 2000 */
+    double time_limit; /* time_limit= milliseconds for the whole decision; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */
     int gpu_bind;      /* gpu_bind=yes (1): on GPU nodes, each task its GPU, the
