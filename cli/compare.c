@@ -85,8 +85,9 @@ static void print_json(const struct result *res, int nnames, double ref)
     printf("{\"reference\": \"block\", \"block_hop_bytes\": %s, \"algorithms\": [",
            jnum(ref, b[0], 40));
     for (int i = 1; i <= nnames; i++) {
-        printf("%s{\"name\": \"%s\", \"ok\": %s", i > 1 ? ", " : "", res[i].name,
-               res[i].ok ? "true" : "false");
+        printf("%s{\"name\": ", i > 1 ? ", " : "");
+        json_str(stdout, res[i].name);
+        printf(", \"ok\": %s", res[i].ok ? "true" : "false");
         if (res[i].ok)
             printf(", \"hop_bytes\": %s, \"relative_hop_bytes\": %s, \"sumcom\": %s, "
                    "\"max_dilation\": %d, \"internode_fraction\": %s, "
