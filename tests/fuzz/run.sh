@@ -121,7 +121,7 @@ corpus() { # HARNESS: fill $out/corpus/HARNESS
 merge_corpus() { # HARNESS BINARY
     local name=${1#fuzz_} new=$out/merged/$1 f files=0 bytes=0 size
     local dest=$src/tests/fuzz/corpus/$name
-    rm -rf "$new" && mkdir -p "$new" "$dest" || return 1
+    rm -rf "$new" "$new.kept" && mkdir -p "$new" "$dest" || return 1
     "$2" -merge=1 -timeout="$timeout" -rss_limit_mb=2048 -max_len=16384 \
         "$new" "$dest" "$out/corpus/$1" > "$out/$1.merge.log" 2>&1 || return 1
     mkdir -p "$new.kept"
