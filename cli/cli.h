@@ -32,6 +32,12 @@ double now(void);
 /* The shortest %g that reads back as V; jnum writes null for inf/nan. */
 const char *num(double v, char *buf, size_t len);
 const char *jnum(double v, char *buf, size_t len);
+/* @str as a JSON string on @f: quoted, escaped, bytes that are not UTF-8 as
+ * U+FFFD; NULL as null (cli/json.c). Every string of a --json output goes
+ * through it. */
+void json_str(FILE *f, const char *str);
+/* ", \"KEY\": VALUE" (no comma when @first), both through json_str. */
+void json_key(FILE *f, int first, const char *key, const char *value);
 
 long parse_long_opt(const char *opt, const char *s, long min, long max);
 /* The strict integer at the start of s, up to the first character of stop

@@ -92,8 +92,9 @@ static void print_json(const struct result *res, int nnames, double ref)
     for (int i = 1; i <= nnames; i++) {
         if (res[i].skipped)
             continue;
-        printf("%s{\"name\": \"%s\", \"ok\": %s", first ? "" : ", ", res[i].name,
-               res[i].ok ? "true" : "false");
+        printf("%s{\"name\": ", first ? "" : ", ");
+        json_str(stdout, res[i].name);
+        printf(", \"ok\": %s", res[i].ok ? "true" : "false");
         first = 0;
         if (res[i].ok)
             printf(", \"hop_bytes\": %s, \"relative_hop_bytes\": %s, \"sumcom\": %s, "
@@ -110,7 +111,8 @@ static void print_json(const struct result *res, int nnames, double ref)
     first = 1;
     for (int i = 1; i <= nnames; i++)
         if (res[i].skipped) {
-            printf("%s\"%s\"", first ? "" : ", ", res[i].name);
+            printf("%s", first ? "" : ", ");
+            json_str(stdout, res[i].name);
             first = 0;
         }
     printf("]}\n");

@@ -63,11 +63,20 @@ const char help_eval[] =
 static void print_split(const topomap_traffic_split_t *s, int json)
 {
     char b[40];
-    printf(json ? ", \"traffic_by_level\": {" : "%-20s", json ? "" : "traffic by level");
-    for (int k = 0; k < s->n; k++)
-        printf(json ? "%s\"%s\": %s" : "%s%s %s", k ? ", " : (json ? "" : " "), s->name[k],
-               json ? jnum(s->bytes[k], b, sizeof b) : num(s->bytes[k], b, sizeof b));
-    printf(json ? "}" : "\n");
+    if (!json) {
+        printf("%-20s", "traffic by level");
+        for (int k = 0; k < s->n; k++)
+            printf("%s%s %s", k ? ", " : " ", s->name[k], num(s->bytes[k], b, sizeof b));
+        printf("\n");
+        return;
+    }
+    printf(", \"traffic_by_level\": {");
+    for (int k = 0; k < s->n; k++) {
+        printf("%s", k ? ", " : "");
+        json_str(stdout, s->name[k]);
+        printf(": %s", jnum(s->bytes[k], b, sizeof b));
+    }
+    printf("}");
 }
 
 /* @json 0: a table; 1: one JSON object and a newline; 2: the object alone

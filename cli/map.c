@@ -99,10 +99,11 @@ static void json_mapping(const topomap_alloc_t *al, int n, const int *r2s)
 {
     const topomap_topology_t *t = topomap_alloc_topology(al);
     printf(", \"mapping\": [");
-    for (int r = 0; r < n; r++)
-        printf("%s[\"%s\", %d]", r ? ", " : "",
-               topomap_topology_node_name(t, topomap_alloc_slot_node(al, r2s[r])),
-               topomap_alloc_slot_core(al, r2s[r]));
+    for (int r = 0; r < n; r++) {
+        printf("%s[", r ? ", " : "");
+        json_str(stdout, topomap_topology_node_name(t, topomap_alloc_slot_node(al, r2s[r])));
+        printf(", %d]", topomap_alloc_slot_core(al, r2s[r]));
+    }
     printf("]");
 }
 
@@ -192,22 +193,22 @@ int cmd_map(int argc, char **argv)
                    a.o.time_limit > 0 ? "--time-limit" : "the default");
     }
     if (a.json) {
-        printf("{\"algorithm\": \"%s\", \"chosen\": ", algo);
-        if (a.chosen[0])
-            printf("\"%s\"", a.chosen);
-        else
-            printf("null");
+        printf("{");
+        json_key(stdout, 1, "algorithm", algo);
+        json_key(stdout, 0, "chosen", a.chosen[0] ? a.chosen : NULL);
         printf(", \"time_limit_reached\": %s, \"seconds\": %s, \"nranks\": %d, \"nnodes\": %d, "
-               "\"nslots\": %d, \"nodes_from\": \"%s\", \"slots_from\": \"%s\", "
-               "\"hop_bytes\": %s, \"block_hop_bytes\": %s, \"relative_hop_bytes\": %s, "
-               "\"metrics\": ",
+               "\"nslots\": %d",
                a.time_limited ? "true" : "false", jnum(seconds, b[0], 40), n,
-               topomap_alloc_nnodes(al), topomap_alloc_nslots(al), a.nodes_from, a.slots_from,
+               topomap_alloc_nnodes(al), topomap_alloc_nslots(al));
+        json_key(stdout, 0, "nodes_from", a.nodes_from);
+        json_key(stdout, 0, "slots_from", a.slots_from);
+        printf(", \"hop_bytes\": %s, \"block_hop_bytes\": %s, \"relative_hop_bytes\": %s, "
+               "\"metrics\": ",
                jnum(m.hop_bytes, b[1], 40), jnum(hb_block, b[2], 40),
                hb_block > 0 ? jnum(m.hop_bytes / hb_block, b[3], 40) : "null");
         print_metrics(&m, n, t, 2, NULL);
         if (to_file)
-            printf(", \"output\": \"%s\"", a.output);
+            json_key(stdout, 0, "output", a.output);
         else
             json_mapping(al, n, r2s);
         printf("}\n");

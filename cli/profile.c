@@ -14,7 +14,7 @@
 const char help_profile[] =
     "Usage: topomap profile add NAME FILE... [--site] [--profile-format FMT]\n"
     "                           [--ompi-kinds K] [--store DIR]\n"
-    "       topomap profile list [--store DIR]\n"
+    "       topomap profile list [--store DIR] [--json]\n"
     "       topomap profile show NAME [--store DIR]\n"
     "       topomap profile rm NAME [--site] [--store DIR]\n"
     "       topomap profile convert IN OUT [--to FMT] [--profile-format FMT]\n"
@@ -36,7 +36,9 @@ const char help_profile[] =
     "                  The write is atomic: jobs reading NAME meanwhile see the\n"
     "                  old or the new profile, never part of one\n"
     "  list            one line per profile you see: name, ranks, size in bytes,\n"
-    "                  last change, scope (user: yours, site)\n"
+    "                  last change, scope (user: yours, site); --json: one JSON\n"
+    "                  object {\"store\": DIR, \"profiles\": [{name, ranks (null if\n"
+    "                  unknown), bytes, mtime (seconds since the epoch), scope}]}\n"
     "  show NAME       the profile NAME your jobs use: where it is stored, its\n"
     "                  scope, rank count, entries, total bytes and metadata\n"
     "  rm NAME         remove your NAME (--site: the site's)\n"
@@ -124,6 +126,27 @@ static int profile_convert(const char *in, const char *out, int format, int to)
     return finish_stdout(0);
 }
 
+/* list --json: names are restricted (topomap_store_name_valid) but DIR is
+ * not; both are escaped all the same. */
+static void profile_list_json(const char *dir, const topomap_store_entry_t *e, size_t n)
+{
+    printf("{");
+    json_key(stdout, 1, "store", dir);
+    printf(", \"profiles\": [");
+    for (size_t i = 0; i < n; i++) {
+        printf("%s{", i ? ", " : "");
+        json_key(stdout, 1, "name", e[i].name);
+        if (e[i].nranks > 0)
+            printf(", \"ranks\": %d", e[i].nranks);
+        else
+            printf(", \"ranks\": null");
+        printf(", \"bytes\": %lld, \"mtime\": %lld", e[i].bytes, e[i].mtime);
+        json_key(stdout, 0, "scope", e[i].scope == TOPOMAP_STORE_USER ? "user" : "site");
+        printf("}");
+    }
+    printf("]}\n");
+}
+
 int cmd_profile(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -132,11 +155,12 @@ int cmd_profile(int argc, char **argv)
         {"site", no_argument, NULL, 'S'},
         {"ompi-kinds", required_argument, NULL, 'k'},
         {"to", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *store = NULL;
-    int format = TOPOMAP_FMT_AUTO, c, site = 0, to = -1;
+    int format = TOPOMAP_FMT_AUTO, c, site = 0, to = -1, json = 0;
     unsigned kinds = 0;
     opterr = 0;
     optind = 0;
@@ -146,6 +170,7 @@ int cmd_profile(int argc, char **argv)
         case 'f': format = parse_profile_format(optarg); break;
         case 'S': site = 1; break;
         case 'k': kinds = parse_ompi_kinds(optarg); break;
+        case 'j': json = 1; break;
         case 't':
             to = !strcmp(optarg, "edges")    ? TOPOMAP_FMT_EDGES
                  : !strcmp(optarg, "binary") ? TOPOMAP_FMT_BINARY
@@ -168,6 +193,8 @@ int cmd_profile(int argc, char **argv)
     const char *sub = pos[0];
     if (to != -1 && strcmp(sub, "convert"))
         usage_error("--to only applies to convert");
+    if (json && strcmp(sub, "list"))
+        usage_error("--json only applies to list");
     if (!strcmp(sub, "convert")) {
         if (npos < 3)
             usage_error("convert: missing %s", npos == 1 ? "input profile" : "output file");
@@ -225,6 +252,11 @@ int cmd_profile(int argc, char **argv)
         size_t n = 0;
         if (topomap_store_user_list(store, getuid(), &e, &n, err, sizeof err) < 0)
             input_error("%s", liberr(err, dir, errno));
+        if (json) {
+            profile_list_json(topomap_store_dir(store), e, n);
+            free(e);
+            return finish_stdout(0);
+        }
         printf("%-24s %8s %12s  %-19s  %s\n", "NAME", "RANKS", "BYTES", "MODIFIED", "SCOPE");
         for (size_t i = 0; i < n; i++) {
             char when[32] = "?", ranks[16] = "?";

@@ -129,10 +129,11 @@ int cmd_stats(int argc, char **argv)
         printf("], \"periodic\": [");
         for (int k = 0; k < grid.ndims; k++)
             printf("%s%s", k ? ", " : "", grid.periodic[k] ? "true" : "false");
-        printf("], \"rank_order\": %s, \"description\": \"%s\"}, ",
-               grid.ndims && grid.rank_order ? "true" : "false", gdesc);
-        printf("\"remapping\": {\"verdict\": \"%s\", \"k\": %d, \"sp\": %s}}\n", v, kv,
-               jnum(sp, b[6], 40));
+        printf("], \"rank_order\": %s", grid.ndims && grid.rank_order ? "true" : "false");
+        json_key(stdout, 0, "description", gdesc);
+        printf("}, \"remapping\": {");
+        json_key(stdout, 1, "verdict", v);
+        printf(", \"k\": %d, \"sp\": %s}}\n", kv, jnum(sp, b[6], 40));
     } else {
         printf("%-34s %d\n", "ranks", n);
         printf("%-34s %zu\n", "entries", topomap_profile_nedges(p));

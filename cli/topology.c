@@ -11,6 +11,7 @@
 
 const char help_topology[] =
     "Usage: topomap topology show T [--topology-name NAME] [--cores-per-node N]\n"
+    "                             [--json]\n"
     "       topomap topology list\n"
     "       topomap topology hops T NODE1 NODE2 [--topology-name NAME]\n"
     "                             [--cores-per-node N]\n"
@@ -35,6 +36,10 @@ const char help_topology[] =
     "                      the topology NAME of a Slurm topology.yaml (default:\n"
     "                      its cluster_default one, else its first)\n"
     "  --cores-per-node N  describe every node as N cores\n"
+    "  --json              show: print one JSON object: topology (T), kind,\n"
+    "                      nnodes, nodes (every name, in node order), cores,\n"
+    "                      node_types ([{cores, count, nodes}], nodes a hostlist),\n"
+    "                      diameter, hop_cost, link_bandwidth (null if unset)\n"
     "  -h, --help          print this help and exit\n"
     "\n"
     "Exit status: 0 success, 1 bad input, 2 bad usage.\n"
@@ -114,12 +119,46 @@ static int topology_hops(const struct args *a)
     return finish_stdout(0);
 }
 
+/* show --json: what describe prints, as one object. */
+static int topology_json(const char *name, const topomap_topology_t *t)
+{
+    int n = topomap_topology_nnodes(t), nt = topomap_topology_ntypes(t);
+    char b[2][40];
+    printf("{");
+    json_key(stdout, 1, "topology", name);
+    json_key(stdout, 0, "kind", topomap_topology_kind(t));
+    printf(", \"nnodes\": %d, \"nodes\": [", n);
+    for (int v = 0; v < n; v++) {
+        printf("%s", v ? ", " : "");
+        json_str(stdout, topomap_topology_node_name(t, v));
+    }
+    printf("], \"cores\": %d, \"node_types\": [", topomap_topology_cores(t));
+    for (int i = 0; i < nt; i++) {
+        int count = 0;
+        for (int v = 0; v < n; v++)
+            count += topomap_topology_node_type(t, v) == i;
+        char *hl = topomap_topology_type_hostlist(t, i);
+        if (!hl)
+            input_error("out of memory");
+        printf("%s{\"cores\": %d, \"count\": %d", i ? ", " : "",
+               topomap_topology_type_cores(t, i), count);
+        json_key(stdout, 0, "nodes", hl);
+        printf("}");
+        free(hl);
+    }
+    double bw = topomap_topology_link_bandwidth(t);
+    printf("], \"diameter\": %d, \"hop_cost\": %s, \"link_bandwidth\": %s}\n",
+           topomap_topology_diameter(t), jnum(topomap_topology_hop_cost(t), b[0], 40),
+           bw > 0 ? jnum(bw, b[1], 40) : "null");
+    return 0;
+}
+
 int cmd_topology(int argc, char **argv)
 {
     struct args a;
     static const char usage[] = "expected 'topology show T', 'topology list' or "
                                 "'topology hops T NODE1 NODE2'";
-    parse_args(argc, argv, "cores-per-node topology-name help", help_topology, &a);
+    parse_args(argc, argv, "cores-per-node topology-name json help", help_topology, &a);
     if (a.npos == 0)
         usage_error("missing subcommand: %s", usage);
     const char *sub = a.pos[0];
@@ -130,12 +169,16 @@ int cmd_topology(int argc, char **argv)
         usage_error("%s: missing %s", sub, a.npos == 1 ? "topology" : "node name");
     if (a.npos > want)
         usage_error("unexpected argument '%s'", a.pos[want]);
+    if (a.json && want != 2)
+        usage_error("--json only applies to show");
     if (want == 1)
         return topology_list();
     if (want == 4)
         return topology_hops(&a);
     topomap_topology_t *t = load_topology(&a, a.pos[1]);
-    if (topomap_topology_describe(t, stdout) < 0)
+    if (a.json)
+        topology_json(a.pos[1], t);
+    else if (topomap_topology_describe(t, stdout) < 0)
         input_error("write error on standard output: %s", strerror(errno));
     topomap_topology_free(t);
     return finish_stdout(0);

@@ -552,6 +552,16 @@ double topomap_now(void);
 int topomap_default_threads(void);
 /* 1 once the problem's deadline has passed. */
 int topomap_expired(const struct topomap_problem *pb);
+/* siphash.c: SipHash-2-4 of len bytes under a 16-byte key. */
+uint64_t topomap_siphash24(const unsigned char key[16], const void *data, size_t len);
+/* The hash of a name (node, switch) for open-addressing tables: SipHash-2-4
+ * under a key drawn at random once per process, so that names cannot be
+ * chosen to collide. Table order therefore differs from run to run: never
+ * let it reach an output. */
+uint64_t topomap_name_hash(const char *s);
+/* Replace the process's key (tests: results must not depend on it). Not
+ * thread-safe: only while no table is in use. */
+void topomap_name_key_set(const unsigned char key[16]);
 /* splitmix64's finaliser: every output bit depends on every input bit. */
 uint64_t topomap_mix64(uint64_t z);
 /* splitmix64: small, seedable, same stream on every platform. */

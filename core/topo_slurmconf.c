@@ -124,7 +124,7 @@ static int find_switch(const struct conf *c, const char *name)
 {
     if (!c->hash)
         return -1;
-    for (size_t h = (size_t)topo_name_hash(name) & c->hmask; c->hash[h] >= 0;
+    for (size_t h = (size_t)topomap_name_hash(name) & c->hmask; c->hash[h] >= 0;
          h = (h + 1) & c->hmask)
         if (!strcmp(c->sw[c->hash[h]].name, name))
             return c->hash[h];
@@ -133,7 +133,7 @@ static int find_switch(const struct conf *c, const char *name)
 
 static void hash_put(struct conf *c, int i)
 {
-    size_t h = (size_t)topo_name_hash(c->sw[i].name) & c->hmask;
+    size_t h = (size_t)topomap_name_hash(c->sw[i].name) & c->hmask;
     while (c->hash[h] >= 0)
         h = (h + 1) & c->hmask;
     c->hash[h] = i;

@@ -16,31 +16,24 @@
 
 /* ---- names -------------------------------------------------------------- */
 
-uint64_t topo_name_hash(const char *s)
-{
-    /* FNV-1a, then splitmix64's finaliser so that the low bits used as the
-     * table index depend on every bit of every character (plain FNV-1a's low
-     * bits depend only on the characters' low bits: names that collide would
-     * be easy to write, and the linear probing would become quadratic). */
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return topomap_mix64(h);
-}
-
 /* Build the name table; error on duplicates (lookups would be ambiguous). */
 /* Enter names 0 .. n-1 into the open-addressing table hash (mask + 1 slots,
  * all -1). Without keep, stop at the first name equal to an earlier one: 1
  * with the two indices (*second the smallest index that repeats a name).
- * With keep, go on: keep[i] = 0 for the repeats, 1 for the others. */
+ * With keep, go on: keep[i] = 0 for the repeats, 1 for the others. Which
+ * pair is reported follows input order, not table order (the hash is keyed
+ * per process). *probes, when not NULL, grows by the slots visited. */
 static int fill_hash(const topomap_hostlist_t *names, int n, int *hash, size_t mask, int *first,
-                     int *second, char *keep)
+                     int *second, char *keep, size_t *probes)
 {
     for (int i = 0; i < n; i++) {
         const char *name = topomap_hostlist_get(names, (size_t)i);
-        size_t h = (size_t)topo_name_hash(name) & mask;
-        while (hash[h] >= 0 && strcmp(topomap_hostlist_get(names, (size_t)hash[h]), name))
+        size_t h = (size_t)topomap_name_hash(name) & mask, visited = 1;
+        for (; hash[h] >= 0 && strcmp(topomap_hostlist_get(names, (size_t)hash[h]), name);
+             visited++)
             h = (h + 1) & mask;
+        if (probes)
+            *probes += visited;
         if (hash[h] >= 0 && !keep) {
             *first = hash[h];
             *second = i;
@@ -71,7 +64,7 @@ static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
     int a, b;
     if (!(t->hash = new_hash(t->nnodes, &t->hmask)))
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    if (fill_hash(t->names, t->nnodes, t->hash, t->hmask, &a, &b, NULL))
+    if (fill_hash(t->names, t->nnodes, t->hash, t->hmask, &a, &b, NULL, NULL))
         return topomap_fail(err, errlen, EINVAL, "node name '%s' is given twice (nodes %d and %d)",
                             topomap_hostlist_get(t->names, (size_t)a), a, b);
     return 0;
@@ -79,13 +72,19 @@ static int build_hash(topomap_topology_t *t, char *err, size_t errlen)
 
 int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second)
 {
+    return topo_names_repeat_probes(names, first, second, NULL);
+}
+
+int topo_names_repeat_probes(const topomap_hostlist_t *names, int *first, int *second,
+                             size_t *probes)
+{
     size_t mask;
     int n = (int)topomap_hostlist_count(names), *hash = new_hash(n, &mask);
     if (!hash) {
         errno = ENOMEM;
         return -1;
     }
-    int r = fill_hash(names, n, hash, mask, first, second, NULL);
+    int r = fill_hash(names, n, hash, mask, first, second, NULL, probes);
     free(hash);
     return r;
 }
@@ -117,7 +116,7 @@ topomap_hostlist_t *topo_names_unique(const topomap_hostlist_t *names)
     topomap_hostlist_t *out = topo_hostlist_new();
     int rc = hash && keep && out ? 0 : -1;
     if (!rc)
-        fill_hash(names, n, hash, mask, &a, &b, keep);
+        fill_hash(names, n, hash, mask, &a, &b, keep, NULL);
     for (int i = 0; !rc && i < n; i++) {
         const char *nm = topomap_hostlist_get(names, (size_t)i);
         if (keep[i])
@@ -298,7 +297,7 @@ const char *topomap_topology_node_name(const topomap_topology_t *t, int node)
 int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname)
 {
     if (hostname) {
-        size_t h = (size_t)topo_name_hash(hostname) & t->hmask;
+        size_t h = (size_t)topomap_name_hash(hostname) & t->hmask;
         for (; t->hash[h] >= 0; h = (h + 1) & t->hmask)
             if (!strcmp(topomap_hostlist_get(t->names, (size_t)t->hash[h]), hostname))
                 return t->hash[h];

@@ -207,8 +207,6 @@ topomap_topology_t *topo_new(const struct topo_ops *ops, const char *kind, int n
                              topomap_hostlist_t *names, char *err, size_t errlen);
 /* Flat node of cores cores (default costs), diameter; on failure frees t. */
 topomap_topology_t *topo_finish(topomap_topology_t *t, int cores, char *err, size_t errlen);
-/* Hash of a node or switch name for the open-addressing tables. */
-uint64_t topo_name_hash(const char *s);
 
 /* topo_nodetypes.c: node types. */
 /* The type of node v (in range): O(1). */
@@ -242,6 +240,10 @@ int topo_set_levels(topomap_topology_t *t, int nlevels, const int *arity, const 
  * with their indices (*second the smallest such), 0 if all differ, -1 with
  * errno ENOMEM. */
 int topo_names_repeat(const topomap_hostlist_t *names, int *first, int *second);
+/* The same, adding to *probes the table slots visited: the work a load of
+ * these names does in the name table (tests of the keyed hash). */
+int topo_names_repeat_probes(const topomap_hostlist_t *names, int *first, int *second,
+                             size_t *probes);
 /* The same for the strings of n items of size bytes, each a char pointer at
  * offset (a field of an array of structs, by offsetof). */
 int topo_fields_repeat(const void *items, size_t size, size_t offset, int n, int *first,

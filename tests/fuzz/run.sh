@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Build the libFuzzer harnesses of tests/fuzz under AddressSanitizer and
-# UBSan (clang), replay the regression inputs of regress/HARNESS/, then fuzz
-# each harness for SECONDS from a seed corpus made of the project's test data
-# (tests/data, topologies/) and seeds/HARNESS/. Any finding (a sanitizer
-# error, a crash, a broken property, a timeout, a leak, too much memory)
-# makes the exit status 1; its input is kept under the output directory, to
-# be added to regress/HARNESS/ once fixed.
+# UBSan (clang), replay the regression inputs of regress/HARNESS/ and the kept
+# corpus corpus/HARNESS/, then fuzz each harness for SECONDS from a copy (under
+# the output directory: the tree stays clean) of that corpus, seeds/HARNESS/
+# and the project's test data (tests/data, topologies/). Any finding (a
+# sanitizer error, a crash, a broken property, a timeout, a leak, too much
+# memory) makes the exit status 1; its input is kept under the output
+# directory, to be added to regress/HARNESS/ once fixed.
 #
-#   tests/fuzz/run.sh [-t SECONDS] [-o DIR] [-k] [HARNESS...]
+#   tests/fuzz/run.sh [-t SECONDS | -T TOTAL] [-m] [-o DIR] [-k] [HARNESS...]
 #     -t SECONDS  fuzzing time per harness (default: $TOPOMAP_FUZZ_TIME or 30)
+#     -T TOTAL    fuzzing time of the whole run, split evenly over the harnesses
+#     -m          merge what the run found into corpus/HARNESS/ (libFuzzer's
+#                 -merge=1: the smallest inputs that keep the coverage), then
+#                 keep the smallest of them within 200 files and 1 MB
+#                 (make fuzz-long); without -m the tree is not written
 #     -o DIR      where the build, corpora and findings go (default: a new
 #                 directory under /tmp, removed at the end unless -k or a finding)
 #     -k          keep the output directory
@@ -22,19 +28,28 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${TOPOMAP_FUZZ_TIME:-30}
 timeout=${TOPOMAP_FUZZ_TIMEOUT:-60}
-out= keep=0
-while getopts "t:o:kh" opt; do
+out= keep=0 merge=0 total=
+while getopts "t:T:o:kmh" opt; do
     case $opt in
     t) seconds=$OPTARG ;;
+    T) total=$OPTARG ;;
+    m) merge=1 ;;
     o) out=$OPTARG ;;
     k) keep=1 ;;
-    *) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
 all="fuzz_profile fuzz_ompi fuzz_yaml fuzz_slurmconf fuzz_hostlist fuzz_mapping fuzz_store
-     fuzz_site fuzz_srun fuzz_cpulist fuzz_bind"
+     fuzz_site fuzz_srun fuzz_cpulist fuzz_bind fuzz_profile_bin fuzz_slurmyaml fuzz_slurmblock
+     fuzz_reorder"
 harnesses=${*:-$all}
+if [ -n "$total" ]; then
+    seconds=$((total / $(echo $harnesses | wc -w)))
+    [ "$seconds" -ge 1 ] || seconds=1
+fi
+# Bounds of a kept corpus (-m): files and bytes per harness.
+max_files=200 max_bytes=1048576
 command -v clang >/dev/null || { echo "fuzz: clang not found (contrib/install-deps.sh installs it)"; exit 1; }
 [ -n "$out" ] || out=$(mktemp -d /tmp/topomap-fuzz.XXXXXX)
 mkdir -p "$out" || exit 1
@@ -87,12 +102,36 @@ corpus() { # HARNESS: fill $out/corpus/HARNESS
     fuzz_yaml)
         cp "$src"/topologies/*.yaml "$d"/topologies/*.yaml "$d"/topologies/bad/*.yaml \
             "$d"/slurm/*.yaml "$c"/ ;;
-    fuzz_slurmconf)
+    fuzz_slurmconf | fuzz_slurmblock)
         cp "$d"/topologies/*.conf "$d"/topologies/bad/*.conf "$c"/ ;;
+    fuzz_slurmyaml)
+        for f in "$d"/topologies/slurm-*.yaml "$d"/topologies/bad/syaml-*.yaml; do
+            prefixed 000 "$f" "$c/$k"
+            k=$((k + 1))
+        done ;;
     esac
+    [ -d "$src/tests/fuzz/corpus/${h#fuzz_}" ] && cp "$src/tests/fuzz/corpus/${h#fuzz_}"/* "$c"/ 2>/dev/null
     [ -d "$src/tests/fuzz/seeds/${h#fuzz_}" ] && cp "$src/tests/fuzz/seeds/${h#fuzz_}"/* "$c"/
     [ -d "$src/tests/fuzz/regress/${h#fuzz_}" ] && cp "$src/tests/fuzz/regress/${h#fuzz_}"/* "$c"/
     return 0
+}
+
+# -m: corpus/HARNESS becomes the minimal merge of itself and what this run
+# fuzzed, then the smallest inputs within the bounds.
+merge_corpus() { # HARNESS BINARY
+    local name=${1#fuzz_} new=$out/merged/$1 f files=0 bytes=0 size
+    local dest=$src/tests/fuzz/corpus/$name
+    rm -rf "$new" "$new.kept" && mkdir -p "$new" "$dest" || return 1
+    "$2" -merge=1 -timeout="$timeout" -rss_limit_mb=2048 -max_len=16384 \
+        "$new" "$dest" "$out/corpus/$1" > "$out/$1.merge.log" 2>&1 || return 1
+    mkdir -p "$new.kept"
+    for f in $(ls -Sr "$new"); do
+        size=$(stat -c %s "$new/$f")
+        [ $files -lt $max_files ] && [ $((bytes + size)) -le $max_bytes ] || continue
+        cp "$new/$f" "$new.kept/" && files=$((files + 1)) && bytes=$((bytes + size))
+    done
+    rm -f "$dest"/* && { [ $files -eq 0 ] || cp "$new.kept"/* "$dest"/; } || return 1
+    echo "fuzz: $1: corpus/$name now $files inputs, $bytes bytes ($(ls "$new" | wc -l) after merging)"
 }
 
 # ---- replay and fuzz ------------------------------------------------------------
@@ -107,11 +146,13 @@ for h in $harnesses; do
     [ -f "$src/tests/fuzz/dicts/$name.dict" ] && dict=(-dict="$src/tests/fuzz/dicts/$name.dict")
     mkdir -p "$out/findings"
     # Every regression input once: they must all pass.
-    reg=()
+    reg=() kept=0
     for f in "$src/tests/fuzz/regress/$name"/*; do [ -e "$f" ] && reg+=("$f"); done
+    nreg=${#reg[@]}
+    for f in "$src/tests/fuzz/corpus/$name"/*; do [ -e "$f" ] && reg+=("$f") && kept=$((kept + 1)); done
     if [ ${#reg[@]} -gt 0 ]; then
         if ! "$bin" -timeout="$timeout" -rss_limit_mb=2048 "${reg[@]}" > "$out/$h.replay.log" 2>&1; then
-            echo "fuzz: $h: FINDING while replaying regress/$name (log: $out/$h.replay.log)"
+            echo "fuzz: $h: FINDING while replaying regress/$name and corpus/$name (log: $out/$h.replay.log)"
             tail -20 "$out/$h.replay.log"
             findings=$((findings + 1))
             continue
@@ -129,7 +170,12 @@ for h in $harnesses; do
         ls "$out/findings/$h-"* 2>/dev/null | sed 's/^/  input: /'
         findings=$((findings + 1))
     else
-        echo "fuzz: $h: ${runs:-?} runs in ${seconds}s, ${#reg[@]} regression inputs, no finding"
+        echo "fuzz: $h: ${runs:-?} runs in ${seconds}s, $nreg regression inputs, $kept kept" \
+            "inputs replayed, no finding"
+    fi
+    if [ $merge -eq 1 ] && ! merge_corpus "$h" "$bin"; then
+        echo "fuzz: $h: merging the corpus failed (log: $out/$h.merge.log)"
+        findings=$((findings + 1))
     fi
 done
 echo "fuzz: $(echo $harnesses | wc -w) harnesses, $findings with findings"
