@@ -243,6 +243,12 @@ static void run_algo(const char *algo, const topomap_profile_t *p, const topomap
                            : !strcmp(colon + 1, "tm") ? TOPOMAP_NODE_PLACE_TREEMATCH
                                                       : TOPOMAP_NODE_PLACE_REFINE;
         }
+        /* NAME@congestion: the congestion objective. */
+        char *at = strchr(name, '@');
+        if (at) {
+            *at = 0;
+            o.objective = topomap_objective_parse(at + 1);
+        }
         char *plus = strchr(name, '+');
         o.time_limit = bench_time_limit;
         o.nthreads = bench_threads;
