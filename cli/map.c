@@ -15,7 +15,7 @@ const char help_map[] =
     "                   [--algo NAME] [--seed S] [--affinity bytes|msgs] [--threads N]\n"
     "                   [--time-limit SEC] [--refine] [--loop N] [--profile-format FMT]\n"
     "                   [-o FILE] [--format FMT] [--json] [--grid-weak F]\n"
-    "                   [--node-place MODE] [--verbose] [--quiet]\n"
+    "                   [--node-place MODE] [--objective OBJ] [--verbose] [--quiet]\n"
     "\n"
     "Compute a placement of the ranks of a communication profile onto the slots\n"
     "(node, core) of an allocation and write it, one line per rank. A summary\n"
@@ -79,6 +79,13 @@ const char help_map[] =
     "                        (default: TreeMatch on the node, then the SumCom\n"
     "                        refinement), treematch, refine, or off; never moves a\n"
     "                        rank to another node; not for block, cyclic, random\n"
+    "  --objective OBJ       what to minimise: hop-bytes (default) or congestion (the\n"
+    "                        busiest link's load, with hop-bytes at half its weight:\n"
+    "                        auto judges its candidates by that mix and refines the\n"
+    "                        winner, NAME+refine refines for it); the summary then\n"
+    "                        gives the busiest link against block's too. Whatever\n"
+    "                        the objective, auto never returns a placement whose\n"
+    "                        busiest link is above block's\n"
     "  -v, --verbose         report progress on standard error (reading the inputs,\n"
     "                        the candidates auto tries, their hop-bytes and times)\n"
     "  -q, --quiet           no summary line and no allocation line\n"
@@ -110,7 +117,7 @@ int cmd_map(int argc, char **argv)
     parse_args(argc, argv,
                "profile topology topology-name nodes tasks-per-node slots cores-per-node algo seed affinity "
                "threads time-limit refine loop profile-format output format json grid-weak "
-               "node-place verbose quiet help",
+               "node-place objective verbose quiet help",
                help_map, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -182,6 +189,10 @@ int cmd_map(int argc, char **argv)
         notice("%s%s: %d ranks on %d nodes in %.3f s; hop-bytes %s%s block's %s", algo, chosen,
                n, topomap_alloc_nnodes(al), seconds, num(m.hop_bytes, b[0], 40), rel,
                num(mb.hop_bytes, b[1], 40));
+        if (a.o.objective == TOPOMAP_OBJECTIVE_CONGESTION)
+            notice("busiest link %s = %.4f x block's %s", num(m.congestion_max, b[0], 40),
+                   mb.congestion_max > 0 ? m.congestion_max / mb.congestion_max : 1.0,
+                   num(mb.congestion_max, b[1], 40));
         if (a.time_limited)
             notice("auto stopped at its time limit of %s s (%s) and kept the best mapping so "
                    "far; a larger --time-limit may find a better one",

@@ -46,6 +46,10 @@ struct topomap_cload {
     int *heap; /* ids, the largest load on top */
     double sumsq;
     int64_t *route; /* scratch of route_max channels */
+    /* Scratch of add_rank: bytes to and from each node (all 0 between
+     * calls), the nodes touched. */
+    double *to, *from;
+    int *touched;
 };
 
 /* Build the directed graph without self pairs and its transpose. */
@@ -237,19 +241,36 @@ static int node_of(const struct topomap_cload *cl, int r)
     return cl->pb->slot_node[cl->r2s[r]];
 }
 
+/* Note w bytes to (dir 0) or from (1) node b in the scratch of add_rank. */
+static void note(struct topomap_cload *cl, int b, int dir, double w, int *nt)
+{
+    if (cl->to[b] == 0 && cl->from[b] == 0)
+        cl->touched[(*nt)++] = b;
+    (dir ? cl->from : cl->to)[b] += w;
+}
+
 /* Add (sign 1) or remove (-1) the routes of r's pairs, those with `skip`
  * left out (the other rank of an exchange, whose pairs with r are counted
- * once, with it). */
+ * once, with it). The pairs are summed by the other end's node first: one
+ * route per node rather than per partner. */
 static int add_rank(struct topomap_cload *cl, int r, double sign, int skip)
 {
-    int a = node_of(cl, r);
+    int a = node_of(cl, r), nt = 0, rc = 0;
     for (int64_t e = cl->oxadj[r]; e < cl->oxadj[r + 1]; e++)
-        if (cl->oadj[e] != skip && add_route(cl, a, node_of(cl, cl->oadj[e]), sign * cl->ow[e]) < 0)
-            return -1;
+        if (cl->oadj[e] != skip && node_of(cl, cl->oadj[e]) != a)
+            note(cl, node_of(cl, cl->oadj[e]), 0, cl->ow[e], &nt);
     for (int64_t e = cl->ixadj[r]; e < cl->ixadj[r + 1]; e++)
-        if (cl->iadj[e] != skip && add_route(cl, node_of(cl, cl->iadj[e]), a, sign * cl->iw[e]) < 0)
-            return -1;
-    return 0;
+        if (cl->iadj[e] != skip && node_of(cl, cl->iadj[e]) != a)
+            note(cl, node_of(cl, cl->iadj[e]), 1, cl->iw[e], &nt);
+    for (int k = 0; k < nt; k++) {
+        int b = cl->touched[k];
+        if (rc == 0 && cl->to[b] > 0)
+            rc = add_route(cl, a, b, sign * cl->to[b]);
+        if (rc == 0 && cl->from[b] > 0)
+            rc = add_route(cl, b, a, sign * cl->from[b]);
+        cl->to[b] = cl->from[b] = 0;
+    }
+    return rc;
 }
 
 void topomap_cload_free(struct topomap_cload *cl)
@@ -259,6 +280,7 @@ void topomap_cload_free(struct topomap_cload *cl)
     free(cl->oxadj), free(cl->ixadj), free(cl->oadj), free(cl->iadj), free(cl->ow), free(cl->iw);
     free(cl->r2s), free(cl->s2r), free(cl->hkey), free(cl->hid);
     free(cl->chan), free(cl->load), free(cl->hpos), free(cl->heap), free(cl->route);
+    free(cl->to), free(cl->from), free(cl->touched);
     free(cl);
 }
 
@@ -274,7 +296,11 @@ struct topomap_cload *topomap_cload_create(const struct topomap_problem *pb, con
     cl->r2s = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
     cl->s2r = malloc(sizeof(int) * (size_t)(pb->nslots ? pb->nslots : 1));
     cl->route = malloc(sizeof(int64_t) * (size_t)rm);
-    if (!cl->r2s || !cl->s2r || !cl->route || hash_alloc(cl, 10) < 0 || build_graphs(cl) < 0)
+    size_t nn = (size_t)(pb->topo->nnodes > 0 ? pb->topo->nnodes : 1);
+    cl->to = calloc(nn, sizeof *cl->to);
+    cl->from = calloc(nn, sizeof *cl->from);
+    cl->touched = malloc(nn * sizeof *cl->touched);
+    if (!cl->r2s || !cl->s2r || !cl->route || !cl->to || !cl->from || !cl->touched || hash_alloc(cl, 10) < 0 || build_graphs(cl) < 0)
         goto fail;
     for (int s = 0; s < pb->nslots; s++)
         cl->s2r[s] = -1;

@@ -240,6 +240,7 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
     }
     topomap_opts_t opts;
     topomap_opts_init(&opts);
+    topomap_site_opts(site, &opts);
     double left = site->time_limit / 1000.0 - (topomap_sp_now() - s->t0);
     if (left <= 0) {
         keep(s->d, site, 0, "loading the profile and topology used up time_limit=%gms",
