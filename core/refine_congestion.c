@@ -216,10 +216,17 @@ int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long m
 
 double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s)
 {
-    struct topomap_cload *cl = topomap_cload_create(pb, r2s);
-    if (!cl)
+    /* congestion.c's serial sum: no heap to keep, the same value as the
+     * metrics report. */
+    int *node = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
+    if (!node) {
+        errno = ENOMEM;
         return -1;
-    double c = topomap_cload_max(cl);
-    topomap_cload_free(cl);
-    return c;
+    }
+    for (int r = 0; r < pb->n; r++)
+        node[r] = pb->slot_node[r2s[r]];
+    topomap_metrics_t m;
+    int rc = topomap_congestion(pb->profile, pb->topo, node, &m);
+    free(node);
+    return rc < 0 ? -1 : m.congestion_max;
 }
