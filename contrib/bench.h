@@ -39,6 +39,7 @@ struct bench_result {
     double srel;    /* hb / Scotch's hb */
     double cong;    /* congestion: bytes on the busiest channel (congestion_max) */
     double crel;    /* cong / Scotch's cong */
+    double cbrel;   /* cong / block's cong */
     double sumcom;  /* SumCom over the whole hierarchy (topomap_metrics_t.sumcom) */
     double sumrel;  /* sumcom / Scotch's sumcom */
     double secs;    /* wall-clock seconds of the mapping */
