@@ -428,9 +428,13 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c[k].name,
                     sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
         double key = hb;
-        int keep = k == 0 ? guard_init(&gd, pb, &sub, tmp, hb) : 0;
-        if (keep == 0)
+        int keep;
+        if (k == 0) { /* block: the guard's reference, always kept */
+            keep = guard_init(&gd, pb, &sub, tmp, hb) < 0 ? -1 : 1;
+            key = gd.mixed ? mixed(&gd, gd.cb, hb) : hb;
+        } else {
             keep = judge(&gd, pb, tmp, hb, best, &key);
+        }
         if (keep < 0) {
             int e = errno;
             free(tmp), free(raw), free(low);

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "topology_priv.h"
 
 /* Weights of hop-bytes and of the spread of the loads against the busiest
  * link (see the top): with LAMBDA 0.5 a move may add 2% of the hop-bytes to
@@ -42,8 +43,11 @@
 #define LAMBDA TOPOMAP_CONG_LAMBDA
 #define MU 0.1
 /* Steps when the caller sets no limit: every step scans the whole profile
- * for the busiest channel's ranks. */
+ * for the busiest channel's ranks, so on large jobs fewer: at most
+ * REFINE_CONG_SCAN channel visits (pairs x longest route) in all, at least
+ * 16 steps; the deadline bounds it further. */
 #define REFINE_CONG_STEPS 400
+#define REFINE_CONG_SCAN 2e8
 /* A step must lower F by this much (relative) to be taken. */
 #define REFINE_CONG_EPS 1e-9
 /* Ranks of the busiest channel tried per step: those with the most bytes
@@ -300,7 +304,10 @@ int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long m
         x.H += rank_hb(pb, r2s, r, r2s[r], -1);
     x.H /= 2;
     x.H0 = x.H;
+    double scan = (double)pb->g.xadj[pb->n] * (pb->topo->route_max > 0 ? pb->topo->route_max : 1);
     long steps = max_moves > 0 ? max_moves : REFINE_CONG_STEPS, moves = 0, swaps = 0;
+    if (max_moves <= 0 && scan * steps > REFINE_CONG_SCAN)
+        steps = REFINE_CONG_SCAN / scan > 16 ? (long)(REFINE_CONG_SCAN / scan) : 16;
     int rc = 0;
     /* Nothing is routed (all pairs inside nodes) or there are no hop-bytes
      * to weigh: nothing to do. */
