@@ -109,7 +109,7 @@ int is_auto(const char *algo);
 /* `auto` without --time-limit gets this many seconds. */
 #define AUTO_DEFAULT_TIME_LIMIT 60.0
 /* Print metrics as eval does (table or one JSON object). */
-void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json,
+void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topology_t *t, int json,
                    const topomap_traffic_split_t *split);
 
 /* The subcommands: cli/NAME.c. */

@@ -286,8 +286,23 @@ static const struct option all_options[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
+    /* Slurm's spellings, for the hands used to srun: -w/--nodelist for the
+     * nodes, --ntasks-per-node for the tasks per node. Accepted wherever the
+     * option they stand for is (alias_of). */
+    {"nodelist", required_argument, NULL, OPT_NODES},
+    {"ntasks-per-node", required_argument, NULL, OPT_TPN},
 };
 #define NOPTIONS ((int)(sizeof all_options / sizeof all_options[0]))
+
+/* The option an alias stands for: the first entry of all_options with the
+ * same value. */
+static const char *alias_of(const struct option *o)
+{
+    for (int i = 0; i < NOPTIONS; i++)
+        if (all_options[i].val == o->val)
+            return all_options[i].name;
+    return o->name;
+}
 
 /* Progress lines of the library (opts.log): shown with --verbose; the
  * lines of `auto` that say what it chose and whether its time limit stopped
@@ -344,7 +359,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
     int n = 0;
     char shorts[16] = ":"; /* leading ':' reports a missing argument as ':' */
     for (int i = 0; i < NOPTIONS; i++) {
-        const char *name = all_options[i].name;
+        const char *name = alias_of(&all_options[i]);
         size_t len = strlen(name);
         const char *p = allowed;
         int found = 0;
@@ -366,6 +381,8 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
             strcat(shorts, "v");
         if (all_options[i].val == 'q')
             strcat(shorts, "q");
+        if (all_options[i].val == OPT_NODES && !strchr(shorts, 'w'))
+            strcat(shorts, "w:");
     }
     memset(&opts[n], 0, sizeof opts[n]);
 
@@ -382,6 +399,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_PROFILE: a->profile = optarg; break;
         case OPT_TOPOLOGY: a->topology = optarg; break;
         case OPT_TOPOLOGY_NAME: a->topology_name = optarg; break;
+        case 'w':
         case OPT_NODES: a->nodes = optarg; break;
         case OPT_TPN: a->tpn = optarg; break;
         case OPT_SLOTS: a->slots = optarg; break;

@@ -72,10 +72,34 @@ static void print_split(const topomap_traffic_split_t *s, int json)
 
 /* @json 0: a table; 1: one JSON object and a newline; 2: the object alone
  * (inside another one). @split: the traffic by level, or NULL. */
-void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int json,
+/* The busiest channel of each class of link, on networks that have
+ * classes (dragonflies): JSON members or lines. */
+static void print_classes(const topomap_metrics_t *m, int json)
+{
+    char b[40];
+    for (int k = 0; k < TOPOMAP_LINK_CLASSES; k++) {
+        const char *name = topomap_link_class_name(k);
+        if (json)
+            printf(", \"congestion_%s_max\": %s", name, jnum(m->congestion_class_max[k], b, 40));
+        else
+            printf("congestion %-9s %s bytes (busiest %s link)\n", name,
+                   num(m->congestion_class_max[k], b, 40), name);
+    }
+    if (json)
+        printf(", \"global_link_bytes\": %s", jnum(m->congestion_global_bytes, b, 40));
+    else
+        printf("%-20s %s bytes (carried by global links)\n", "global link bytes",
+               num(m->congestion_global_bytes, b, 40));
+}
+
+void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topology_t *t, int json,
                    const topomap_traffic_split_t *split)
 {
     char b[11][40];
+    double bandwidth = topomap_topology_link_bandwidth(t);
+    /* Seconds are known with one bandwidth for all, or one per link. */
+    int seconds = bandwidth > 0 || m->congestion_max_seconds > 0;
+    int classes = topomap_topology_link_classes(t) > 1;
     if (json) {
         printf("{\"nranks\": %d, \"total_bytes\": %s, \"hop_bytes\": %s, "
                "\"avg_hops_per_byte\": %s, \"max_dilation\": %d, \"sumcom\": %s, "
@@ -87,8 +111,10 @@ void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int
                jnum(m->maxcom, b[4], 40), jnum(m->internode_bytes, b[5], 40),
                jnum(m->internode_fraction, b[6], 40), jnum(m->congestion_max, b[7], 40),
                jnum(m->congestion_avg, b[8], 40), m->congestion_channels,
-               bandwidth > 0 ? jnum(m->congestion_max_seconds, b[9], 40) : "null",
-               bandwidth > 0 ? jnum(m->congestion_avg_seconds, b[10], 40) : "null");
+               seconds ? jnum(m->congestion_max_seconds, b[9], 40) : "null",
+               seconds ? jnum(m->congestion_avg_seconds, b[10], 40) : "null");
+        if (classes)
+            print_classes(m, 1);
         if (split)
             print_split(split, 1);
         printf("}%s", json == 2 ? "" : "\n");
@@ -106,11 +132,19 @@ void print_metrics(const topomap_metrics_t *m, int nranks, double bandwidth, int
     printf("%-20s %s bytes (busiest channel)\n", "congestion max", num(m->congestion_max, b[7], 40));
     printf("%-20s %s bytes (mean of %ld loaded channels)\n", "congestion avg",
            num(m->congestion_avg, b[8], 40), m->congestion_channels);
-    if (bandwidth > 0) {
+    /* One bandwidth for all when the busiest channel's seconds are its
+     * bytes over link_bandwidth; else the links have their own. */
+    if (bandwidth > 0 && m->congestion_max_seconds == m->congestion_max / bandwidth) {
         printf("%-20s %s s at %s bytes/s\n", "congestion max time",
                num(m->congestion_max_seconds, b[9], 40), num(bandwidth, b[10], 40));
         printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
+    } else if (seconds) {
+        printf("%-20s %s s (each link at its own bandwidth)\n", "congestion max time",
+               num(m->congestion_max_seconds, b[9], 40));
+        printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
     }
+    if (classes)
+        print_classes(m, 0);
     if (split)
         print_split(split, 0);
 }
@@ -147,7 +181,7 @@ int cmd_eval(int argc, char **argv)
     topomap_traffic_split_t split;
     if (topomap_traffic_split(p, t, node, core, &split) < 0)
         input_error("cannot split the traffic by level: %s", strerror(errno));
-    print_metrics(&m, n, topomap_topology_link_bandwidth(t), a.json, &split);
+    print_metrics(&m, n, t, a.json, &split);
     free(node);
     free(core);
     topomap_topology_free(t);

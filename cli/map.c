@@ -30,15 +30,17 @@ const char help_map[] =
     "                        shipped one (e.g. torus-8x8x8; see 'topomap topology list')\n"
     "  --topology-name NAME  the topology NAME of a Slurm topology.yaml (default: its\n"
     "                        cluster_default one, else its first)\n"
-    "  --nodes HOSTLIST      allocated nodes in allocation order, as a Slurm hostlist\n"
+    "  -w, --nodes HOSTLIST  allocated nodes in allocation order, as a Slurm hostlist\n"
     "                        expression, e.g. 'cn[0000-0015]'; 'all': every node of\n"
     "                        the topology. Default inside a Slurm job: the job's\n"
     "                        nodes (SLURM_JOB_NODELIST) and slots (SLURM_TASKS_PER_NODE\n"
     "                        when the job gave a task count, else\n"
     "                        SLURM_JOB_CPUS_PER_NODE / SLURM_CPUS_PER_TASK), said on\n"
-    "                        standard error; outside a job --nodes is required\n"
+    "                        standard error; outside a job --nodes is required.\n"
+    "                        --nodelist is the same (srun's spelling)\n"
     "  --tasks-per-node K    use K slots on every node (default: every core); more\n"
-    "                        than the node's cores is refused\n"
+    "                        than the node's cores is refused (--ntasks-per-node:\n"
+    "                        the same)\n"
     "  --slots SPEC          slots per node in SLURM_JOB_CPUS_PER_NODE syntax, e.g.\n"
     "                        '4(x3),2'; not together with --tasks-per-node\n"
     "  --cores-per-node N    describe every node as N cores (a Slurm topology.conf\n"
@@ -213,7 +215,7 @@ int cmd_map(int argc, char **argv)
                topomap_alloc_nnodes(al), topomap_alloc_nslots(al), a.nodes_from, a.slots_from,
                jnum(m.hop_bytes, b[1], 40), jnum(mb.hop_bytes, b[2], 40),
                mb.hop_bytes > 0 ? jnum(m.hop_bytes / mb.hop_bytes, b[3], 40) : "null");
-        print_metrics(&m, n, topomap_topology_link_bandwidth(t), 2, NULL);
+        print_metrics(&m, n, t, 2, NULL);
         if (to_file)
             printf(", \"output\": \"%s\"", a.output);
         else

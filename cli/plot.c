@@ -64,9 +64,10 @@ const char help_plot[] =
     "                        allocation on the left, as the reference of the\n"
     "                        first one (then on the right)\n"
     "  --compare-mapping FILE  the same with the placement of a mapping file\n"
-    "  --nodes HOSTLIST      allocated nodes, or 'all' (default inside a Slurm job: the\n"
-    "                        job's; see 'topomap help map')\n"
-    "  --tasks-per-node K    use K slots on every node (default: every core)\n"
+    "  -w, --nodes HOSTLIST  allocated nodes, or 'all' (default inside a Slurm job: the\n"
+    "                        job's; see 'topomap help map'); also --nodelist\n"
+    "  --tasks-per-node K    use K slots on every node (default: every core); also\n"
+    "                        --ntasks-per-node\n"
     "  --slots SPEC          slots per node, SLURM_JOB_CPUS_PER_NODE syntax\n"
     "  --seed S              seed of randomised algorithms (default: 1)\n"
     "  --pairs K             mapping: lines for the K heaviest node pairs\n"
@@ -150,6 +151,8 @@ static void parse_plot_args(int argc, char **argv, struct plot_args *pa)
         {"size", required_argument, NULL, P_SIZE},
         {"title", required_argument, NULL, P_TITLE},
         {"help", no_argument, NULL, 'h'},
+        {"nodelist", required_argument, NULL, P_NODES}, /* Slurm's spellings */
+        {"ntasks-per-node", required_argument, NULL, P_TPN},
         {NULL, 0, NULL, 0},
     };
     memset(pa, 0, sizeof *pa);
@@ -160,7 +163,7 @@ static void parse_plot_args(int argc, char **argv, struct plot_args *pa)
     opterr = 0;
     optind = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:w:", opts, NULL)) != -1) {
         switch (c) {
         case P_PROFILE: a->profile = optarg; break;
         case P_TOPOLOGY: a->topology = optarg; break;
@@ -168,6 +171,7 @@ static void parse_plot_args(int argc, char **argv, struct plot_args *pa)
         case P_ALGO: a->algo = optarg; break;
         case P_COMPARE: pa->compare = optarg; break;
         case P_COMPARE_MAPPING: pa->compare_mapping = optarg; break;
+        case 'w':
         case P_NODES: a->nodes = optarg; break;
         case P_TPN: a->tpn = optarg; break;
         case P_SLOTS: a->slots = optarg; break;

@@ -77,7 +77,8 @@ static const char *default_algos[] = {"block",       "greedy",         "rcm",
                                       "spectral-ff", "spectral-mr",    "spectral-fit", "treematch",
                                       "auto",        "scotch"};
 
-enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16, SET_TREE = 32, SET_CONG = 64 };
+enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16, SET_TREE = 32,
+       SET_DRAGONFLY = 64, SET_CONG = 128 };
 
 static const char *gdir = BENCH_GRAPHS;
 
@@ -322,8 +323,8 @@ static void usage(FILE *f)
             "          larger profiles of the same family in the large set and the sweeps\n"
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
-            "  -s LIST case sets among base, one, large, scaling, grid, tree, cong, all\n"
-            "          (default base,one,tree,cong):\n"
+            "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, cong,\n"
+            "          all (default base,one,tree,dragonfly,cong):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -334,6 +335,8 @@ static void usage(FILE *f)
             "          tree     treematch and SumCom on fat-trees and topology.conf trees with\n"
             "                   2x2x6 and 2x4x8 nodes, Scotch on the whole hierarchy; times at\n"
             "                   4096 and 65,536 ranks\n"
+            "          dragonfly busiest global link on a 2048-node dragonfly: block, random,\n"
+            "                   drb+refine, auto (2 s), Scotch (distance matrix)\n"
             "          cong     busiest link and hop-bytes against block's: 128 ranks on every\n"
             "                   128th node of torus-16x16x16, auto with either objective\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
@@ -359,13 +362,16 @@ static int parse_sets(char *list)
             sets |= SET_GRID;
         else if (!strcmp(tok, "tree"))
             sets |= SET_TREE;
+        else if (!strcmp(tok, "dragonfly"))
+            sets |= SET_DRAGONFLY;
         else if (!strcmp(tok, "cong"))
             sets |= SET_CONG;
         else if (!strcmp(tok, "all"))
-            sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE | SET_CONG;
+            sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
+                    SET_DRAGONFLY | SET_CONG;
         else {
             fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, "
-                            "tree, cong, all)\n", tok);
+                            "tree, dragonfly, cong, all)\n", tok);
             return -1;
         }
     }
@@ -424,8 +430,8 @@ int main(int argc, char **argv)
     /* -s names the sets, else base, one and tree (quick: all); -L and -S add. */
     if (!chosen)
         sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
-                           SET_CONG
-                     : SET_BASE | SET_ONE | SET_TREE | SET_CONG;
+                           SET_DRAGONFLY | SET_CONG
+                     : SET_BASE | SET_ONE | SET_TREE | SET_DRAGONFLY | SET_CONG;
     sets |= extra;
     bench_time_limit = limit >= 0 ? limit : quick ? 10 : 60;
     if (alist) {
@@ -476,11 +482,12 @@ int main(int argc, char **argv)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
                sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
-               sets & SET_CONG ? " cong" : "", quick ? " (quick)" : "", bench_time_limit, bench_threads);
+               sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_CONG ? " cong" : "",
+               quick ? " (quick)" : "", bench_time_limit, bench_threads);
     bench_table_head();
 
     /* Profiles: the shared workloads, then synthetic ones (the random graph
@@ -536,6 +543,8 @@ int main(int argc, char **argv)
         bench_grid_run(tdir, quick);
     if (sets & SET_TREE)
         bench_tree_run(tdir, wdir, quick);
+    if (sets & SET_DRAGONFLY)
+        bench_dragonfly_run(tdir, wdir, quick);
     if (sets & SET_CONG)
         bench_cong_run(tdir, wdir, quick);
 

@@ -8,6 +8,7 @@
  *   bench_scotch.c   Scotch's static mapping, the rival
  *   bench_grid.c     the grid set: Bhatele et al.'s aspect-ratio study
  *   bench_tree.c     the tree set: treematch and SumCom on hierarchical machines
+ *   bench_dragonfly.c the dragonfly set: the busiest global link
  *   bench_cong.c     the congestion set: the busiest link on scattered tori
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
@@ -140,6 +141,8 @@ void bench_grid_run(const char *tdir, int quick);
 /* bench_tree.c: the tree set (its own table and summary). */
 void bench_tree_run(const char *tdir, const char *wdir, int quick);
 
+/* bench_dragonfly.c: the dragonfly set (its own table and summary). */
+void bench_dragonfly_run(const char *tdir, const char *wdir, int quick);
 /* bench_cong.c: the congestion set (busiest link on scattered torus
  * allocations; its own table). */
 void bench_cong_run(const char *tdir, const char *wdir, int quick);

@@ -341,7 +341,9 @@ static int scotch_arch(const topomap_alloc_t *a, SCOTCH_Arch *full, SCOTCH_Arch 
             goto out;
         }
         rc = 0; /* tleaf distances are per level, not per pair: not checked */
-    } else if (!strcmp(kind, "tianhe3")) {
+    } else if (!strcmp(kind, "tianhe3") || !strcmp(kind, "dragonfly")) {
+        /* The exact hop table: a distance matrix (a dragonfly's 2 to 5
+         * hops fit no tleaf: groups, switches and global links cross). */
         struct hops_ctx hc = {t, nodes};
         rc = scotch_deco(arch, k, deco_hops, &hc, why, len);
     } else {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's worked examples, run for real, so that their shown output
-# cannot drift from what topomap prints.
+# The worked examples of the README and the guides (doc/*.md), run for real,
+# so that their shown output cannot drift from what topomap prints.
 #
 #   contrib/readme-examples.sh [--check | --update] [README]
 #
@@ -12,7 +12,8 @@
 # topomap first in PATH, as one shell session; a command's standard output and
 # error follow it. --check (default) compares with the README and exits 1 on
 # a difference, printing it; --update rewrites the blocks in place. Times
-# (compare's last column, "in N s" of map's summary) are compared as TIME.
+# (compare's last column, "in N s" of map's summary, "N ms" of the plugin's
+# line in plan) are compared as TIME.
 #
 # Environment: top_srcdir, top_builddir (default: this script's tree).
 mode=--check
@@ -55,7 +56,8 @@ run_block() {
 # Times, the one thing that changes from run to run.
 untime() {
     sed -E -e 's/^([A-Za-z][A-Za-z0-9+-]* +[0-9]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9.]+) +[0-9]+\.[0-9]+$/\1 TIME/' \
-        -e 's/ in [0-9]+\.[0-9]+ s;/ in TIME s;/' "$1"
+        -e 's/ in [0-9]+\.[0-9]+ s;/ in TIME s;/' \
+        -e 's/\), [0-9]+\.[0-9]+ ms(: |$)/), TIME ms\1/' "$1"
 }
 
 status=0

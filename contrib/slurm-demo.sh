@@ -7,26 +7,35 @@
 # of a 4x4 halo exchange (16 ranks, each talking to its grid neighbours), runs
 # the same step with Slurm's layout and with --topomap=ALGO, prints where each
 # rank landed and the hop-bytes before and after, draws both placements side
-# by side into /tmp/topomap-demo/placement.png (topomap plot mapping; when
-# topomap was built with cairo), and stops the cluster.
+# by side into DIR/placement.png (topomap plot mapping; when topomap was
+# built with cairo), and stops the cluster.
 #
-#   contrib/slurm-demo.sh [-b BUILDDIR] [-a ALGO] [-k]
+#   contrib/slurm-demo.sh [-b BUILDDIR] [-a ALGO] [-d DIR] [-p PORT] [-k]
 #     -b BUILDDIR  where the plugin and cli/topomap were built [TOPOMAP_BUILD,
 #                  else the source tree]
-#     -a ALGO      mapping algorithm [ohtma]
+#     -a ALGO      mapping algorithm [auto]
+#     -d DIR       the cluster's state, logs, profiles and the picture
+#                  [TOPOMAP_DEMO_DIR, else /tmp/topomap-demo]
+#     -p PORT      slurmctld's port; the 4 slurmd take PORT+1 to PORT+4
+#                  [TOPOMAP_DEMO_PORT, else slurmctld 16837, slurmd 17041-17044].
+#                  Two demos on one host need their own -d and -p
 #     -k           keep the cluster running afterwards (stop it with
-#                  contrib/slurm-local-cluster.sh stop --dir /tmp/topomap-demo)
+#                  contrib/slurm-local-cluster.sh stop --dir DIR)
 # Needs root (slurmd), slurm-wlm and munge.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
 BUILD=${TOPOMAP_BUILD:-$src}
-ALGO=ohtma
+ALGO=auto
 KEEP=0
-while getopts b:a:kh c; do
+DIR=${TOPOMAP_DEMO_DIR:-/tmp/topomap-demo}
+PORT=${TOPOMAP_DEMO_PORT:-}
+while getopts b:a:d:p:kh c; do
     case $c in
     b) BUILD=$OPTARG ;;
     a) ALGO=$OPTARG ;;
+    d) DIR=$OPTARG ;;
+    p) PORT=$OPTARG ;;
     k) KEEP=1 ;;
     h) sed -n '3,/^# Needs/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "slurm-demo: unknown option (try -h)" >&2; exit 2 ;;
@@ -38,8 +47,14 @@ TOPOMAP=$BUILD/cli/topomap
 [ -f "$PLUGIN" ] || die "$PLUGIN not found: build first (./configure && make), or give -b BUILDDIR"
 [ -x "$TOPOMAP" ] || die "$TOPOMAP not found"
 
-DIR=/tmp/topomap-demo
-CL="--dir $DIR --ctld-port 16837 --node-port 17041 --cpus 4"
+case $DIR in /*) ;; *) DIR=$(pwd)/$DIR ;; esac
+case $PORT in
+'') CTLD_PORT=16837 NODE_PORT=17041 ;;
+*[!0-9]*) die "-p: '$PORT' is not a port number" ;;
+*) [ "$PORT" -ge 1024 ] && [ "$PORT" -le 65530 ] || die "-p: $PORT is not a port from 1024 to 65530"
+   CTLD_PORT=$PORT NODE_PORT=$((PORT + 1)) ;;
+esac
+CL="--dir $DIR --ctld-port $CTLD_PORT --node-port $NODE_PORT --cpus 4"
 ARGS="topology=$src/topologies/local-4node.yaml profiles=$DIR/profiles"
 # Binding needs the 4 cores per node the topology promises; a smaller host
 # gets the placement without binding.

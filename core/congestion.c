@@ -7,8 +7,10 @@
  * congestion_max_seconds when the topology gives the bandwidth. A channel is
  * one direction of a cable between two network elements; the routes and
  * channel numbers come from the network kind (route() and channel_ends() of
- * topo_torus.c, topo_tree.c, topo_tianhe3.c). Pairs on one node use no
- * channel.
+ * topo_torus.c, topo_tree.c, topo_tianhe3.c, topo_dragonfly.c). Pairs on one
+ * node use no channel. A kind may also give a spread routing model (several
+ * weighted routes per pair, a dragonfly's `routing: valiant`), a class per
+ * channel (node, local, global link) and a bandwidth per channel.
  *
  * Channel numbers are sparse (a Tianhe-3 chip-link number grows with chips x
  * (rows + cols)), so loads are kept in an open-addressing hash table keyed by
@@ -111,9 +113,13 @@ static int route_all(const topomap_profile_t *p, const topomap_topology_t *t, co
             return -1;
         }
     struct load_table lt;
-    int64_t *chan = malloc(sizeof *chan * (size_t)(t->route_max > 0 ? t->route_max : 1));
-    if (!chan || table_alloc(&lt, 10) < 0) {
+    size_t rm = (size_t)(t->route_max > 0 ? t->route_max : 1);
+    int64_t *chan = malloc(sizeof *chan * rm);
+    double *share = malloc(sizeof *share * rm);
+    int spread = t->spread && t->ops->spread;
+    if (!chan || !share || table_alloc(&lt, 10) < 0) {
         free(chan);
+        free(share);
         errno = ENOMEM;
         return -1;
     }
@@ -124,13 +130,13 @@ static int route_all(const topomap_profile_t *p, const topomap_topology_t *t, co
             double w = g.w[e];
             if (a == b || w <= 0)
                 continue;
-            int h = t->ops->route(t, a, b, chan);
+            int h = spread ? t->ops->spread(t, a, b, chan, share) : t->ops->route(t, a, b, chan);
             /* Room for a whole route before it is added: at most half full. */
             while (2 * (lt.used + (size_t)h) > lt.mask + 1)
                 if (table_grow(&lt) < 0)
                     goto out;
             for (int k = 0; k < h; k++)
-                table_put(&lt, chan[k], w);
+                table_put(&lt, chan[k], spread ? w * share[k] : w);
         }
     struct chan_load *cl = malloc(sizeof *cl * (lt.used ? lt.used : 1));
     if (!cl) {
@@ -147,6 +153,7 @@ static int route_all(const topomap_profile_t *p, const topomap_topology_t *t, co
     rc = 0;
 out:
     free(chan);
+    free(share);
     free(lt.key);
     free(lt.load);
     return rc;
@@ -179,6 +186,16 @@ int topomap_link_loads(const topomap_profile_t *p, const topomap_topology_t *t, 
     return 0;
 }
 
+const char *topomap_link_class_name(int k)
+{
+    static const char *const names[TOPOMAP_LINK_CLASSES] = {"node", "local", "global"};
+    return k >= 0 && k < TOPOMAP_LINK_CLASSES ? names[k] : NULL;
+}
+
+/* Congestion in seconds divides each channel's load by that channel's
+ * bandwidth (tapered trees, a dragonfly's link classes), so the busiest
+ * channel in seconds need not be the busiest in bytes. When a channel's
+ * bandwidth is unknown, no figure in seconds is given (0). */
 int topomap_congestion(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
                        topomap_metrics_t *m)
 {
@@ -186,18 +203,36 @@ int topomap_congestion(const topomap_profile_t *p, const topomap_topology_t *t, 
     size_t n;
     if (route_all(p, t, node, &cl, &n) < 0)
         return -1;
-    double max = 0, sum = 0;
+    double max = 0, sum = 0, smax = 0, ssum = 0, gbytes = 0;
+    int known = 1;
+    for (int k = 0; k < TOPOMAP_LINK_CLASSES; k++)
+        m->congestion_class_max[k] = 0;
     for (size_t i = 0; i < n; i++) {
-        sum += cl[i].load;
-        if (cl[i].load > max)
-            max = cl[i].load;
+        double l = cl[i].load;
+        sum += l;
+        if (l > max)
+            max = l;
+        int k = t->ops->channel_class ? t->ops->channel_class(t, cl[i].c) : TOPOMAP_LINK_LOCAL;
+        if (l > m->congestion_class_max[k])
+            m->congestion_class_max[k] = l;
+        if (k == TOPOMAP_LINK_GLOBAL)
+            gbytes += l;
+        double bw = t->ops->channel_bandwidth ? t->ops->channel_bandwidth(t, cl[i].c)
+                                              : t->link_bandwidth;
+        if (!(bw > 0)) {
+            known = 0;
+            continue;
+        }
+        ssum += l / bw;
+        if (l / bw > smax)
+            smax = l / bw;
     }
     free(cl);
     m->congestion_max = max;
     m->congestion_avg = n ? sum / (double)n : 0;
     m->congestion_channels = (long)n;
-    double bw = t->link_bandwidth;
-    m->congestion_max_seconds = bw > 0 ? m->congestion_max / bw : 0;
-    m->congestion_avg_seconds = bw > 0 ? m->congestion_avg / bw : 0;
+    m->congestion_global_bytes = gbytes;
+    m->congestion_max_seconds = known ? smax : 0;
+    m->congestion_avg_seconds = known && n ? ssum / (double)n : 0;
     return 0;
 }

@@ -491,6 +491,17 @@ void topomap_lines_close(struct topomap_lines *l);
 int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, double *gain,
                        char *err, size_t errlen);
 
+/* node_exact.c: the largest node placed by exhaustive search. */
+#define TOPOMAP_EXACT_MAX 8
+/* The placement of ranks 0 .. nr-1 (a symmetric graph in CSR) on slots
+ * 0 .. ns-1 (ns <= TOPOMAP_EXACT_MAX) of cost table cost (ns x ns,
+ * symmetric) with the least SumCom, if below *best: then written to pos,
+ * *best updated, returns 1. 0 when none is below *best; -1 with errno. */
+int topomap_place_exact(int nr, int ns, const int64_t *xadj, const int *adj, const double *w,
+                        const double *cost, int *pos, double *best);
+/* topo_gpu.c: 1 when a node of t has GPUs with a links matrix. */
+int topomap_topology_gpu_links(const topomap_topology_t *t);
+
 /* treematch_sumcom.c: the SumCom refinement of any mapping r2s on a tree
  * network (ours): TreeMatch's level refinement on every level from the top,
  * the processes under a vertex being one entity (whole sockets, nodes...
@@ -503,6 +514,11 @@ int topomap_refine_sumcom(const struct topomap_problem *pb, int *r2s, char *err,
 /* Switch levels above the nodes of a tree network (fat-tree levels, or the
  * deepest node's depth in a topology.conf), -1 when the network is no tree. */
 int topomap_topology_net_depth(const topomap_topology_t *t);
+/* topology.c: the number of leading coordinates (topomap_topology_coords)
+ * that are nested groups of nodes, outermost first: a regular tree's switch
+ * levels, a dragonfly's group and switch; 0 for other networks. Lets the
+ * algorithms that split by level treat every hierarchical kind alike. */
+int topomap_topology_group_levels(const topomap_topology_t *t);
 /* keys[0 .. net_depth): the switch above node at each level from the top
  * (numbered within the level; unbalanced trees padded, see the file). */
 void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys);

@@ -114,7 +114,7 @@ int topomap_an_box_init(struct an_box *B, const struct topomap_problem *pb, int 
     int dims[AN_MAXD], wrap[AN_MAXD];
     int gd = topomap_topology_grid(t, dims, wrap, AN_MAXD);
     if (gd <= 0)
-        return topomap_fail(err, errlen, EINVAL,
+        return topomap_fail(err, errlen, ENOTSUP,
                             "analytic: needs a torus or mesh network (this topology is '%s')",
                             topomap_topology_kind(t));
     if (gd > AN_MAXD)

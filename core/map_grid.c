@@ -254,7 +254,7 @@ int topomap_map_grid(const struct topomap_problem *pb, int *r2s, char *err, size
         goto out;
     }
     if (nd == 0) {
-        topomap_fail(err, errlen, EINVAL, "grid: the profile is not a process grid (%s)", g.why);
+        topomap_fail(err, errlen, ENOTSUP, "grid: the profile is not a process grid (%s)", g.why);
         goto out;
     }
     if (box_init(pb, &bx, err, errlen) < 0)

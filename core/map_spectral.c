@@ -10,7 +10,7 @@
  * clusters to finish.
  *
  * Hierarchical mapping (4.5). The machine's nodes are grouped level by level
- * from the top: fat-trees and Slurm trees by the switch at each level,
+ * from the top: fat-trees, Slurm trees and dragonflies (group, switch) by the switch at each level,
  * Tianhe-3 by chip, then by side of the chip; the last level is the nodes.
  * At each level, the processes placed in one group are mapped onto its
  * children (the "virtual nodes", of as many slots as their nodes hold) by one
@@ -112,10 +112,13 @@ static int build_levels(struct spec *S)
     int dims[SPEC_MAXD], wrap[SPEC_MAXD], c[SPEC_MAXD];
     int gd = topomap_topology_grid(t, dims, wrap, SPEC_MAXD);
     int bits = 0;
+    /* Trees (regular or from a topology.conf) and dragonflies: the levels
+     * are the leading coordinates. */
+    int hier = (kind && !strcmp(kind, "fat-tree")) || topomap_topology_group_levels(t) > 0;
     S->nlev = 0;
     if (kind && !strcmp(kind, "tianhe3")) {
         S->nlev = 2; /* chips, sides */
-    } else if (kind && !strcmp(kind, "fat-tree")) {
+    } else if (hier) {
         for (int i = 0; i < S->m; i++) {
             int k = topomap_topology_coords(t, S->tn[i], c, SPEC_MAXD);
             if (k - 1 > S->nlev)
@@ -138,7 +141,7 @@ static int build_levels(struct spec *S)
         if (kind && !strcmp(kind, "tianhe3")) {
             K[0] = (int64_t)c[0] * 65536 + c[1];
             K[1] = K[0] * 2 + c[2];
-        } else if (kind && !strcmp(kind, "fat-tree")) {
+        } else if (hier) {
             for (int l = 0; l < S->nlev; l++)
                 K[l] = l < k - 1 ? c[l] : -1;
         } else {

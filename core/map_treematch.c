@@ -251,7 +251,7 @@ static int map_tm(const struct topomap_problem *pb, int improve, int *r2s, char 
 {
     const topomap_topology_t *t = pb->topo;
     if (topomap_topology_net_depth(t) < 0)
-        return topomap_fail(err, errlen, EINVAL,
+        return topomap_fail(err, errlen, ENOTSUP,
                             "treematch needs a tree network (a fat-tree or a Slurm topology.conf), "
                             "not a %s", topomap_topology_kind(t));
     int ns = pb->nslots;

@@ -256,6 +256,10 @@ static int place_node(const struct topomap_problem *pb, int mode, int v, const i
             memcpy(W->cand, W->alt, sizeof(int) * (size_t)nr);
         }
     }
+    /* GPU pairs are not a tree: small GPU nodes get the exact answer. */
+    if (ns <= TOPOMAP_EXACT_MAX && topomap_topology_node_gpus(t, v) > 0 &&
+        topomap_place_exact(nr, ns, N.xadj, N.adj, N.w, N.cost, W->cand, &after) < 0)
+        goto nomem_cost;
     if (after < before) {
         *gain = before - after;
         for (int i = 0; i < nr; i++)
@@ -274,7 +278,7 @@ nomem:
  * give different costs, or two of its slots share a core. */
 static int places_matter(const struct topomap_problem *pb)
 {
-    if (topomap_topology_node_nlevels(pb->topo) > 1)
+    if (topomap_topology_node_nlevels(pb->topo) > 1 || topomap_topology_gpu_links(pb->topo))
         return 1;
     for (int s = 1; s < pb->nslots; s++)
         if (pb->slot_node[s] == pb->slot_node[s - 1] && pb->slot_core[s] <= pb->slot_core[s - 1])

@@ -75,6 +75,8 @@ void topo_type_clear(struct topo_ntype *ty)
 {
     free(ty->node_source);
     ty->node_source = NULL;
+    topo_gpus_free(ty->gpus);
+    ty->gpus = NULL;
 }
 
 void topo_types_free(topomap_topology_t *t)
@@ -274,6 +276,8 @@ static void describe_type(const struct topo_ntype *ty, const char *indent, FILE 
         fprintf(f, " %s %g,", topomap_printable(ty->level_name[k], safe, sizeof safe),
                 ty->cost[k]);
     fprintf(f, " same core %g\n", ty->cost[ty->nlevels]);
+    if (ty->gpus)
+        topo_gpus_describe(ty->gpus, indent, f);
 }
 
 void topo_types_describe(const topomap_topology_t *t, FILE *f)

@@ -124,8 +124,13 @@ static void th3_channel_ends(const topomap_topology_t *t, int64_t c, int *from, 
 }
 
 static const struct topo_ops th3_ops = {
-    th3_hops,    th3_diameter, th3_coords,     th3_describe,
-    NULL,        th3_channels, th3_route,      th3_channel_ends,
+    .hops = th3_hops,
+    .diameter = th3_diameter,
+    .coords = th3_coords,
+    .describe = th3_describe,
+    .channels = th3_channels,
+    .route = th3_route,
+    .channel_ends = th3_channel_ends,
 };
 
 int topo_tianhe3_count(int rows, int cols, int npc, char *err, size_t errlen)

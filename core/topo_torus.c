@@ -125,8 +125,14 @@ static void torus_channel_ends(const topomap_topology_t *t, int64_t c, int *from
 }
 
 static const struct topo_ops torus_ops = {
-    torus_hops,     torus_diameter, torus_coords,      torus_describe,
-    torus_destroy,  torus_channels, torus_route,       torus_channel_ends,
+    .hops = torus_hops,
+    .diameter = torus_diameter,
+    .coords = torus_coords,
+    .describe = torus_describe,
+    .destroy = torus_destroy,
+    .channels = torus_channels,
+    .route = torus_route,
+    .channel_ends = torus_channel_ends,
 };
 
 int topo_torus_count(int ndims, const int *dims, const int *wrap, char *err, size_t errlen)

@@ -68,6 +68,15 @@ static int tree_describe(const topomap_topology_t *t, FILE *f)
     for (int k = 0; k < T->nlevels; k++)
         fprintf(f, " %d", T->hops[k]);
     fprintf(f, "\n");
+    int tapered = 0;
+    for (int k = 0; k < T->nlevels; k++)
+        tapered |= T->bandwidth[k] > 0;
+    if (tapered) {
+        fprintf(f, "bandwidth by level, bytes/s (0: link_bandwidth):");
+        for (int k = 0; k < T->nlevels; k++)
+            fprintf(f, " %g", T->bandwidth[k]);
+        fprintf(f, "\n");
+    }
     return 0;
 }
 
@@ -107,26 +116,53 @@ static int tree_route(const topomap_topology_t *t, int a, int b, int64_t *chan)
     return h;
 }
 
+/* The level of the switch above element e (a node or a switch). */
+static int tree_parent_level(const topomap_topology_t *t, int e)
+{
+    const struct topo_tree *T = &t->u.tree;
+    if (e < t->nnodes)
+        return T->nlevels - 1;
+    int k = T->nlevels - 1;
+    while (e < T->first[k])
+        k--;
+    return k - 1;
+}
+
 static void tree_channel_ends(const topomap_topology_t *t, int64_t c, int *from, int *to)
 {
     const struct topo_tree *T = &t->u.tree;
-    int e = (int)(c / 2), parent;
-    if (e < t->nnodes) {
+    int e = (int)(c / 2), parent, k = tree_parent_level(t, e);
+    if (e < t->nnodes)
         parent = tree_switch(T, T->nlevels - 1, e);
-    } else {
-        int k = T->nlevels - 1;
-        while (e < T->first[k])
-            k--;
-        /* Switch j of level k sits under switch j / arity[k-1] of level k-1. */
-        parent = T->first[k - 1] + (e - T->first[k]) / T->arity[k - 1];
-    }
+    else /* switch j of level k + 1 sits under switch j / arity[k] of level k */
+        parent = T->first[k] + (e - T->first[k + 1]) / T->arity[k];
     *from = c % 2 ? parent : e;
     *to = c % 2 ? e : parent;
 }
 
+/* A cable's bandwidth is the one of the level of its upper switch
+ * (tapering: fewer bytes per second higher up). */
+static double tree_bandwidth(const topomap_topology_t *t, int64_t c)
+{
+    double bw = t->u.tree.bandwidth[tree_parent_level(t, (int)(c / 2))];
+    return bw > 0 ? bw : t->link_bandwidth;
+}
+
+static int tree_group_levels(const topomap_topology_t *t)
+{
+    return t->u.tree.nlevels;
+}
+
 static const struct topo_ops tree_ops = {
-    tree_hops,    tree_diameter, tree_coords,     tree_describe,
-    NULL,         tree_channels, tree_route,      tree_channel_ends,
+    .hops = tree_hops,
+    .diameter = tree_diameter,
+    .coords = tree_coords,
+    .describe = tree_describe,
+    .channels = tree_channels,
+    .route = tree_route,
+    .channel_ends = tree_channel_ends,
+    .channel_bandwidth = tree_bandwidth,
+    .group_levels = tree_group_levels,
 };
 
 int topo_tree_count(int nlevels, const int *arity, const int *hops, char *err, size_t errlen)
@@ -330,8 +366,14 @@ static void itree_channel_ends(const topomap_topology_t *t, int64_t c, int *from
 }
 
 const struct topo_ops topo_itree_ops = {
-    itree_hops,    itree_diameter, itree_coords,     itree_describe,
-    itree_destroy, itree_channels, itree_route,      itree_channel_ends,
+    .hops = itree_hops,
+    .diameter = itree_diameter,
+    .coords = itree_coords,
+    .describe = itree_describe,
+    .destroy = itree_destroy,
+    .channels = itree_channels,
+    .route = itree_route,
+    .channel_ends = itree_channel_ends,
 };
 
 int topo_itree_prepare(topomap_topology_t *t, char *err, size_t errlen)

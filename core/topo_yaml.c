@@ -30,7 +30,7 @@ static char *relative_path(const char *yaml_path, const char *file)
 
 /* nodes: one hostlist expression, or a list of them (concatenated), of at
  * most max names (aliases can repeat a long expression: stop at the cap). */
-static topomap_hostlist_t *parse_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max)
+topomap_hostlist_t *topo_y_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max)
 {
     char herr[TOPOMAP_ERRLEN];
     if (n->type == YAML_SCALAR_NODE) {
@@ -84,40 +84,75 @@ fail:
     return NULL;
 }
 
-/* The network section: builds the topology (one core per node for now). */
+int topo_y_names(struct topo_yctx *c, yaml_node_t *nodes_node, int count, const char *kind,
+                 topomap_hostlist_t **names)
+{
+    if (!(*names = topo_y_nodes(c, nodes_node, (size_t)count)))
+        return -1;
+    if (topomap_hostlist_count(*names) != (size_t)count) {
+        topo_y_fail(c, nodes_node, EINVAL, "'nodes' names %zu hosts but the %s network has %d nodes",
+                    topomap_hostlist_count(*names), kind, count);
+        topomap_hostlist_free(*names);
+        *names = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* A network kind's section: its keys (kind, hop_cost and link_bandwidth
+ * are every kind's) and the loader that reads them and builds the network;
+ * nodes_node is the top-level 'nodes' key or NULL. Adding a kind is one
+ * topo_KIND.c, its section loader and one row of yaml_kinds. */
+struct yaml_kind {
+    const char *name[3];
+    const char *const *keys;
+    topomap_topology_t *(*load)(struct topo_yctx *c, yaml_node_t *net, yaml_node_t *nodes_node,
+                                const char *kind);
+};
+
+static topomap_topology_t *load_classic(struct topo_yctx *c, yaml_node_t *net,
+                                        yaml_node_t *nodes_node, const char *kind);
+
+static const char *const torus_keys[] = {"kind", "hop_cost", "link_bandwidth", "dims", "wrap",
+                                         NULL};
+static const char *const th3_keys[] = {"kind", "hop_cost", "link_bandwidth", "rows", "cols",
+                                       "nodes_per_chip", NULL};
+static const char *const tree_keys[] = {"kind", "hop_cost", "link_bandwidth", "levels",
+                                        "slurm_topology", NULL};
+static const struct yaml_kind yaml_kinds[] = {
+    {{"torus"}, torus_keys, load_classic},
+    {{"mesh"}, torus_keys, load_classic},
+    {{"tianhe3"}, th3_keys, load_classic},
+    {{"fat-tree", "fattree", "tree"}, tree_keys, load_classic},
+    {{"dragonfly"}, topo_y_dragonfly_keys, topo_y_dragonfly},
+};
+
+/* The network section: the kind's row, the keys every kind has, then the
+ * kind's own loader. */
 static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, yaml_node_t *net,
                                         double *hop_cost, double *bandwidth)
 {
-    static const char *const torus_keys[] = {"kind", "hop_cost", "link_bandwidth", "dims", "wrap",
-                                             NULL};
-    static const char *const th3_keys[] = {"kind", "hop_cost", "link_bandwidth", "rows", "cols",
-                                           "nodes_per_chip", NULL};
-    static const char *const tree_keys[] = {"kind", "hop_cost", "link_bandwidth", "levels",
-                                            "slurm_topology", NULL};
-    static const char *const level_keys[] = {"arity", "hops", NULL};
-    char berr[TOPOMAP_ERRLEN];
     const char *kind;
-    yaml_node_t *v, *nodes_node = topo_y_get(c, root, "nodes");
-    topomap_hostlist_t *names = NULL;
-    int count = -1;
-
+    yaml_node_t *v;
     if (net->type != YAML_MAPPING_NODE) {
         topo_y_fail(c, net, EINVAL, "'network' must be a mapping, not %s", topo_y_type(net));
         return NULL;
     }
     if (!(v = topo_y_require(c, net, "kind", "network")) || topo_y_str(c, v, "kind", &kind) < 0)
         return NULL;
-    yaml_node_t *kind_node = v;
-    int is_torus = !strcmp(kind, "torus"), is_mesh = !strcmp(kind, "mesh");
-    int is_th3 = !strcmp(kind, "tianhe3");
-    int is_tree = !strcmp(kind, "fat-tree") || !strcmp(kind, "fattree") || !strcmp(kind, "tree");
-    if (!is_torus && !is_mesh && !is_th3 && !is_tree) {
-        topo_y_fail(c, kind_node, EINVAL,
-                    "unknown network kind '%s' (expected torus, mesh, tianhe3 or fat-tree)", kind);
+    const struct yaml_kind *yk = NULL;
+    for (size_t i = 0; i < sizeof yaml_kinds / sizeof *yaml_kinds && !yk; i++)
+        for (int k = 0; k < 3 && yaml_kinds[i].name[k]; k++)
+            if (!strcmp(kind, yaml_kinds[i].name[k]))
+                yk = &yaml_kinds[i];
+    if (!yk) {
+        topo_y_fail(c, v, EINVAL,
+                    "unknown network kind '%s' (expected torus, mesh, tianhe3, fat-tree or "
+                    "dragonfly)",
+                    kind);
         return NULL;
     }
-    if (topo_y_check_map(c, net, "network",
-                         is_th3 ? th3_keys : is_tree ? tree_keys : torus_keys) < 0)
+    if (topo_y_check_map(c, net, "network", yk->keys) < 0)
         return NULL;
     *hop_cost = 1.0;
     if ((v = topo_y_get(c, net, "hop_cost")) &&
@@ -129,6 +164,21 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
         topo_y_double(c, v, "link_bandwidth", TOPOMAP_MIN_BANDWIDTH, 0, HUGE_VAL,
                       bandwidth) < 0)
         return NULL;
+    return yk->load(c, net, topo_y_get(c, root, "nodes"), kind);
+}
+
+/* Tori, meshes, Tianhe-3 and regular or Slurm trees. */
+static topomap_topology_t *load_classic(struct topo_yctx *c, yaml_node_t *net,
+                                        yaml_node_t *nodes_node, const char *kind)
+{
+    static const char *const level_keys[] = {"arity", "hops", "bandwidth", NULL};
+    char berr[TOPOMAP_ERRLEN];
+    yaml_node_t *v;
+    topomap_hostlist_t *names = NULL;
+    int count = -1;
+    int is_torus = !strcmp(kind, "torus"), is_mesh = !strcmp(kind, "mesh");
+    int is_th3 = !strcmp(kind, "tianhe3");
+    double levbw[TOPO_MAX_LEVELS] = {0};
 
     /* Parameters and node count, then the names, then the build. */
     int dims[TOPO_MAX_DIMS], wrap[TOPO_MAX_DIMS], ndims = 0;
@@ -226,6 +276,11 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
                 if ((v = topo_y_get(c, l, "hops")) &&
                     topo_y_int(c, v, "hops", 1, INT_MAX / 2, &hops[k]) < 0)
                     return NULL;
+                /* Cables from this level's switches down (tapering). */
+                if ((v = topo_y_get(c, l, "bandwidth")) &&
+                    topo_y_double(c, v, "bandwidth", TOPOMAP_MIN_BANDWIDTH, 0, HUGE_VAL,
+                                  &levbw[k]) < 0)
+                    return NULL;
             }
             count = topo_tree_count(nlevels, arity, hops, berr, sizeof berr);
         }
@@ -234,17 +289,8 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
         topo_y_fail(c, net, EINVAL, "%s", berr);
         return NULL;
     }
-    if (nodes_node) {
-        if (!(names = parse_nodes(c, nodes_node, (size_t)count)))
-            return NULL;
-        if (topomap_hostlist_count(names) != (size_t)count) {
-            topo_y_fail(c, nodes_node, EINVAL,
-                        "'nodes' names %zu hosts but the %s network has %d nodes",
-                        topomap_hostlist_count(names), kind, count);
-            topomap_hostlist_free(names);
-            return NULL;
-        }
-    }
+    if (nodes_node && topo_y_names(c, nodes_node, count, kind, &names) < 0)
+        return NULL;
     topomap_topology_t *t = NULL;
     if (conf) {
         char *cpath = relative_path(c->path, conf);
@@ -271,8 +317,8 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
         t = topo_torus_build(ndims, dims, wrap, 1, names, berr, sizeof berr);
     else if (is_th3)
         t = topo_tianhe3_build(rows, cols, npc, 1, names, berr, sizeof berr);
-    else
-        t = topo_tree_build(nlevels, arity, hops, 1, names, berr, sizeof berr);
+    else if ((t = topo_tree_build(nlevels, arity, hops, 1, names, berr, sizeof berr)))
+        memcpy(t->u.tree.bandwidth, levbw, sizeof levbw);
     if (!t)
         topo_y_fail(c, nodes_node ? nodes_node : net, errno, "%s", berr);
     return t;
@@ -280,7 +326,8 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
 
 /* The keys of a node description (the node section and each node_types
  * entry, whose keys the caller checked; what names it in messages):
- * exactly one of cores, levels or hwloc, and costs, self_cost. Fills ty
+ * exactly one of cores, levels or hwloc, and costs, self_cost, gpus
+ * (topo_gpu_yaml.c: the slots become the GPUs). Fills ty
  * (the caller clears it on failure too). */
 static int load_levels(struct topo_yctx *c, const topomap_topology_t *t, yaml_node_t *node,
                        const char *what, struct topo_ntype *ty)
@@ -391,6 +438,16 @@ static int load_levels(struct topo_yctx *c, const topomap_topology_t *t, yaml_no
     cost[nl] = self_cost;
     if (topo_type_levels(t, ty, nl, arity, cost, names, berr, sizeof berr) < 0)
         return topo_y_fail(c, node, errno, "%s", berr);
+    if ((v = topo_y_get(c, node, "gpus"))) {
+        const char *file = NULL;
+        char *xml = hw && topo_y_str(c, hw, "hwloc", &file) == 0 ? relative_path(c->path, file)
+                                                                  : NULL;
+        if (hw && !xml)
+            return topo_y_fail(c, hw, ENOMEM, "out of memory");
+        int rc = topo_y_gpus(c, t, v, xml, ty);
+        free(xml);
+        return rc;
+    }
     return 0;
 }
 
@@ -398,7 +455,7 @@ static int load_levels(struct topo_yctx *c, const topomap_topology_t *t, yaml_no
 static int load_node(struct topo_yctx *c, topomap_topology_t *t, yaml_node_t *node)
 {
     static const char *const node_keys[] = {"cores", "levels", "hwloc", "costs", "self_cost",
-                                            NULL};
+                                            "gpus", NULL};
     struct topo_ntype ty = {0};
     int n1 = 1;
     if (!node) /* no node section: one core per node */
@@ -453,7 +510,7 @@ static int load_node_types(struct topo_yctx *c, topomap_topology_t *t, yaml_node
                            yaml_node_t *node)
 {
     static const char *const keys[] = {"hostlist", "cores", "levels", "hwloc", "costs",
-                                       "self_cost", NULL};
+                                       "self_cost", "gpus", NULL};
     if (list->type != YAML_SEQUENCE_NODE || topo_y_len(list) < 1)
         return topo_y_fail(c, list, EINVAL,
                            "'node_types' must be a non-empty list of node types");

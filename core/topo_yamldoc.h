@@ -56,6 +56,25 @@ int topo_y_str(struct topo_yctx *c, yaml_node_t *n, const char *key, const char 
 int topo_y_len(const yaml_node_t *n);
 yaml_node_t *topo_y_item(struct topo_yctx *c, const yaml_node_t *n, int i);
 
+/* topo_gpu_yaml.c: the gpus: value n of a node description into ty (its
+ * CPU levels filled); xml is the node's hwloc file or NULL. 0 or -1. */
+struct topomap_topology;
+struct topo_ntype;
+int topo_y_gpus(struct topo_yctx *c, const struct topomap_topology *t, yaml_node_t *n,
+                const char *xml, struct topo_ntype *ty);
+
+/* topo_yaml.c: the top-level 'nodes' key (a hostlist expression or a list
+ * of them, at most max names; caller frees), and the same checked to name
+ * exactly count hosts for a network of kind (*names NULL on failure). */
+struct topomap_hostlist *topo_y_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max);
+int topo_y_names(struct topo_yctx *c, yaml_node_t *nodes_node, int count, const char *kind,
+                 struct topomap_hostlist **names);
+
+/* topo_yaml_dragonfly.c: the network section of kind dragonfly. */
+extern const char *const topo_y_dragonfly_keys[];
+struct topomap_topology *topo_y_dragonfly(struct topo_yctx *c, yaml_node_t *net,
+                                          yaml_node_t *nodes_node, const char *kind);
+
 /* topo_slurmyaml.c: Slurm's topology.yaml. */
 /* 1 if root (of doc) is a list whose first item is a mapping. */
 int topo_is_slurmyaml(yaml_document_t *doc, yaml_node_t *root);

@@ -247,6 +247,16 @@ int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_
     return 0;
 }
 
+int topomap_topology_group_levels(const topomap_topology_t *t)
+{
+    return t->ops->group_levels ? t->ops->group_levels(t) : 0;
+}
+
+int topomap_topology_link_classes(const topomap_topology_t *t)
+{
+    return t->ops->channel_class ? TOPOMAP_LINK_CLASSES : 1;
+}
+
 double topomap_topology_link_bandwidth(const topomap_topology_t *t)
 {
     return t->link_bandwidth;
@@ -325,6 +335,8 @@ double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb
         return t->ops->hops(t, na, nb) * t->hop_cost;
     /* The first level whose objects differ: the cores share level k-1. */
     const struct topo_ntype *ty = topo_type_of(t, na);
+    if (ty->gpus && ty->gpus->cost && ca != cb)
+        return topo_gpu_cost(ty->gpus, ca, cb);
     for (int k = 0; k < ty->nlevels; k++)
         if (ca / ty->inner[k] != cb / ty->inner[k])
             return ty->cost[k];

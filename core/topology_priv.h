@@ -42,6 +42,23 @@ struct topo_ops {
     int (*route)(const topomap_topology_t *t, int a, int b, int64_t *chan);
     /* The elements channel c (from route()) leaves and enters. */
     void (*channel_ends)(const topomap_topology_t *t, int64_t c, int *from, int *to);
+    /* Optional (NULL: every channel is TOPOMAP_LINK_LOCAL): the class of
+     * channel c, so that congestion can be reported per class of link. */
+    int (*channel_class)(const topomap_topology_t *t, int64_t c);
+    /* Optional (NULL: t->link_bandwidth for every channel): bytes per
+     * second of channel c, 0 when unknown; congestion in seconds divides
+     * each channel's load by its own bandwidth. */
+    double (*channel_bandwidth)(const topomap_topology_t *t, int64_t c);
+    /* Optional (NULL: route() with weight 1): the routes of the kind's
+     * spread (non-minimal, adaptive) routing model from a to b, as channels
+     * chan[i] each carrying the share w[i] of the bytes (a channel may
+     * appear several times); returns the count (<= route_max). Used by
+     * congestion when t->spread is set. */
+    int (*spread)(const topomap_topology_t *t, int a, int b, int64_t *chan, double *w);
+    /* Optional (NULL: 0): the number of leading coordinates (coords()) that
+     * are nested groups of nodes, outermost first (a tree's switches, a
+     * dragonfly's group and switch), for algorithms that split by level. */
+    int (*group_levels)(const topomap_topology_t *t);
 };
 
 struct topo_torus {
@@ -58,6 +75,9 @@ struct topo_tianhe3 {
 /* A regular tree: every switch of level k has arity[k] children. */
 struct topo_tree {
     int nlevels;
+    /* bandwidth[k]: bytes per second of a cable between a level-k switch and
+     * one of its children, 0 = the topology's link_bandwidth (tapering). */
+    double bandwidth[TOPO_MAX_LEVELS];
     int arity[TOPO_MAX_LEVELS];
     int hops[TOPO_MAX_LEVELS];  /* hops[k]: lowest common switch at level k */
     int below[TOPO_MAX_LEVELS]; /* nodes under one child of a level-k switch */
@@ -85,6 +105,49 @@ struct topo_itree {
     long bsize[TOPO_MAX_LEVELS];
 };
 
+/* The GPUs of a node type (topo_gpu.c). With GPUs, the node's slots are
+ * its GPUs (struct topo_ntype cores = ngpu) and the CPU cores are only the
+ * cores near each GPU, for binding. */
+struct topo_gpu {
+    char *cpus;  /* cores near it, a CPU list of node core numbers ("0-19") */
+    int numa;    /* its NUMA domain, -1 when not given */
+    char *nic;   /* the NIC near it, as the MPI library names it, or NULL */
+};
+struct topo_gpus {
+    int ngpu;
+    int cpu_cores;       /* CPU cores of the node (the cpus lists are below it) */
+    int vendor;          /* TOPOMAP_GPU_NVIDIA, _AMD, _INTEL */
+    struct topo_gpu *gpu;
+    double *links;       /* ngpu x ngpu, links (or bandwidth) per pair; NULL: none given */
+    double link_cost, host_cost;
+    double *cost;        /* ngpu x ngpu pair costs, NULL without links (GPU-unaware) */
+};
+
+/* How the global links of a dragonfly are laid out (topo_dragonfly.c). */
+enum topo_df_arrangement { TOPO_DF_ABSOLUTE, TOPO_DF_RELATIVE, TOPO_DF_CIRCULANT, TOPO_DF_EXPLICIT };
+
+/* The parameters of a dragonfly, as given. */
+struct topo_df_params {
+    int groups, switches, nodes, globals; /* globals: global links per switch */
+    enum topo_df_arrangement arrangement;
+    int nlinks;        /* TOPO_DF_EXPLICIT: the links, 4 ints each: */
+    const int *links;  /* group, switch, group, switch (switch within its group) */
+    double bw_node, bw_local, bw_global; /* 0: the topology's link_bandwidth */
+};
+
+/* A dragonfly: groups of switches, all-to-all inside a group, groups joined
+ * by global links. Switch s (0 .. groups x switches - 1) is switch
+ * s % switches of group s / switches; global port q of s is s x globals + k. */
+struct topo_dragonfly {
+    struct topo_df_params p;  /* links not kept (NULL) */
+    int nsw;
+    int *peer;      /* nsw x globals: the port at the other end, -1 unused */
+    int *reach;     /* nsw x groups: the first port of s to group g, -1 none */
+    int *pair_first;/* groups^2 + 1: CSR of the ports from group i to j */
+    int *pair_port;
+    int min_links, max_links; /* links between two groups, over the pairs */
+};
+
 /* One node type: the inside of a node, nlevels levels, outermost first
  * (topo_nodetypes.c). */
 struct topo_ntype {
@@ -95,6 +158,7 @@ struct topo_ntype {
     double cost[TOPO_MAX_LEVELS + 1];
     char level_name[TOPO_MAX_LEVELS][TOPO_NAME_LEN];
     char *node_source;          /* where the levels came from ("hwloc XML FILE") or NULL */
+    struct topo_gpus *gpus;     /* NULL: a node of cores only */
 };
 
 struct topomap_topology {
@@ -108,7 +172,8 @@ struct topomap_topology {
     double link_bandwidth;     /* bytes per second of a channel, 0 = not given */
     int diameter;
     int nswitches;             /* network elements beyond the nodes */
-    int route_max;             /* longest route, in channels */
+    int route_max;             /* longest route, in channels (spread included) */
+    int spread;                /* 1: congestion uses ops->spread (the YAML routing key) */
     /* The inside of the nodes: ntypes node types, node v of type
      * node_type[v] (node_type NULL while there is one type: every node is
      * of type 0). cores: the most cores of a node of any type. */
@@ -123,6 +188,7 @@ struct topomap_topology {
         struct topo_tianhe3 th3;
         struct topo_tree tree;
         struct topo_itree itree;
+        struct topo_dragonfly df;
     } u;
 };
 
@@ -198,6 +264,15 @@ int topo_torus_count(int ndims, const int *dims, const int *wrap, char *err, siz
 int topo_tianhe3_count(int rows, int cols, int npc, char *err, size_t errlen);
 int topo_tree_count(int nlevels, const int *arity, const int *hops, char *err, size_t errlen);
 
+/* Node count of a dragonfly, or -1 with err (bad parameters). */
+int topo_dragonfly_count(const struct topo_df_params *p, char *err, size_t errlen);
+/* A dragonfly; on failure err says what is wrong with the parameters or
+ * which explicit link (by its index) is. */
+topomap_topology_t *topo_dragonfly_build(const struct topo_df_params *p, int cores,
+                                         topomap_hostlist_t *names, char *err, size_t errlen);
+/* The names of the arrangements, indexed by enum topo_df_arrangement. */
+extern const char *const topo_df_arrangement_names[];
+
 /* topo_tree.c: the irregular tree kind. Fill t->u.itree (arrays owned by
  * t), call topo_itree_prepare() (depth of nodes, diameter), then topo_finish(). */
 extern const struct topo_ops topo_itree_ops;
@@ -259,5 +334,28 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
  * type (topo_type_levels, node_source set): */
 int topo_hwloc_type(const topomap_topology_t *t, const char *xml_path, struct topo_ntype *ty,
                     char *err, size_t errlen);
+
+/* topo_gpu.c: GPU nodes. */
+/* Free g (NULL is fine). */
+void topo_gpus_free(struct topo_gpus *g);
+/* Turn ty (its CPU levels filled) into a GPU node type of the GPUs g (taken
+ * over, freed on failure too): checks the CPU lists against ty's cores,
+ * computes the pair costs, sets the slot levels (one per NUMA domain when
+ * the GPUs split evenly over them, then the GPUs). 0, or -1 with err. */
+int topo_gpus_attach(const topomap_topology_t *t, struct topo_ntype *ty, struct topo_gpus *g,
+                     char *err, size_t errlen);
+/* Pair cost of GPUs a and b of a type with links (a != b). */
+static inline double topo_gpu_cost(const struct topo_gpus *g, int a, int b)
+{
+    return g->cost[(size_t)a * (size_t)g->ngpu + (size_t)b];
+}
+/* The largest core of a CPU list ("0-9,20-29"), or -1 when it is not one. */
+long topo_cpulist_max(const char *s);
+/* Print the GPU lines of describe(). */
+void topo_gpus_describe(const struct topo_gpus *g, const char *indent, FILE *f);
+/* topo_hwloc_gpu.c: the GPUs and NICs of an hwloc XML file, with their
+ * cores, NUMA domain, nearest NIC and the NVLink/XGMI matrix hwloc reports.
+ * A new struct (caller frees with topo_gpus_free) or NULL with err. */
+struct topo_gpus *topo_hwloc_gpus(const char *xml_path, char *err, size_t errlen);
 
 #endif

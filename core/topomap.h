@@ -428,6 +428,33 @@ int topomap_topology_hops(const topomap_topology_t *t, int a, int b);
  * range, or a core is not one of its node's (type's) cores.
  */
 double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb);
+/** GPU vendors (topomap_gpu_t vendor): which variable selects a task's GPU. */
+#define TOPOMAP_GPU_NVIDIA 1 /* CUDA_VISIBLE_DEVICES */
+#define TOPOMAP_GPU_AMD 2    /* ROCR_VISIBLE_DEVICES */
+#define TOPOMAP_GPU_INTEL 3  /* ZE_AFFINITY_MASK */
+/** The most GPUs of one node. */
+#define TOPOMAP_MAX_GPUS 64
+/** One GPU of a node (topomap_topology_gpu); strings valid while the topology lives. */
+typedef struct {
+    int vendor;       /**< TOPOMAP_GPU_NVIDIA, _AMD or _INTEL */
+    const char *cpus; /**< the CPU cores near it, a CPU list of node core numbers ("0-19") */
+    int numa;         /**< its NUMA domain, -1 when not known */
+    const char *nic;  /**< the NIC near it as the MPI library names it, or NULL */
+    int cpu_cores;    /**< CPU cores of the node */
+} topomap_gpu_t;
+/**
+ * GPUs of @p node: 0 for a node of cores only. On a node with GPUs the slots
+ * (cores, topomap_topology_node_cores) are its GPUs, slot g being GPU g, and
+ * topomap_topology_cost() of two slots of the node is the GPU pair's cost.
+ * -1 with errno EINVAL when @p node is out of range.
+ */
+int topomap_topology_node_gpus(const topomap_topology_t *t, int node);
+/** GPU @p gpu of @p node into @p out; -1 with errno EINVAL (no such GPU). */
+int topomap_topology_gpu(const topomap_topology_t *t, int node, int gpu, topomap_gpu_t *out);
+/** "nvidia", "amd", "intel", or NULL for another number. */
+const char *topomap_gpu_vendor_name(int vendor);
+/** The vendor named @p name, or -1 with errno EINVAL. */
+int topomap_gpu_vendor_parse(const char *name);
 /** Largest hop count between two nodes. */
 int topomap_topology_diameter(const topomap_topology_t *t);
 /**
@@ -448,6 +475,11 @@ double topomap_topology_hop_cost(const topomap_topology_t *t);
 int topomap_topology_set_link_bandwidth(topomap_topology_t *t, double bytes_per_s);
 /** Bandwidth of one channel in bytes per second, 0 when not known. */
 double topomap_topology_link_bandwidth(const topomap_topology_t *t);
+/** The number of classes of links the network tells apart in
+ *  topomap_metrics_t.congestion_class_max: TOPOMAP_LINK_CLASSES on a
+ *  dragonfly (node, local and global links), 1 elsewhere (every channel is
+ *  TOPOMAP_LINK_LOCAL). */
+int topomap_topology_link_classes(const topomap_topology_t *t);
 
 /*
  * Routes and channels. The network's elements are the nodes (0 .. nnodes-1)
@@ -585,8 +617,10 @@ void topomap_opts_init(topomap_opts_t *o);
 /**
  * Map the ranks of @p p onto the slots of @p a with algorithm @p algo.
  * Fills @p rank_to_slot[0 .. nranks-1] (caller-allocated) with distinct slots.
- * Errors: EINVAL unknown algorithm (message lists the known ones), E2BIG more
- * ranks than slots, ETIMEDOUT time limit exceeded, ENOMEM.
+ * Errors: EINVAL unknown algorithm (message lists the known ones), ENOTSUP the
+ * algorithm does not apply to these inputs (treematch on a torus, analytic or
+ * grid off a torus or mesh, grid on a profile that is not a process grid),
+ * E2BIG more ranks than slots, ETIMEDOUT time limit exceeded, ENOMEM.
  * @p o may be NULL for defaults.
  */
 int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
@@ -606,6 +640,16 @@ int topomap_algo_valid(const char *name);
 /* ======================================================================== */
 /* Metrics and matrix statistics                                              */
 /* ======================================================================== */
+
+/** Classes of links (topomap_topology_link_class()). */
+enum {
+    TOPOMAP_LINK_NODE,   /**< a node's cable to its switch (dragonfly) */
+    TOPOMAP_LINK_LOCAL,  /**< between switches of a group; every link of other networks */
+    TOPOMAP_LINK_GLOBAL, /**< between groups of a dragonfly */
+    TOPOMAP_LINK_CLASSES
+};
+/** Name of link class @p k ("node", "local", "global"), NULL out of range. */
+const char *topomap_link_class_name(int k);
 
 /** Quality of a mapping. All byte quantities use the directed profile as recorded. */
 typedef struct topomap_metrics {
@@ -628,6 +672,13 @@ typedef struct topomap_metrics {
      *  drain the channel; 0 when the topology gives no bandwidth. */
     double congestion_max_seconds;
     double congestion_avg_seconds;
+    /** The largest load of a channel of each class of link
+     *  (TOPOMAP_LINK_NODE, _LOCAL, _GLOBAL), in bytes; a class the network
+     *  does not have stays 0 (every channel of a torus or a tree is local). */
+    double congestion_class_max[TOPOMAP_LINK_CLASSES];
+    /** Bytes carried by the global links of a dragonfly (the bytes between
+     *  groups under minimal routing), 0 elsewhere. */
+    double congestion_global_bytes;
 } topomap_metrics_t;
 
 /**

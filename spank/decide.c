@@ -18,6 +18,7 @@ void topomap_decision_free(struct topomap_decision *d)
         free(d->hosts);
     }
     free(d->bind);
+    free(d->gpu);
     free(d->pmi2);
     free(d->algo);
     memset(d, 0, sizeof *d);
@@ -288,7 +289,7 @@ static int judge_gain(struct step *s)
     d->hop_bytes_new = mnew.hop_bytes;
     double gain = mdef.hop_bytes > 0 ? (mdef.hop_bytes - mnew.hop_bytes) / mdef.hop_bytes : 0;
     snprintf(d->summary, sizeof d->summary,
-             "topomap: %s on %d ranks, nodes %s (%s tasks per node): hop-bytes %.6g -> %.6g "
+             "topomap: %s on %d ranks, nodes %s (%s tasks per node): hop-bytes %.0f -> %.0f "
              "(%+.1f%%), %.1f ms",
              s->algo, n, s->step_hosts, s->slots.s, mdef.hop_bytes, mnew.hop_bytes,
              gain == 0 ? 0.0 : -100.0 * gain, 1000.0 * d->seconds);
@@ -300,7 +301,7 @@ static int judge_gain(struct step *s)
     if (site->gain_congestion) {
         gain = gdef > 0 ? (gdef - gnew) / gdef : 0;
         snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
-                 ", busiest link %.6g -> %.6g bytes", gdef, gnew);
+                 ", busiest link %.0f -> %.0f bytes", gdef, gnew);
     }
     int same_nodes = 1;
     for (int r = 0; r < n && same_nodes; r++)
@@ -322,7 +323,7 @@ static int judge_gain(struct step *s)
                  s->algo, 100.0 * gain, gname, 100.0 * site->min_gain);
     else if (d->explicit_req && !same_nodes)
         snprintf(d->message, sizeof d->message,
-                 "topomap: %s does not reduce %s (%.6g -> %.6g); using Slurm's "
+                 "topomap: %s does not reduce %s (%.0f -> %.0f); using Slurm's "
                  "default layout",
                  s->algo, gname, gdef, gnew);
     return -1;
@@ -356,6 +357,19 @@ static int bind_indices(const struct step *s, const int *nodeix, int *core)
     }
     free(tmp);
     return 0;
+}
+
+/* gpu_bind=yes: each rank's slot on its node, which is its GPU, when every
+ * node of the step has GPUs (core: scratch of n ints). 0 or -1 (ENOMEM). */
+static int gpu_slots(const struct step *s, int *core)
+{
+    for (int i = 0; i < s->nstep; i++)
+        if (topomap_topology_node_gpus(s->topo, topomap_alloc_node(s->alloc, i)) <= 0)
+            return 0;
+    for (int r = 0; r < s->n; r++)
+        core[r] = topomap_alloc_slot_core(s->alloc, s->r2s[r]);
+    s->d->gpu = topomap_bind_encode(core, s->n, 1);
+    return s->d->gpu ? 0 : -1;
 }
 
 /* Remap: hostnames, per-node core indices, the PMI2 mapping. */
@@ -403,6 +417,10 @@ static void build_remap(struct step *s)
         d->bind =
             topomap_bind_encode(core, n, (int)(s->o->cpus_per_task > 0 ? s->o->cpus_per_task : 1));
     }
+    if (s->site->gpu_bind && gpu_slots(s, core) < 0) {
+        keep(d, s->site, 0, "out of memory");
+        goto out;
+    }
     d->pmi2 = topomap_pmi2_mapping(nodeix, n, TOPOMAP_PMI2_MAXLEN);
     if (!d->pmi2 && errno != E2BIG) {
         keep(d, s->site, 0, "out of memory");
@@ -433,6 +451,8 @@ static void finish(struct step *s)
         d->hosts = NULL;
         free(d->bind);
         d->bind = NULL;
+        free(d->gpu);
+        d->gpu = NULL;
         free(d->pmi2);
         d->pmi2 = NULL;
     }

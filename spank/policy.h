@@ -3,9 +3,9 @@
  * here: plugstack.conf arguments (site.c), the srun command line (srun.c),
  * Slurm's default task layout (layout.c), the placement decision (decide.c),
  * the binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
- * recording (record.c); private helpers in common.c. spank/topomap.c is the
- * only file that sees <slurm/spank.h>; each file here is unit-tested without
- * Slurm by tests/spank_FILE.c.
+ * recording (record.c); private helpers in common.c. spank/topomap.c and
+ * its plugin_*.c are the only files that see <slurm/spank.h>; each file
+ * here is unit-tested without Slurm by tests/spank_FILE.c.
  *
  * How a placement travels (see also spank/topomap.c):
  *  - srun (local context) decides, writes a hostfile and sets SLURM_HOSTFILE
@@ -42,6 +42,11 @@
 
 /** Names of the variables passed from srun to the compute nodes. */
 #define TOPOMAP_ENV_BIND "TOPOMAP_BIND"
+/** Each rank's slot on its node, the GPU number on GPU nodes (gpu_bind=yes),
+ *  in TOPOMAP_BIND's format. */
+#define TOPOMAP_ENV_GPU "TOPOMAP_GPU"
+/** What the plugin sets in a task bound to a GPU: the NIC near it. */
+#define TOPOMAP_ENV_GPU_NIC "TOPOMAP_GPU_NIC"
 #define TOPOMAP_ENV_PMI2 "TOPOMAP_PMI2_MAPPING"
 /** The decision, passed by srun to the nodes, where the slurmstepd of global
  *  task 0 writes it to the slurmd log: one line per step for the admin
@@ -82,6 +87,8 @@ struct topomap_site {
     double time_limit; /* time_limit= milliseconds for a placement; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */
+    int gpu_bind;      /* gpu_bind=yes (1): on GPU nodes, each task its GPU, the
+                        * cores and NIC near it (gpu.c); no (0, default) */
     char *profiler;    /* profiler= libtopomap-profiler.so to preload for
                         * --topomap-record; NULL: the installed one */
     char *spool;       /* spool= node-local directory for recordings in
@@ -267,6 +274,8 @@ struct topomap_decision {
     int nranks;
     char **hosts;       /* REMAP: hostname of each rank (hostfile lines) */
     char *bind;         /* REMAP: TOPOMAP_BIND value, NULL when bind=none */
+    char *gpu;          /* REMAP: TOPOMAP_GPU value, NULL unless gpu_bind=yes and
+                         * every node of the step has GPUs */
     char *pmi2;         /* REMAP: TOPOMAP_PMI2_MAPPING value, NULL if longer than
                          * TOPOMAP_PMI2_MAXLEN (srun then passes it empty) */
     /* For --topomap-verbose and the tests. */
@@ -327,6 +336,60 @@ int topomap_cpulist_parse(const char *s, int *ids, int max);
  */
 int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int k, int cpt,
                         hwloc_bitmap_t set, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------ */
+/* GPU binding (gpu.c, gpu_bind=yes)                                          */
+/* ------------------------------------------------------------------------ */
+
+/** 1 when the step has GPUs from Slurm (SLURM_STEP_GPUS, SLURM_JOB_GPUS or a
+ *  non-zero SLURM_GPUS_ON_NODE in its environment): only such steps are
+ *  bound to GPUs; the others keep the core binding. */
+int topomap_gpu_step(topomap_getenv_fn env, void *arg);
+/** The variable that selects a GPU of @p vendor (TOPOMAP_GPU_*): CUDA_VISIBLE_DEVICES,
+ *  ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK; NULL for another number. */
+const char *topomap_gpu_var(int vendor);
+/** What a task on GPU @p gpu of topology node @p node gets. */
+struct topomap_gpu_task {
+    char var[32];   /**< the vendor's variable */
+    char dev[32];   /**< its value: the GPU, as the runtime will number it */
+    char cpus[256]; /**< the cores near the GPU (a CPU list of node core numbers) */
+    char nic[128];  /**< the NIC near it, "" when the topology names none */
+};
+/**
+ * Fill @p out for the task on GPU @p gpu of @p node. When the step's
+ * environment (@p env) already holds the vendor's variable as a list (Slurm's
+ * gres/gpu), the GPU is its @p gpu-th entry; else the number @p gpu.
+ * @return 0, or -1 with errno EINVAL (not a GPU of the node) or ERANGE (the
+ *         step's list is shorter) and a message in @p err.
+ */
+int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_getenv_fn env,
+                     void *arg, struct topomap_gpu_task *out, char *err, size_t errlen);
+/**
+ * The CPU set of a task near a GPU: the cores of CPU list @p cpus (hwloc's
+ * logical core numbers) that the step has here (@p alloc, @p nalloc: Slurm's
+ * cores of the step; NULL: all), each with all its hardware threads.
+ * @return 0, or -1 with errno ERANGE (a core past the node's, or none of them
+ *         the step's) and a message in @p err.
+ */
+int topomap_gpu_cpuset(hwloc_topology_t topo, const char *cpus, const int *alloc, int nalloc,
+                       hwloc_bitmap_t set, char *err, size_t errlen);
+
+/**
+ * The GPU binding of the @p nlocal tasks of a step here (global ranks
+ * @p gid[l]) from @p spec (TOPOMAP_GPU of the step's @p ntotal ranks): the
+ * topology of @p site (loaded here), this node @p nodename in it, each
+ * task's GPU variable and NIC into @p tasks[l] and, when @p sets is not NULL,
+ * its CPU set into @p sets[l] (see topomap_gpu_cpuset; @p topo is this node).
+ * Nothing happens (0) without gpu_bind=yes, without @p spec, for a step
+ * without GPUs (topomap_gpu_step of @p env), or on a node without GPUs.
+ * @return the number of tasks bound (@p nlocal), 0, or -1 with errno and a
+ *         message in @p err (then no task is bound to a GPU).
+ */
+int topomap_gpu_prepare(const struct topomap_site *site, const char *spec, int ntotal,
+                        const int *gid, int nlocal, const char *nodename, topomap_getenv_fn env,
+                        void *arg, hwloc_topology_t topo, const int *alloc, int nalloc,
+                        struct topomap_gpu_task *tasks, hwloc_bitmap_t *sets, char *err,
+                        size_t errlen);
 
 /* ------------------------------------------------------------------------ */
 /* Recording a profile (--topomap-record[=NAME])                              */

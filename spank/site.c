@@ -113,6 +113,13 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 topomap_sp_append(err, errlen, "plugstack.conf: bind=%s is not cores or none", v);
                 bad++;
             }
+        } else if (KEY("gpu_bind")) {
+            if (!strcmp(v, "yes") || !strcmp(v, "no"))
+                s->gpu_bind = v[0] == 'y';
+            else {
+                topomap_sp_append(err, errlen, "plugstack.conf: gpu_bind=%s is not yes or no", v);
+                bad++;
+            }
         } else if (KEY("strict")) {
             if (!strcmp(v, "0") || !strcmp(v, "1"))
                 s->strict = v[0] == '1';
@@ -124,7 +131,8 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
             topomap_sp_append(
                 err, errlen,
                 "plugstack.conf: unknown key '%.*s' (known: topology, topology_name, profiles, "
-                "default, min_gain, time_limit, bind, strict, profiler, spool, gain_metric)",
+                "default, min_gain, time_limit, bind, strict, profiler, spool, gain_metric, "
+                "gpu_bind)",
                 (int)klen, tok);
             bad++;
         }

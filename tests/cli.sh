@@ -135,12 +135,31 @@ run map --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --nodes all --al
 run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map"
 run eval --profile "$tmp/ring8.txt" --topology "$tmp/ring4.yaml" --mapping "$tmp/ring4.map" --json
 run topology show "$tmp/ring4.yaml"
+# A dragonfly: eval reports the busiest link of each class (node, local,
+# global) and the bytes on global links; seconds use each class's bandwidth.
+cat > "$tmp/df.yaml" <<'EOF'
+network: {kind: dragonfly, groups: 3, switches_per_group: 2, nodes_per_switch: 2,
+          node_bandwidth: 4e9, local_bandwidth: 2e9, global_bandwidth: 1e9}
+nodes: "d[00-11]"
+EOF
+run map --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --nodes all --tasks-per-node 1 \
+    --algo block -o "$tmp/df.map"
+run eval --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --mapping "$tmp/df.map"
+run eval --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --mapping "$tmp/df.map" --json
+run topology show "$tmp/df.yaml"
 
 # Issue 13. Algorithm names in any case; the summary of map on stderr.
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo OHTMA+Refine -o "$tmp/or.map"
 run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algos Block,CYCLIC
+# compare's default list runs the algorithms that apply here and names the
+# others in one line (exit 0); asked for by --algos, one that does not apply
+# fails (exit 1).
+run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2
+run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algos cyclic,treematch
 # auto's summary names the candidate it kept.
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo auto -o "$tmp/auto.map"
@@ -220,7 +239,7 @@ run stats --profile "$tmp/ring8.data" --k 4
 run stats --profile "$top_srcdir/examples/metis-4elt-k256.txt" --k 4 --tasks-per-node 16
 # The time of an algorithm is the one thing that changes from run to run: the
 # last column of compare, "in N s" in the summary of map, "seconds" in JSON.
-sed -i -E -e '/^(block|cyclic|random|ohtma|greedy)[a-z+-]* /Is/ +[0-9]+\.[0-9]+$/ TIME/' \
+sed -i -E -e '/^[a-z][a-z0-9+-]* +([0-9]+|failed) +[-0-9.]+ +/Is/ +[0-9]+\.[0-9]+$/ TIME/' \
     -e 's/ in [0-9]+\.[0-9]+ s;/ in TIME s;/' -e 's/"seconds": [0-9.e+-]+/"seconds": TIME/' \
     -e 's/, [0-9]+\.[0-9]+ ms: /, TIME ms: /' -e 's/ \([0-9]+\.[0-9]+ s\)$/ (TIME s)/' "$out"
 
@@ -454,6 +473,22 @@ check $? "map -v: progress lines and the summary on stderr, 8 mapping lines on s
 "$TOPOMAP" compare $P $T $N --algos cyclic,auto -v > /dev/null 2> "$tmp/cv.err"
 grep -q "^topomap: compare: running auto (2 of 2)" "$tmp/cv.err"
 check $? "compare -v says which algorithm runs"
+# Slurm's spellings: -w / --nodelist for --nodes, --ntasks-per-node for
+# --tasks-per-node, in map, compare, plan and plot alike.
+"$TOPOMAP" map $P $T --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic -q > "$tmp/sp.ref"
+"$TOPOMAP" map $P $T -w 't[003,000-002]' --ntasks-per-node 2 --algo cyclic -q > "$tmp/sp.w" &&
+    cmp -s "$tmp/sp.ref" "$tmp/sp.w"
+check $? "map -w HOSTLIST --ntasks-per-node K is --nodes HOSTLIST --tasks-per-node K"
+"$TOPOMAP" map $P $T --nodelist 't[003,000-002]' --ntasks-per-node 2 --algo cyclic -q > "$tmp/sp.nl" &&
+    cmp -s "$tmp/sp.ref" "$tmp/sp.nl"
+check $? "map --nodelist HOSTLIST is --nodes HOSTLIST"
+"$TOPOMAP" compare $P $T -w 't[003,000-002]' --ntasks-per-node 2 --algos cyclic > "$tmp/sp.cmp" &&
+    grep -q '^cyclic ' "$tmp/sp.cmp"
+check $? "compare -w HOSTLIST --ntasks-per-node K"
+"$TOPOMAP" plan $T $P -w 't[003,000-002]' --slots '2(x4)' -- srun -n8 --topomap=cyclic ./a \
+    > "$tmp/sp.plan" && grep -q '^decision ' "$tmp/sp.plan"
+check $? "plan -w HOSTLIST"
+expect 2 "unknown option '-w'" stats $P -w 't[000-003]'
 # auto's time limit: the summary says when it was hit.
 "$TOPOMAP" map --profile "$EXAMPLES/lammps-lj32k-128.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[000-127]' --tasks-per-node 1 --algo auto --time-limit 0.0001 -o /dev/null \

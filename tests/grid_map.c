@@ -202,8 +202,8 @@ static void test_grid_algo(void)
         ring = topomap_profile_create(3, 3, src, dst, by, NULL, NULL, 0);
     }
     errno = 0;
-    ok(topomap_map("grid", ring, a, NULL, r2s, err, sizeof err) < 0 && errno == EINVAL,
-       "not a grid: EINVAL (%s)", err);
+    ok(topomap_map("grid", ring, a, NULL, r2s, err, sizeof err) < 0 && errno == ENOTSUP,
+       "not a grid: ENOTSUP, grid does not apply (%s)", err);
     like(err, "not a process grid", "... says so");
     topomap_alloc_free(a);
     const char *scattered = "node[000,002,005,009]";

@@ -153,6 +153,9 @@ if [ -x "$REPORT" ]; then
     check $? "an A/A control without a description is the same layout again"
     grep -q '^verdict: halo: auto = metis x0.500 of block (rounds 0.500-0.500), A/A noise +-1.0%: faster' "$tmp/rep"
     check $? "verdict follows auto to the placement it equals"
+    # reorder 1.5/3.0 and 1.28/3.2 -> 0.5 and 0.4, median 0.45
+    grep -q '^verdict: halo-dist: reorder x0.450 of block (rounds 0.400-0.500)' "$tmp/rep"
+    check $? "without auto, the verdict is on reorder (the halo declared to MPI)"
     grep -q '^verdict: water: auto keeps block' "$tmp/rep"
     check $? "auto with block's node groups: kept, no comparison invented"
     # hop-bytes 100 200 50 against median times 3.1 4.4 1.55: r = 0.9712 (by hand)

@@ -11,8 +11,10 @@
 # neighbour exchange, and that every rank agrees), and the graph's hop-bytes
 # over the real placement are those of `topomap map --algo auto` on the same
 # graph and allocation. Error paths (no topology, unknown host) give MPI's own
-# numbering. Fortran (tests/mpi/reorder_f.f90, `use mpi`): MPI_CART_CREATE
-# gives the numbering of the C program. An MPI library whose compiler, launcher or build is missing is
+# numbering. Fortran (tests/mpi/reorder_f.f90, `use mpi`): MPI_CART_CREATE,
+# MPI_DIST_GRAPH_CREATE_ADJACENT (with the Fortran MPI_UNWEIGHTED and with
+# weights) and MPI_DIST_GRAPH_CREATE give valid communicators with the
+# numbering of the C program. An MPI library whose compiler, launcher or build is missing is
 # skipped, with the reason.
 set -u
 case ${TOPOMAP_SKIP_MPI:-} in '' | 0) ;; *) echo "1..0 # SKIP TOPOMAP_SKIP_MPI=$TOPOMAP_SKIP_MPI"; exit 0 ;; esac
@@ -49,10 +51,10 @@ t() {
 
 # run NAME MODE REORDER [VAR=VALUE...]: the program under $launcher, with the
 # library preloaded unless NOLIB=1; output in $tmp/NAME.out, graph in NAME.edges.
-# MODE fortran: the Fortran program.
+# MODE fortran (its Cartesian case) or f-*: the Fortran program.
 run() {
     rname=$1 rmode=$2 rre=$3 prog=$tmp/prog-$fl
-    [ "$rmode" = fortran ] && prog=$tmp/progf-$fl
+    case $rmode in fortran | f-*) prog=$tmp/progf-$fl ;; esac
     shift 3
     pre="LD_PRELOAD=$so"
     case " $* " in *" NOLIB=1 "*) pre="NOLIB=1" ;; esac
@@ -128,7 +130,11 @@ for fl in openmpi mpich; do
         if ! command -v $fc >/dev/null 2>&1; then fskip="$lib: no $fc"
         elif ! $fc -O2 -o "$tmp/progf-$fl" "$top_srcdir/tests/mpi/reorder_f.f90" 2>"$tmp/why"
         then fskip="$lib: tests/mpi/reorder_f.f90 does not build"
-        else run fortran-1 fortran 1
+        else
+            run fortran-1 fortran 1
+            for m in adj adjw distw; do
+                run f-$m-1 f-$m 1
+            done
         fi
     fi
     for m in cart adj adjw distw graph; do
@@ -150,5 +156,14 @@ for fl in openmpi mpich; do
     [ -z "$skip" ] && skip=$fskip
     t "$lib: Fortran MPI_CART_CREATE: reordered, valid" reordered fortran-1
     t "$lib: Fortran MPI_CART_CREATE: the C program's numbering" same_perm fortran-1 cart-1
+    for m in adj adjw distw; do
+        case $m in
+        adj) fn="MPI_DIST_GRAPH_CREATE_ADJACENT, MPI_UNWEIGHTED" ;;
+        adjw) fn="MPI_DIST_GRAPH_CREATE_ADJACENT, weighted" ;;
+        distw) fn="MPI_DIST_GRAPH_CREATE, weighted" ;;
+        esac
+        t "$lib: Fortran $fn: reordered, valid" reordered f-$m-1
+        t "$lib: Fortran $fn: the C program's numbering" same_perm f-$m-1 $m-1
+    done
 done
 tap_done

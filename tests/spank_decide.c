@@ -473,6 +473,42 @@ static void scale_tests(const char *store)
     topomap_site_free(&s);
 }
 
+/* Hop-bytes in the plugin's line are integers, as topomap map prints them
+ * (1234000000, not 1.234e+09). */
+static void integer_tests(const char *store)
+{
+    char err[TOPOMAP_ERRLEN], pa[600];
+    struct topomap_site s;
+    struct topomap_srun o;
+    struct topomap_decision d;
+    const char *env[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
+    topomap_site_init(&s);
+    snprintf(pa, sizeof pa, "profiles=%s", store);
+    char *args[] = {"topology=" DATA "/mesh-2x2-2core.yaml", pa};
+    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "site policy for the mesh");
+    /* Rank r talks to r + 2 (mod 8): 1,234,000,000 bytes each way. */
+    int src[16], dst[16];
+    double by[16];
+    for (int r = 0; r < 8; r++) {
+        src[2 * r] = r, dst[2 * r] = (r + 2) % 8, by[2 * r] = 1234e6;
+        src[2 * r + 1] = (r + 2) % 8, dst[2 * r + 1] = r, by[2 * r + 1] = 1234e6;
+    }
+    topomap_profile_t *p = topomap_profile_create(8, 16, src, dst, by, NULL, err, sizeof err);
+    ok(p && topomap_store_add(store, "big8", p, err, sizeof err) == 0, "store big8");
+    topomap_profile_free(p);
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=big8",
+          "--topomap-verbose", "app", NULL);
+    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    char want[128];
+    snprintf(want, sizeof want, "hop-bytes %.0f -> %.0f (", d.hop_bytes_default, d.hop_bytes_new);
+    ok(d.hop_bytes_default >= 1e9 && strstr(d.summary, want) && !strstr(d.summary, "e+"),
+       "hop-bytes as integers in the verbose line (%s)", d.summary);
+    ok(strstr(d.log, want) != NULL, "... and in the admin's log (%s)", d.log);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    topomap_site_free(&s);
+}
+
 /* topology=slurm: the file beside the cluster's slurm.conf (SLURM_CONF);
  * topology_name= one topology of a Slurm topology.yaml. */
 static void put(const char *dir, const char *name, const char *text)
@@ -620,6 +656,7 @@ int main(void)
     decide_tests(store);
     slurm_topology_tests(store);
     node_type_tests(store);
+    integer_tests(store);
     scale_tests(store);
     remove_store(store);
     return done_testing();

@@ -27,8 +27,8 @@ static const struct {
      "node-level-key.yaml:7:30: unknown key 'latency' in a node level (expected one of: name, "
      "arity, cost)"},
     {"unknown-kind.yaml", EINVAL,
-     "unknown-kind.yaml:2:9: unknown network kind 'dragonfly' (expected torus, mesh, tianhe3 or "
-     "fat-tree)"},
+     "unknown-kind.yaml:2:9: unknown network kind 'hypercube' (expected torus, mesh, tianhe3, "
+     "fat-tree or dragonfly)"},
     {"duplicate-key.yaml", EINVAL,
      "duplicate-key.yaml:4:3: duplicate key 'kind' in network (first at line 2)"},
     {"hwloc-costs.yaml", EINVAL,

@@ -16,7 +16,8 @@
 # metrics with time, a verdict per application.
 #
 #   benefit.sh [options]
-#     -a APPS    comma list of halo, lammps, gromacs [halo,lammps,gromacs]
+#     -a APPS    comma list of halo, halo-dist, halo-cart, lammps, gromacs
+#                [halo,halo-dist,halo-cart,lammps,gromacs]
 #     -A ALGOS   algorithms besides block
 #                [cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,spectral-fit,treematch,auto]
 #     -r N       rounds [5]
@@ -37,7 +38,12 @@
 #                ended after min(-T, 60) s is cancelled and counts as failed.
 #
 # Applications (a missing one is skipped with a line): halo (contrib/netemu/
-# halo.c, built by make benefit), lammps (Debian lammps: lmp, input
+# halo.c, built by make benefit); halo-dist and halo-cart, the same halo
+# declared to MPI with MPI_Dist_graph_create_adjacent or MPI_Cart_create,
+# run under the block layout only: `block` with reorder = 0, `reorder` with
+# reorder = 1 and libtopomap-reorder (contrib/reorder) preloaded, the
+# machine's topology.yaml in TOPOMAP_TOPOLOGY (its metrics are those of the
+# numbering the library chose, which the halo prints); lammps (Debian lammps: lmp, input
 # in.lj-walls), gromacs (Debian gromacs: gmx, gmx_mpi, water.mdp). The sizes
 # are set for 16 ranks on 4 nodes at 25 Mbit/s (a few seconds per run).
 # Needs root, Open MPI (mpirun), iproute2; install with
@@ -50,7 +56,7 @@ src=$(cd "$here/../.." && pwd)
 die() { echo "benefit: $*" >&2; exit 1; }
 say() { echo "benefit: $*" >&2; }
 
-APPS=halo,lammps,gromacs
+APPS=halo,halo-dist,halo-cart,lammps,gromacs
 ALGOS=cyclic,random,greedy,rcm,metis,drb,ohtma,spectral,spectral-fit,treematch,auto
 ROUNDS=5 NODES=4 PPN=4 RATE=25mbit KIND=star UPRATE= OUT=benefit-results
 BUILD=${TOPOMAP_BUILD:-$src} PFX=tmbf NET=10.213.9 TLIMIT=120 SLURM=0 PROF=
@@ -79,6 +85,7 @@ TOPOMAP=$BUILD/cli/topomap
 REPORT=$BUILD/contrib/benefit-report
 HALO=$BUILD/contrib/netemu/halo
 PROFILER=$BUILD/contrib/profiler/libtopomap-profiler.so
+REORDER=$BUILD/contrib/reorder/libtopomap-reorder-openmpi.so
 NETEMU="$here/netemu.sh"
 for f in "$TOPOMAP" "$REPORT" "$PROFILER"; do
     [ -x "$f" ] || [ -f "$f" ] || die "$f not found: build first (make benefit builds it)"
@@ -127,12 +134,18 @@ fi
 # hostfile, for mpirun: ranks in hostfile order (one address per rank),
 # started through the netemu agent, TCP between nodes only over the bridge's
 # subnet, shared memory inside a node, no busy polling (2 cores); or
-# srun:ALGO, for srun --topomap=ALGO on the Slurm cluster of -S. PROF, when
+# srun:ALGO, for srun --topomap=ALGO on the Slurm cluster of -S, or
+# reorder:HOSTFILE, a hostfile with libtopomap-reorder preloaded. PROF, when
 # set, is where the profiler writes the profile (mpirun only).
 launch() { # HOW WORKDIR PROG ARGS...
-    l_how=$1 l_wd=$2
+    l_how=$1 l_wd=$2 l_pre=
     shift 2
     case $l_how in
+    reorder:*)
+        l_how=${l_how#reorder:}
+        # the build's libtopomap.so, which the library links to
+        l_pre="-x LD_PRELOAD=$REORDER -x TOPOMAP_TOPOLOGY=$TOPO -x TOPOMAP_REORDER_VERBOSE=1
+            -x LD_LIBRARY_PATH=$BUILD/core/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
     srun:*)
         (cd "$l_wd" && OMP_NUM_THREADS=1 timeout -k 5 "$STLIMIT" salloc -Q -N $NODES --exclusive \
             srun -n $RANKS --mpi=pmix --topomap="${l_how#srun:}" --topomap-profile="$r_app" \
@@ -146,7 +159,8 @@ launch() { # HOW WORKDIR PROG ARGS...
         --mca pml ob1 --mca btl self,vader,tcp \
         --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24" \
         --mca mpi_yield_when_idle 1 --oversubscribe --bind-to none --wdir "$l_wd" \
-        ${PROF:+-x LD_PRELOAD="$PROFILER" -x TOPOMAP_PROFILE_OUT="$PROF"} -x OMP_NUM_THREADS=1 "$@"
+        ${PROF:+-x LD_PRELOAD="$PROFILER" -x TOPOMAP_PROFILE_OUT="$PROF"} $l_pre \
+        -x OMP_NUM_THREADS=1 "$@"
 }
 
 # APP's run: prints its loop time in seconds (nan if it failed) and the
@@ -162,6 +176,12 @@ run_app() {
     halo)
         r_t=$(launch "$r_how" "$r_wd" "$HALO" $PX $PY $HALO_ITERS $HALO_BYTES 2> "$r_wd/err" |
             sed -n 's/^halo: loop_time_s=\([0-9.]*\).*/\1/p') ;;
+    halo-dist | halo-cart)
+        r_re=0
+        case $r_how in reorder:*) r_re=1 ;; esac
+        launch "$r_how" "$r_wd" "$HALO" $PX $PY $HALO_ITERS $HALO_BYTES ${r_app#halo-} $r_re \
+            > "$r_wd/out" 2> "$r_wd/err"
+        r_t=$(sed -n 's/^halo: loop_time_s=\([0-9.]*\).*/\1/p' "$r_wd/out") ;;
     lammps)
         rm -f "$r_wd/log.lammps"
         launch "$r_how" "$r_wd" lmp -in "$here/in.lj-walls" -var steps $LMP_STEPS \
@@ -188,6 +208,9 @@ run_app() {
 prepare_app() {
     case $1 in
     halo) [ -x "$HALO" ] || { echo "$HALO not built (make benefit builds it)"; return 1; } ;;
+    halo-dist | halo-cart)
+        [ -x "$HALO" ] || { echo "$HALO not built (make benefit builds it)"; return 1; }
+        [ -f "$REORDER" ] || { echo "$REORDER not built (make builds it with the shared libtopomap)"; return 1; } ;;
     lammps) command -v lmp > /dev/null || { echo "lmp not found (Debian: lammps)"; return 1; } ;;
     gromacs)
         command -v gmx > /dev/null && command -v gmx_mpi > /dev/null ||
@@ -199,12 +222,14 @@ prepare_app() {
                 "$(grep -c OW water.gro)" > topol.top &&
             gmx -quiet grompp -f "$here/water.mdp" -c water.gro -p topol.top -o water.tpr \
                 -po mdout.mdp >> log 2>&1) || { echo "gmx solvate/grompp failed (see $g/log)"; return 1; } ;;
-    *) echo "unknown application (halo, lammps, gromacs)"; return 1 ;;
+    *) echo "unknown application (halo, halo-dist, halo-cart, lammps, gromacs)"; return 1 ;;
     esac
 }
 describe() {
     case $1 in
     halo) echo "4x4-style halo ${PX}x${PY}, $HALO_ITERS iterations of $HALO_BYTES bytes per neighbour" ;;
+    halo-dist) echo "the halo on MPI_Dist_graph_create_adjacent, block layout; reorder = 1 with libtopomap-reorder vs reorder = 0" ;;
+    halo-cart) echo "the halo on MPI_Cart_create, block layout; reorder = 1 with libtopomap-reorder vs reorder = 0" ;;
     lammps) echo "LAMMPS LJ melt between walls, 32,000 atoms, $LMP_STEPS steps, processors $PX $PY 1" ;;
     gromacs) echo "GROMACS SPC/E water 4.8 nm box, reaction field, $GMX_STEPS steps, -dd $PX $PY 1" ;;
     esac
@@ -238,6 +263,7 @@ rounds() {
             *-slurm) ro_how=srun:$([ "$ro_p" = auto ] && echo auto || echo off) ;;
             *) ro_how=$OUT/$ro_app/$ro_p.hosts ;;
             esac
+            [ "$ro_p" = reorder ] && ro_how=reorder:$OUT/$ro_app/block.hosts
             ro_t=$(run_app "$ro_app" "$ro_how")
             echo "time $ro_name $ro_p $ro_r $ro_t" >> "$RES"
             say "$ro_name round $ro_r/$ROUNDS $ro_p: loop ${ro_t% *} s (launch ${ro_t#* } s)"
@@ -245,6 +271,25 @@ rounds() {
         done
         ro_r=$((ro_r + 1))
     done
+}
+
+# The numbering libtopomap-reorder gives APP's grid under the block layout,
+# as a placement: one run with reorder = 1 prints the world rank of each new
+# rank; new rank v runs where world rank perm[v] runs (DIR/block.slots), so
+# DIR/reorder.slots is the placement of the grid. Its verbose line goes into
+# the results. ARGS: APP DIR.
+reorder_placement() {
+    rp_t=$(run_app "$1" "reorder:$2/block.hosts")
+    rp_perm=$(sed -n 's/^halo: perm //p' "$OUT/$1/run/out")
+    if [ -z "$rp_perm" ] || [ "${rp_t% *}" = nan ]; then
+        say "$1: the reorder = 1 run failed (see $OUT/$1/run/err)"
+        echo "skip $1 reorder the reorder = 1 run failed" >> "$RES"
+        return 1
+    fi
+    echo "# $1: $(grep -h '^topomap-reorder: ' "$OUT/$1/run/err" | head -1)" >> "$RES"
+    echo "$rp_perm" | tr ' ' '\n' | awk 'NR == FNR {node[$1] = $2; core[$1] = $3; next}
+        $1 != "" {print v++, node[$1], core[$1]}' "$2/block.slots" - > "$2/reorder.slots"
+    to_hostfile "$2/reorder.slots" "$2/reorder.hosts"
 }
 
 {
@@ -277,7 +322,11 @@ for app in $(echo "$APPS" | tr ',' ' '); do
     awk -v n=$NODES '{sub(/^n/, "", $2); $2 = "n" (n + 1 - $2); print}' "$d/block.slots" \
         > "$d/block-renamed.slots"
     list="block block-renamed"
-    for a in $(echo "$ALGOS" | tr ',' ' '); do
+    case $app in halo-dist | halo-cart)
+        reorder_placement "$app" "$d" || continue
+        list="block block-renamed reorder" ;;
+    esac
+    for a in $(case $app in halo-*) ;; *) echo "$ALGOS" | tr ',' ' ' ;; esac); do
         if "$TOPOMAP" map --profile "$d/profile.txt" --topology "$TOPO" --nodes "n[1-$NODES]" --tasks-per-node $PPN \
             --algo "$a" -o "$d/$a.slots" 2> "$d/$a.err"; then
             list="$list $a"
@@ -297,7 +346,7 @@ for app in $(echo "$APPS" | tr ',' ' '); do
             [ "$q" = block-renamed ] && continue
             [ "$(groups_of "$d/$q.slots")" = "$g" ] && { same=$q; break; }
         done
-        if [ -n "$same" ]; then
+        if [ -n "$same" ] && [ "$p" != reorder ]; then
             echo "same $app $p $same" >> "$RES"
         else
             run_list="$run_list $p"

@@ -259,8 +259,10 @@ static void report_app(struct app *a, struct summary *s)
         if (p == b && n)
             s->block = bs_median(t, n);
     }
-    /* auto, or the placement with its node groups that ran instead. */
-    struct placement *au = plnamed(a, "auto");
+    /* auto (reorder for the halo declared to MPI), or the placement with
+     * its node groups that ran instead. */
+    const char *subject = plnamed(a, "auto") || !plnamed(a, "reorder") ? "auto" : "reorder";
+    struct placement *au = plnamed(a, subject);
     for (int hops = 0; au && au->same[0] && hops < MAXPL; hops++)
         au = plnamed(a, au->same);
     if (au && b && !au->skip[0]) {
@@ -296,20 +298,20 @@ static void report_app(struct app *a, struct summary *s)
                 wall_cmp += a->pl[i].wall[r];
         }
     if (wall_all > 0)
-        printf("wall time: %.0f s for all runs; auto and block, %d rounds each: %.0f s\n", wall_all,
-               a->nround, wall_cmp);
+        printf("wall time: %.0f s for all runs; %s and block, %d rounds each: %.0f s\n", wall_all,
+               subject, a->nround, wall_cmp);
     if (naa)
         printf("A/A control (%s): ratio %.3f-%.3f over %d rounds, noise +-%.1f%%\n", aa->aatext,
                bs_min(aar, naa), bs_max(aar, naa), naa, 100 * noise);
     printf("verdict: %s: ", a->name);
     if (au == b && b)
-        printf("auto keeps block's node groups: nothing to gain, nothing lost\n");
+        printf("%s keeps block's node groups: nothing to gain, nothing lost\n", subject);
     else if (!isnan(s->ratio))
-        printf("auto%s%s x%.3f of block (rounds %.3f-%.3f), A/A noise +-%.1f%%: %s\n",
-               strcmp(au->name, "auto") ? " = " : "", strcmp(au->name, "auto") ? au->name : "",
+        printf("%s%s%s x%.3f of block (rounds %.3f-%.3f), A/A noise +-%.1f%%: %s\n", subject,
+               strcmp(au->name, subject) ? " = " : "", strcmp(au->name, subject) ? au->name : "",
                s->ratio, s->lo, s->hi, 100 * noise, bs_verdict_text(s->v));
     else
-        printf("no auto/block comparison\n");
+        printf("no %s/block comparison\n", subject);
 }
 
 int main(int argc, char **argv)
@@ -359,7 +361,7 @@ int main(int argc, char **argv)
     }
     printf("\n== all applications\n");
     correlations("correlation of metric/block with time/block, pooled", px, py, np);
-    printf("\n| application | block (s) | auto (s) | auto / block [rounds] | A/A noise | verdict |\n");
+    printf("\n| application | block (s) | auto or reorder (s) | / block [rounds] | A/A noise | verdict |\n");
     printf("|---|---|---|---|---|---|\n");
     for (int i = 0; i < napp; i++) {
         struct summary *s = &sum[i];
