@@ -144,15 +144,21 @@ int cmd_map(int argc, char **argv)
     run_map(&a, algo, p, al, r2s, &seconds);
 
     /* What it achieved, against Slurm's default layout (block). */
-    topomap_metrics_t m, mb;
+    topomap_metrics_t m;
+    double hb_block;
     int *rb = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     char err[TOPOMAP_ERRLEN] = "";
     if (!rb)
         input_error("out of memory");
     if (topomap_eval_slots(p, al, r2s, &m) < 0 ||
         topomap_map("block", p, al, NULL, rb, err, sizeof err) < 0 ||
-        topomap_eval_slots(p, al, rb, &mb) < 0)
+        topomap_hop_bytes_slots(p, al, rb, &hb_block) < 0)
         input_error("cannot evaluate the mapping: %s", liberr(err, "block", errno));
+    /* The busiest link against block's, for the congestion objective only
+     * (routing every pair of block costs about what the mapping's did). */
+    topomap_metrics_t mb = {0};
+    if (a.o.objective == TOPOMAP_OBJECTIVE_CONGESTION && topomap_eval_slots(p, al, rb, &mb) < 0)
+        input_error("cannot evaluate the mapping: %s", strerror(errno));
     free(rb);
 
     /* Open the output only now, so a failed mapping leaves an old file alone. */
@@ -182,15 +188,15 @@ int cmd_map(int argc, char **argv)
     if (a.chosen[0])
         snprintf(chosen, sizeof chosen, " (chose %s%s)", a.chosen,
                  a.time_limited ? ", stopped by the time limit" : "");
-    if (mb.hop_bytes > 0)
-        snprintf(rel, sizeof rel, " = %.4f x", m.hop_bytes / mb.hop_bytes);
+    if (hb_block > 0)
+        snprintf(rel, sizeof rel, " = %.4f x", m.hop_bytes / hb_block);
     else
         snprintf(rel, sizeof rel, ",");
     fflush(stdout); /* the mapping, then what it achieved */
     if (!a.quiet) {
         notice("%s%s: %d ranks on %d nodes in %.3f s; hop-bytes %s%s block's %s", algo, chosen,
                n, topomap_alloc_nnodes(al), seconds, num(m.hop_bytes, b[0], 40), rel,
-               num(mb.hop_bytes, b[1], 40));
+               num(hb_block, b[1], 40));
         if (a.o.objective == TOPOMAP_OBJECTIVE_CONGESTION)
             notice("busiest link %s = %.4f x block's %s", num(m.congestion_max, b[0], 40),
                    mb.congestion_max > 0 ? m.congestion_max / mb.congestion_max : 1.0,
@@ -213,8 +219,8 @@ int cmd_map(int argc, char **argv)
                "\"metrics\": ",
                a.time_limited ? "true" : "false", jnum(seconds, b[0], 40), n,
                topomap_alloc_nnodes(al), topomap_alloc_nslots(al), a.nodes_from, a.slots_from,
-               jnum(m.hop_bytes, b[1], 40), jnum(mb.hop_bytes, b[2], 40),
-               mb.hop_bytes > 0 ? jnum(m.hop_bytes / mb.hop_bytes, b[3], 40) : "null");
+               jnum(m.hop_bytes, b[1], 40), jnum(hb_block, b[2], 40),
+               hb_block > 0 ? jnum(m.hop_bytes / hb_block, b[3], 40) : "null");
         print_metrics(&m, n, t, 2, NULL);
         if (to_file)
             printf(", \"output\": \"%s\"", a.output);

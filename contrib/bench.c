@@ -77,8 +77,17 @@ static const char *default_algos[] = {"block",       "greedy",         "rcm",
                                       "spectral-ff", "spectral-mr",    "spectral-fit", "treematch",
                                       "auto",        "scotch"};
 
-enum { SET_BASE = 1, SET_ONE = 2, SET_LARGE = 4, SET_SCALING = 8, SET_GRID = 16, SET_TREE = 32,
-       SET_DRAGONFLY = 64, SET_CONG = 128 };
+enum {
+    SET_BASE = 1,
+    SET_ONE = 2,
+    SET_LARGE = 4,
+    SET_SCALING = 8,
+    SET_GRID = 16,
+    SET_TREE = 32,
+    SET_DRAGONFLY = 64,
+    SET_HUGE = 128,
+    SET_CONG = 256
+};
 
 static const char *gdir = BENCH_GRAPHS;
 
@@ -323,8 +332,9 @@ static void usage(FILE *f)
             "          larger profiles of the same family in the large set and the sweeps\n"
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
-            "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, cong,\n"
-            "          all (default base,one,tree,dragonfly,cong):\n"
+            "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, huge,\n"
+            "          cong, all (default base,one,tree,dragonfly,cong; all: every set but\n"
+            "          huge):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -337,6 +347,9 @@ static void usage(FILE *f)
             "                   4096 and 65,536 ranks\n"
             "          dragonfly busiest global link on a 2048-node dragonfly: block, random,\n"
             "                   drb+refine, auto (2 s), Scotch (distance matrix)\n"
+            "          huge     time and hop-bytes past 65,536 ranks: shuffled stencils and\n"
+            "                   random geometric graphs of 65,536 to 1,048,576 ranks on the\n"
+            "                   32x32x32 torus (make bench-scale-large; minutes per run)\n"
             "          cong     busiest link and hop-bytes against block's: 128 ranks on every\n"
             "                   128th node of torus-16x16x16, auto with either objective\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
@@ -364,6 +377,8 @@ static int parse_sets(char *list)
             sets |= SET_TREE;
         else if (!strcmp(tok, "dragonfly"))
             sets |= SET_DRAGONFLY;
+        else if (!strcmp(tok, "huge"))
+            sets |= SET_HUGE;
         else if (!strcmp(tok, "cong"))
             sets |= SET_CONG;
         else if (!strcmp(tok, "all"))
@@ -371,7 +386,7 @@ static int parse_sets(char *list)
                     SET_DRAGONFLY | SET_CONG;
         else {
             fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, "
-                            "tree, dragonfly, cong, all)\n", tok);
+                            "tree, dragonfly, huge, cong, all)\n", tok);
             return -1;
         }
     }
@@ -482,11 +497,12 @@ int main(int argc, char **argv)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
                sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
-               sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_CONG ? " cong" : "",
+               sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_HUGE ? " huge" : "",
+               sets & SET_CONG ? " cong" : "",
                quick ? " (quick)" : "", bench_time_limit, bench_threads);
     bench_table_head();
 
@@ -539,6 +555,8 @@ int main(int argc, char **argv)
         set_large(tdir, &large, quick);
     if (sets & SET_SCALING)
         bench_scaling_run(tdir, algos, nalgo, quick);
+    if (sets & SET_HUGE)
+        bench_scaling_large_run(tdir, algos, nalgo);
     if (sets & SET_GRID)
         bench_grid_run(tdir, quick);
     if (sets & SET_TREE)

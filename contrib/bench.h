@@ -132,7 +132,12 @@ void bench_summary(const char **algos, int nalgo, const char *paper_topo, int ns
 /* Run the scaling sweeps (results tagged scaling, or reused from the case
  * table); topologies named in them are loaded from tdir when shipped. */
 void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quick);
-/* Print the scaling tables of what bench_scaling_run() ran. */
+/* The scaling sweeps past 65,536 ranks (the huge set): shuffled stencils and
+ * random geometric graphs of 65,536, 262,144 and 1,048,576 ranks on the
+ * 32x32x32 torus; minutes per algorithm. */
+void bench_scaling_large_run(const char *tdir, const char **algos, int nalgo);
+/* Print the scaling tables of what bench_scaling_run() and
+ * bench_scaling_large_run() ran. */
 void bench_scaling_table(const char **algos, int nalgo);
 
 /* bench_grid.c: the grid set (its own table after the case table). */

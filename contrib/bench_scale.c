@@ -28,7 +28,7 @@ struct sweep {
     struct size size[MAXSIZE];
 };
 
-static struct sweep sweeps[2];
+static struct sweep sweeps[4];
 static int nsweeps;
 
 /* The 3D torus dims[0] x dims[1] x dims[2]: the shipped file NAME.yaml of
@@ -49,9 +49,10 @@ static topomap_topology_t *torus(const char *tdir, const char *name, const int *
     return t;
 }
 
-/* Run (or find in the case table) one size of sweep S. */
+/* Run (or find in the case table) one size of sweep S: the shuffled stencil
+ * sdims, or with rgg a random geometric graph of as many ranks. */
 static void run_size(struct sweep *S, const char *tdir, const int *dims, int per_node,
-                     const int *sdims, struct bench_plan *plan)
+                     const int *sdims, int rgg, struct bench_plan *plan)
 {
     char tname[40], yname[40];
     snprintf(yname, sizeof yname, "torus-%dx%dx%d", dims[0], dims[1], dims[2]);
@@ -61,7 +62,11 @@ static void run_size(struct sweep *S, const char *tdir, const int *dims, int per
         snprintf(tname, sizeof tname, "torus-%d^3x%dc", dims[0], per_node);
     struct size *Z = &S->size[S->nsize++];
     memset(Z, 0, sizeof *Z);
-    snprintf(Z->profile, sizeof Z->profile, "perm-stencil-%dx%dx%d", sdims[0], sdims[1], sdims[2]);
+    if (rgg)
+        snprintf(Z->profile, sizeof Z->profile, "rgg-%d", sdims[0] * sdims[1] * sdims[2]);
+    else
+        snprintf(Z->profile, sizeof Z->profile, "perm-stencil-%dx%dx%d", sdims[0], sdims[1],
+                 sdims[2]);
     snprintf(Z->topo, sizeof Z->topo, "%s", tname);
     snprintf(Z->shape, sizeof Z->shape, per_node == 1 ? "compact:1" : "compact");
     Z->nodes = dims[0] * dims[1] * dims[2];
@@ -83,7 +88,9 @@ static void run_size(struct sweep *S, const char *tdir, const int *dims, int per
     }
     topomap_topology_t *t = torus(tdir, yname, dims, per_node);
     topomap_profile_t *p =
-        t ? bench_stencil(sdims[0], sdims[1], sdims[2], 1e4, BENCH_PERM_SEED) : NULL;
+        !t    ? NULL
+        : rgg ? bench_rgg(sdims[0] * sdims[1] * sdims[2], 6, BENCH_PERM_SEED)
+              : bench_stencil(sdims[0], sdims[1], sdims[2], 1e4, BENCH_PERM_SEED);
     topomap_alloc_t *a = p ? bench_make_alloc(t, Z->ranks, 0, per_node == 1) : NULL;
     if (a)
         bench_run_case(Z->profile, p, Z->topo, Z->shape, a, plan);
@@ -113,7 +120,7 @@ void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quic
     plan.nalgo = nalgo;
     plan.skip_larger = plan.scaling = 1;
     for (int i = 0; i < (quick ? 2 : 5); i++)
-        run_size(S, tdir, node16, 1 << i, rdims[i], &plan);
+        run_size(S, tdir, node16, 1 << i, rdims[i], 0, &plan);
 
     /* Against nodes: one slot per node, 64 to 4096 nodes. */
     static const int ndims[7][3] = {{4, 4, 4},   {4, 4, 8},    {4, 8, 8},   {8, 8, 8},
@@ -122,7 +129,28 @@ void bench_scaling_run(const char *tdir, const char **algos, int nalgo, int quic
     S->title = "nodes";
     plan.ntimeouts = 0;
     for (int i = 0; i < (quick ? 5 : 7); i++)
-        run_size(S, tdir, ndims[i], 1, ndims[i], &plan);
+        run_size(S, tdir, ndims[i], 1, ndims[i], 0, &plan);
+}
+
+void bench_scaling_large_run(const char *tdir, const char **algos, int nalgo)
+{
+    static struct bench_plan plan;
+    bench_emit("# scaling runs (large): 65,536 to 1,048,576 ranks, not in the summary\n");
+    /* The 32x32x32 torus with 2, 8 and 32 slots per node: the stencil's
+     * natural embedding puts 2x1x1, 2x2x2 and 4x4x2 ranks on a node. */
+    static const int sdims[3][3] = {{64, 32, 32}, {64, 64, 64}, {128, 128, 64}};
+    static const int node32[3] = {32, 32, 32};
+    static const int per[3] = {2, 8, 32};
+    for (int rgg = 0; rgg < 2; rgg++) {
+        struct sweep *S = &sweeps[nsweeps++];
+        S->title = rgg ? "large rgg" : "large stencil";
+        memset(&plan, 0, sizeof plan);
+        plan.algos = algos;
+        plan.nalgo = nalgo;
+        plan.skip_larger = plan.scaling = 1;
+        for (int i = 0; i < 3; i++)
+            run_size(S, tdir, node32, per[i], sdims[i], rgg, &plan);
+    }
 }
 
 void bench_scaling_table(const char **algos, int nalgo)
@@ -134,9 +162,14 @@ void bench_scaling_table(const char **algos, int nalgo)
         if (!strcmp(S->title, "ranks"))
             bench_emit("\n## Scaling with ranks: shuffled 3D stencils on the 16x16x16 torus "
                        "(4096 nodes), 1 to 16 slots per node\n");
-        else
+        else if (!strcmp(S->title, "nodes"))
             bench_emit("\n## Scaling with nodes: shuffled 3D stencils on 3D tori, one slot per "
                        "node\n");
+        else
+            bench_emit("\n## Scaling past 65,536 ranks: %s on the 32x32x32 torus, 2 to 32 "
+                       "slots per node\n",
+                       strcmp(S->title, "large rgg") ? "shuffled 3D stencils"
+                                                     : "random geometric graphs (degree 6)");
         bench_emit("## seconds, then ^ the growth exponent log(t2/t1)/log(n2/n1) from the "
                    "previous size (noisy under 1 ms);\n"
                    "## timeout: over the limit of %g s (not run on larger sizes: -)\n\n",

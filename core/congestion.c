@@ -99,6 +99,60 @@ static int cmp_chan(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Tori and meshes number their channels densely, node x 2 x dims + 2 x
+ * dimension + direction (topo_torus.c): an array indexed by channel then
+ * replaces the hash table, whose probes were half the cost of routing a
+ * scattered mapping of a million ranks. The loads are added in the same
+ * order, so every sum is the same number. 0 when the network is no torus
+ * or mesh. */
+static size_t dense_channels(const topomap_topology_t *t)
+{
+    int dims[8], wrap[8];
+    int nd = topomap_topology_grid(t, dims, wrap, 8);
+    return nd > 0 ? (size_t)t->nnodes * 2 * (size_t)nd : 0;
+}
+
+/* route_all() with the loads in an array of nchan channels. */
+static int route_dense(const topomap_graph_t *g, const topomap_topology_t *t, const int *node,
+                       size_t nchan, struct chan_load **out, size_t *count)
+{
+    double *load = calloc(nchan, sizeof *load);
+    int64_t *chan = malloc(sizeof *chan * (size_t)(t->route_max > 0 ? t->route_max : 1));
+    struct chan_load *cl = NULL;
+    if (!load || !chan)
+        goto oom;
+    for (int i = 0; i < g->n; i++)
+        for (int64_t e = g->xadj[i]; e < g->xadj[i + 1]; e++) {
+            int a = node[i], b = node[g->adj[e]];
+            double w = g->w[e];
+            if (a == b || w <= 0)
+                continue;
+            int h = t->ops->route(t, a, b, chan);
+            for (int k = 0; k < h; k++)
+                load[chan[k]] += w;
+        }
+    size_t m = 0;
+    for (size_t c = 0; c < nchan; c++)
+        m += load[c] > 0;
+    cl = malloc(sizeof *cl * (m ? m : 1));
+    if (!cl)
+        goto oom;
+    m = 0;
+    for (size_t c = 0; c < nchan; c++)
+        if (load[c] > 0)
+            cl[m++] = (struct chan_load){(int64_t)c, load[c]};
+    free(load);
+    free(chan);
+    *out = cl;
+    *count = m;
+    return 0;
+oom:
+    free(load);
+    free(chan);
+    errno = ENOMEM;
+    return -1;
+}
+
 /* Route every pair; *out (caller frees) gets the loaded channels in channel
  * order, *count their number. */
 static int route_all(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
@@ -112,6 +166,9 @@ static int route_all(const topomap_profile_t *p, const topomap_topology_t *t, co
             errno = EINVAL;
             return -1;
         }
+    size_t nchan = dense_channels(t);
+    if (nchan > 0)
+        return route_dense(&g, t, node, nchan, out, count);
     struct load_table lt;
     size_t rm = (size_t)(t->route_max > 0 ? t->route_max : 1);
     int64_t *chan = malloc(sizeof *chan * rm);

@@ -29,6 +29,12 @@ struct topomap_problem {
      * estimate exceeds work_limit (0: no limit). */
     double *work;
     double work_limit;
+    /* A process grid already found in the profile (auto looks once for its
+     * candidate list and hands it to grid: at a million ranks the search
+     * costs a second) and its n x TOPOMAP_GRID_MAXDIMS coordinates; NULL:
+     * grid looks itself. */
+    const topomap_grid_t *grid;
+    const int *grid_coords;
 };
 
 /* Work units per counted step: about a nanosecond each on the benchmark

@@ -25,7 +25,7 @@
  *  and, right after block, when the process topology analyzer finds a grid
  *  (grid_detect.c), grid (which refines its best embedding itself); grid
  *  declines allocations that are no box of a torus/mesh, and auto then goes
- *  on without it.
+ *  on without it. Above AUTO_GRID_ALONE ranks grid's answer ends the search.
  * 4, 5 and 8, whose costs grow with ranks x nodes, are only tried on small
  * jobs (ranks x nodes <= 2^21), so that auto without a time limit still ends
  * in a time that grows about like n log n; on large jobs they never won in
@@ -116,6 +116,10 @@
 /* Its work estimate in units of the first drb + refine's (its steps are not
  * counted): measured 1-3 x that time at 128 to 1024 ranks. */
 #define AUTO_ILS_COST 3.0
+/* Above this many ranks, a grid embedding ends the search: drb + refine
+ * then costs minutes (a 262,144-rank stencil: over 45 s, not finished; at
+ * 1,048,576 ranks 143 s for 3.5 x grid's hop-bytes; doc/scaling.md). */
+#define AUTO_GRID_ALONE 65536
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
@@ -272,13 +276,12 @@ static int small_job(const struct topomap_problem *pb)
 }
 
 /* The candidate list for this problem (see the top of the file). */
-static int candidates(const struct topomap_problem *pb, struct cand *c)
+static int candidates(const struct topomap_problem *pb, int has_grid, struct cand *c)
 {
     int k = 0;
     int small = small_job(pb);
     c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0, COST_ALWAYS};
-    topomap_grid_t g;
-    if (topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, NULL) > 0)
+    if (has_grid)
         c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
     c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0, COST_ALWAYS};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
@@ -322,7 +325,12 @@ static int candidates(const struct topomap_problem *pb, struct cand *c)
 int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
     struct cand c[24];
-    int nc = candidates(pb, c);
+    double t0 = topomap_now();
+    /* The process grid, found once for the candidate list and for grid. */
+    topomap_grid_t g;
+    int *gc = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1) * TOPOMAP_GRID_MAXDIMS);
+    int has_grid = gc && topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, gc) > 0;
+    int nc = candidates(pb, has_grid, c);
     int *tmp = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
     /* raw: the mapping of candidate `rawk` before refinement, reused by a
      * next candidate of the same algorithm and seed (treematch, then
@@ -331,12 +339,15 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     /* low: with the congestion objective, the candidate of lowest score
      * (low_hb), kept or not. */
     int *low = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
-    if (!tmp || !raw || !low) {
-        free(tmp), free(raw), free(low);
+    if (!tmp || !raw || !gc || !low) {
+        free(tmp), free(raw), free(gc), free(low);
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     }
-    double t0 = topomap_now();
     struct topomap_problem sub = *pb;
+    if (has_grid) {
+        sub.grid = &g;
+        sub.grid_coords = gc;
+    }
     topomap_opts_t so = *pb->opts;
     sub.opts = &so;
     if (pb->deadline > 0)
@@ -417,7 +428,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
                 continue;
             }
             int e = errno;
-            free(tmp), free(raw), free(low);
+            free(tmp), free(raw), free(gc), free(low);
             errno = e;
             return -1;
         }
@@ -450,6 +461,12 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             chosen = k;
             memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
         }
+        /* A grid the guard refused does not end the search. */
+        if (c[k].fn == topomap_map_grid && chosen == k && pb->n > AUTO_GRID_ALONE) {
+            topomap_log(pb, "auto: grid embedded the process grid of %d ranks: the search ends",
+                        pb->n);
+            break;
+        }
         if (!gd.mixed && floor_hb > 0 && best_hb <= floor_hb) {
             topomap_log(pb, "auto: %s reaches the floor (every byte one hop): optimal, the "
                             "search ends",
@@ -468,7 +485,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         memcpy(tmp, r2s, sizeof(int) * (size_t)pb->n);
         if (topomap_refine_ils(&sub, tmp, AUTO_ILS_TRIES, sub.deadline, &removed, err, errlen) < 0) {
             int e = errno;
-            free(tmp), free(raw), free(low);
+            free(tmp), free(raw), free(gc), free(low);
             errno = e;
             return -1;
         }
@@ -497,7 +514,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
                 memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
             }
         } else if (errno == ENOMEM) {
-            free(tmp), free(raw), free(low);
+            free(tmp), free(raw), free(gc), free(low);
             return -1;
         }
     }
@@ -515,6 +532,6 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     }
     topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", c[chosen].name, tried,
                 nc, topomap_now() - t0);
-    free(tmp), free(raw), free(low);
+    free(tmp), free(raw), free(gc), free(low);
     return 0;
 }

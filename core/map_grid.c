@@ -199,6 +199,8 @@ static double block_cost(const topomap_grid_t *g, const int *b)
 struct block {
     int b[TOPOMAP_GRID_MAXDIMS];
     double cost;
+    int fits; /* 1: the grid of blocks has the box's extents, in some order */
+    int idx;  /* enumeration order: the last tie-break */
 };
 
 /* Every block shape of c ranks: b[k] divides dims[k], the product is c. */
@@ -208,7 +210,10 @@ static void blocks(const topomap_grid_t *g, int k, int rest, int *cur, struct bl
     if (k == g->ndims) {
         if (rest == 1 && *nout < GRID_MAX_BLOCKS) {
             memcpy(out[*nout].b, cur, sizeof(int) * TOPOMAP_GRID_MAXDIMS);
-            out[(*nout)++].cost = block_cost(g, cur);
+            out[*nout].cost = block_cost(g, cur);
+            out[*nout].fits = 0;
+            out[*nout].idx = *nout;
+            (*nout)++;
         }
         return;
     }
@@ -219,10 +224,39 @@ static void blocks(const topomap_grid_t *g, int k, int rest, int *cur, struct bl
         }
 }
 
+/* Fewest cut bytes first; among equal cuts (common: a stencil's dimensions
+ * carry the same bytes), a grid of blocks that is the box itself, turned,
+ * which the STACK plans embed one block per node with every edge one hop:
+ * with a million ranks the plan budget tries only the first few shapes. */
 static int block_cmp(const void *a, const void *b)
 {
     const struct block *x = a, *y = b;
-    return x->cost < y->cost ? -1 : x->cost > y->cost;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    if (x->fits != y->fits)
+        return y->fits - x->fits;
+    return x->idx - y->idx;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* 1 when the grid of blocks of shape b has the extents > 1 of the box. */
+static int block_fits(const topomap_grid_t *g, int nd, const int *b,
+                      const struct topomap_grid_shape *box)
+{
+    int e[TOPOMAP_GRID_MAXDIMS], be[TOPOMAP_GRID_MAXDIMS], m = 0;
+    for (int k = 0; k < nd; k++)
+        if (g->dims[k] / b[k] > 1)
+            e[m++] = g->dims[k] / b[k];
+    if (m != box->nd)
+        return 0;
+    memcpy(be, box->d, sizeof(int) * (size_t)m);
+    qsort(e, (size_t)m, sizeof *e, int_cmp);
+    qsort(be, (size_t)m, sizeof *be, int_cmp);
+    return !memcmp(e, be, sizeof(int) * (size_t)m);
 }
 
 static void grid_str(const int *d, int nd, char *buf, size_t len)
@@ -238,7 +272,8 @@ int topomap_map_grid(const struct topomap_problem *pb, int *r2s, char *err, size
     int n = pb->n;
     topomap_grid_t g;
     struct box bx;
-    int *coords = malloc(sizeof(int) * (size_t)(n ? n : 1) * TOPOMAP_GRID_MAXDIMS);
+    int *own = pb->grid ? NULL : malloc(sizeof(int) * (size_t)(n ? n : 1) * TOPOMAP_GRID_MAXDIMS);
+    const int *coords = pb->grid ? pb->grid_coords : own;
     int *tmp = malloc(sizeof(int) * (size_t)(n ? n : 1));
     int *blockmap = NULL, *rnode = NULL, *blk = NULL, *inner = NULL;
     struct topomap_grid_plan *plans = NULL;
@@ -248,7 +283,12 @@ int topomap_map_grid(const struct topomap_problem *pb, int *r2s, char *err, size
         topomap_fail(err, errlen, ENOMEM, "out of memory");
         goto out;
     }
-    int nd = topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, coords);
+    int nd;
+    if (pb->grid) {
+        g = *pb->grid;
+        nd = g.ndims;
+    } else
+        nd = topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, own);
     if (nd < 0) {
         topomap_fail(err, errlen, ENOMEM, "out of memory");
         goto out;
@@ -270,6 +310,8 @@ int topomap_map_grid(const struct topomap_problem *pb, int *r2s, char *err, size
                      gs);
         goto out;
     }
+    for (int s = 0; s < nbl; s++)
+        bl[s].fits = block_fits(&g, nd, bl[s].b, &bx.shape);
     qsort(bl, (size_t)nbl, sizeof bl[0], block_cmp);
     blk = malloc(sizeof(int) * (size_t)n);
     inner = malloc(sizeof(int) * (size_t)n);
@@ -346,7 +388,7 @@ int topomap_map_grid(const struct topomap_problem *pb, int *r2s, char *err, size
     struct topomap_refine_params rp = {0, pb->deadline, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
     rc = topomap_refine(pb, r2s, &rp, NULL, err, errlen);
 out:
-    free(coords);
+    free(own);
     free(tmp);
     free(blk);
     free(inner);

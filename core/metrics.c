@@ -36,8 +36,11 @@ struct row_acc {
  * serial, 7.8 ms with 2 threads). */
 #define METRICS_PARALLEL_MIN 4096
 
-int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
-                 const int *core, topomap_metrics_t *m)
+/* The metrics; with congestion 0, everything but the congestion fields
+ * (left 0), which route every pair: most of the cost of evaluating a
+ * scattered mapping of a million ranks. */
+static int eval(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                const int *core, topomap_metrics_t *m, int congestion)
 {
     if (!p || !t || !node || !core || !m) {
         errno = EINVAL;
@@ -95,7 +98,7 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
             r.max_dilation = acc[i].dilation;
     }
     free(acc);
-    if (topomap_congestion(p, t, node, &r) < 0)
+    if (congestion && topomap_congestion(p, t, node, &r) < 0)
         return -1;
     /* The profile's own total (summed in its order) rather than ours, so that
      * total_bytes is the same number `topomap stats` and the loader report. */
@@ -108,8 +111,14 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
     return 0;
 }
 
-int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
-                       const int *rank_to_slot, topomap_metrics_t *m)
+int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                 const int *core, topomap_metrics_t *m)
+{
+    return eval(p, t, node, core, m, 1);
+}
+
+static int eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
+                      const int *rank_to_slot, topomap_metrics_t *m, int congestion)
 {
     if (!p || !a || !rank_to_slot || !m) {
         errno = EINVAL;
@@ -132,9 +141,29 @@ int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
         node[r] = topomap_alloc_slot_node(a, s);
         core[r] = topomap_alloc_slot_core(a, s);
     }
-    rc = topomap_eval(p, topomap_alloc_topology(a), node, core, m);
+    rc = eval(p, topomap_alloc_topology(a), node, core, m, congestion);
 out:
     free(node);
     free(core);
     return rc;
+}
+
+int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
+                       const int *rank_to_slot, topomap_metrics_t *m)
+{
+    return eval_slots(p, a, rank_to_slot, m, 1);
+}
+
+int topomap_hop_bytes_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
+                            const int *rank_to_slot, double *hop_bytes)
+{
+    topomap_metrics_t m;
+    if (!hop_bytes) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (eval_slots(p, a, rank_to_slot, &m, 0) < 0)
+        return -1;
+    *hop_bytes = m.hop_bytes;
+    return 0;
 }

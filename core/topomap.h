@@ -690,6 +690,14 @@ int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const 
 /** Same for rank -> slot of allocation @p a. */
 int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                        const int *rank_to_slot, topomap_metrics_t *m);
+/**
+ * The hop-bytes of rank -> slot of allocation @p a alone, the same number
+ * topomap_eval_slots() gives, without routing every pair for the congestion
+ * fields (the bulk of the cost on a scattered mapping).
+ * @return 0, or -1 with errno EINVAL (a slot out of range, NULL), ENOMEM.
+ */
+int topomap_hop_bytes_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
+                            const int *rank_to_slot, double *hop_bytes);
 
 /** Most categories of topomap_traffic_split(). */
 #define TOPOMAP_SPLIT_MAX 24

@@ -62,7 +62,8 @@ struct step {
     struct topomap_decision *d;
     const char *algo;
     int quiet; /* the site default stays silent about ordinary reasons */
-    double t0;
+    double t0;       /* the step's start: time_limit counts from here */
+    double deadline; /* t0 + time_limit: loading, mapping and writing fit before it */
     char err[TOPOMAP_ERRLEN];
     /* the allocation and Slurm's layout of the step */
     topomap_hostlist_t *hl;
@@ -77,6 +78,20 @@ struct step {
     topomap_alloc_t *alloc;
     int *r2s;
 };
+
+/* time_limit covers the whole decision, loading included: past the deadline
+ * before a mapping exists the decision keeps Slurm's layout and says which
+ * step used the time. The loaders cannot be interrupted, so the check comes
+ * after each step. */
+static int out_of_time(struct step *s, const char *what)
+{
+    double now = topomap_sp_now();
+    if (now <= s->deadline)
+        return 0;
+    keep(s->d, s->site, 0, "%s ended at %.3g ms, past time_limit=%gms", what,
+         1000.0 * (now - s->t0), s->site->time_limit);
+    return -1;
+}
 
 /* Is there anything to place, and may topomap place it? */
 static int check_request(struct step *s)
@@ -198,7 +213,7 @@ static int find_profile(struct step *s)
         keep(s->d, s->site, s->quiet && missing, "%s", s->err);
         return -1;
     }
-    return 0;
+    return out_of_time(s, "loading the profile");
 }
 
 /* The topology, the step's slots on it, and the mapping within time_limit. */
@@ -239,16 +254,14 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
         keep(s->d, site, 0, "out of memory");
         return -1;
     }
+    if (out_of_time(s, "loading the profile and topology") < 0)
+        return -1;
     topomap_opts_t opts;
     topomap_opts_init(&opts);
     topomap_site_opts(site, &opts);
-    double left = site->time_limit / 1000.0 - (topomap_sp_now() - s->t0);
-    if (left <= 0) {
-        keep(s->d, site, 0, "loading the profile and topology used up time_limit=%gms",
-             site->time_limit);
-        return -1;
-    }
-    opts.time_limit = left;
+    /* The mapping leaves a tenth of what is left for judging and writing
+     * it, both linear in the profile like its loading. */
+    opts.time_limit = 0.9 * (s->deadline - topomap_sp_now());
     opts.nthreads = 1; /* srun is no place for a thread pool; results do not depend on it */
     if (topomap_map(s->algo, s->prof, s->alloc, &opts, s->r2s, s->err, sizeof s->err) < 0) {
         if (errno == ETIMEDOUT)
@@ -258,6 +271,8 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
             keep(s->d, site, 0, "%s: %s", s->algo, s->err);
         return -1;
     }
+    /* Past the limit, topomap_map() has failed (ETIMEDOUT) or, for auto,
+     * returned its best mapping so far: that one is used. */
     s->d->seconds = topomap_sp_now() - s->t0;
     return 0;
 }
@@ -481,8 +496,19 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
     d->explicit_req = o->algo != NULL;
     d->algo = topomap_sp_strdup(s.algo);
     s.quiet = !d->explicit_req;
+    s.deadline = s.t0 + site->time_limit / 1000.0;
     if (check_request(&s) == 0 && predict_layout(&s, env, env_arg) == 0 && find_profile(&s) == 0 &&
-        compute_mapping(&s, env, env_arg) == 0 && judge_gain(&s) == 0)
+        compute_mapping(&s, env, env_arg) == 0 && judge_gain(&s) == 0) {
         build_remap(&s);
+        /* A mapping found within the limit is used even when judging and
+         * writing it end past the limit (a loaded submit host): falling back
+         * then would throw away the work the limit paid for. The admin's
+         * log line says so. */
+        double now = topomap_sp_now();
+        if (d->outcome == TOPOMAP_REMAP && now > s.deadline)
+            snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
+                     " (judged and written at %.3g ms, past time_limit=%gms)",
+                     1000.0 * (now - s.t0), site->time_limit);
+    }
     finish(&s);
 }

@@ -84,7 +84,7 @@ struct topomap_site {
                           * busiest link (congestion_max), and the placement
                           * minimises it (objective congestion, see
                           * topomap_site_opts); hop_bytes (0, default) */
-    double time_limit; /* time_limit= milliseconds for a placement; 2000 */
+    double time_limit; /* time_limit= milliseconds for the whole decision; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */
     int gpu_bind;      /* gpu_bind=yes (1): on GPU nodes, each task its GPU, the

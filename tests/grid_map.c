@@ -275,11 +275,51 @@ static void test_auto(void)
     topomap_topology_free(t);
 }
 
+/* Past 65,536 ranks a grid embedding ends auto's search (drb + refine would
+ * cost minutes there), and among block shapes that cut the same bytes grid
+ * tries first the one whose grid of blocks is the box: 131,072 ranks of a
+ * shuffled periodic 64 x 64 x 32 grid on the 16^3 torus with 32 slots per
+ * node, where 2x4x4, 4x2x4 and 4x4x2 blocks tie and only 4x4x2 (16^3
+ * blocks) puts every pair at most one hop apart. */
+static void test_auto_large(void)
+{
+    int d3[3] = {16, 16, 16}, w3[3] = {1, 1, 1};
+    topomap_topology_t *t = topomap_topology_torus(3, d3, w3, 32, NULL, err, sizeof err);
+    topomap_alloc_t *a = alloc_on(t, 0, 4096, "32");
+    topomap_profile_t *p = shuffled(3, (int[]){64, 64, 32}, w3, 7);
+    int n = topomap_profile_nranks(p);
+    int *r2s = malloc(sizeof(int) * (size_t)n);
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    o.log = logline;
+    topomap_metrics_t m;
+    logbuf[0] = 0;
+    ok(n == 131072 && topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, r2s, &m) == 0,
+       "auto on 131,072 ranks");
+    like(logbuf, "auto: grid embedded the process grid of 131072 ranks: the search ends",
+         "... grid's embedding ends the search");
+    ok(!strstr(logbuf, "drb+refine"), "... drb + refine not run");
+    /* The analyzer may name the axes in another order (64x32x64 ...). */
+    int gd[3] = {0}, bd[3] = {0};
+    const char *gl = strstr(logbuf, "3D grid "), *bl = strstr(logbuf, "blocks ");
+    ok(gl && bl && sscanf(gl, "3D grid %dx%dx%d", &gd[0], &gd[1], &gd[2]) == 3 &&
+           sscanf(bl, "blocks %dx%dx%d", &bd[0], &bd[1], &bd[2]) == 3 && bd[0] &&
+           bd[1] && bd[2] && gd[0] / bd[0] == 16 && gd[1] / bd[1] == 16 && gd[2] / bd[2] == 16,
+       "... blocks of 32 ranks forming the box's 16^3 grid of blocks");
+    is_int(m.max_dilation, 1, "... every pair at most one hop apart");
+    free(r2s);
+    topomap_alloc_free(a);
+    topomap_profile_free(p);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     test_paper_example();
     test_plans();
     test_grid_algo();
     test_auto();
+    test_auto_large();
     return done_testing();
 }

@@ -130,6 +130,19 @@ static void hand_computed(void)
         int bad[5] = {0, 2, 1, 3, 5};
         errno = 0;
         ok(topomap_eval_slots(p, a, bad, &m) < 0 && errno == EINVAL, "slot 5 of 5: EINVAL");
+        /* The hop-bytes alone: the same number, and the same errors. */
+        double hb = -1;
+        ok(topomap_hop_bytes_slots(p, a, r2s, &hb) == 0, "hop-bytes alone through slots");
+        is_double(hb, 534, 0, "hop-bytes alone: 534, as the full evaluation");
+        errno = 0;
+        ok(topomap_hop_bytes_slots(p, a, bad, &hb) < 0 && errno == EINVAL,
+           "hop-bytes alone, slot 5 of 5: EINVAL");
+        errno = 0;
+        ok(topomap_hop_bytes_slots(p, a, r2s, NULL) < 0 && errno == EINVAL,
+           "hop-bytes alone, NULL result: EINVAL");
+        errno = 0;
+        ok(topomap_hop_bytes_slots(NULL, a, r2s, &hb) < 0 && errno == EINVAL,
+           "hop-bytes alone, NULL profile: EINVAL");
     }
     topomap_alloc_free(a);
     topomap_profile_free(p);

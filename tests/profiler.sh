@@ -5,7 +5,9 @@
 # Each recorded matrix is compared exactly with what the program must send,
 # computed below (awk) from the program's parameters; the collective models
 # likewise. Also:
-# headers, the dispatcher and a wrongly chosen build (both re-execute the
+# headers, the parallel write (one writer per group of ranks) against the
+# write through rank 0, the binary format read back, the dispatcher and a
+# wrongly chosen build (both re-execute the
 # program with the right build), the default output name, unwritable output,
 # MPI_Abort (nothing written), reading the profile back with libtopomap, and
 # the Open MPI monitoring importer on a real monitoring run.
@@ -303,6 +305,30 @@ run_same() {
     ok_run "$sfl" "$snp" "$senv" "$@" && same "$sprof" $sexp
 }
 
+# same_but_date A B: the files are equal once the date line is dropped.
+same_but_date() {
+    grep -v '^# date=' "$1" >"$tmp/a" && grep -v '^# date=' "$2" >"$tmp/b" && cmp "$tmp/a" "$tmp/b"
+}
+
+# bin_same FILE PROG ARGS...: FILE is in the binary format and, read by
+# libtopomap (which checks its CRC), holds what PROG sends.
+bin_same() {
+    bf=$1
+    shift
+    head -c 8 "$bf" | od -c | grep -q 'T   M   P   R   O   F' || { echo "$bf: not binary"; return 1; }
+    "$importer" --import "$bf" >"$bf.txt" || return 1
+    same "$bf.txt" "$@"
+}
+
+# bin_meta BIN TXT: the binary profile read back has the text profile's
+# header lines, apart from the date, the file names and the application.
+bin_meta() {
+    "$importer" --import "$1" >"$tmp/bm" || return 1
+    grep '^#' "$tmp/bm" | grep -v '^# \(date\|collectives_file\)=' >"$tmp/a"
+    grep '^#' "$2" | grep -v '^# \(date\|collectives_file\)=' >"$tmp/b"
+    diff "$tmp/b" "$tmp/a"
+}
+
 # The profile goes to the current directory under its default name.
 default_name() {
     (cd "$d/cwd" && run $fl 3 "$e" "$(bin ring)" 1 2) || { cat "$tmp/run.log"; return 1; }
@@ -400,6 +426,31 @@ for fl in openmpi mpich; do
         check "$fl: $np ranks: collectives file holds the documented models" \
             same "$d/c$np.txt.coll" colls-coll $np 3
     done
+
+    # --- the write: one writer per group of ranks, or rank 0 alone -----------
+    e=$(envfile $fl-g2 LD_PRELOAD="$(pl "$so")" TOPOMAP_PROFILE_OUT="$d/g2.txt" TOPOMAP_PROFILE_GROUP=2)
+    check "$fl: 3 writers of 2 ranks (TOPOMAP_PROFILE_GROUP=2): exact matrix" \
+        run_same $fl 5 "$e" "$d/g2.txt" ring 5 3 10 -- "$(bin ring)" 3 10
+    e=$(envfile $fl-r0 LD_PRELOAD="$(pl "$so")" TOPOMAP_PROFILE_OUT="$d/r0.txt" TOPOMAP_PROFILE_WRITE=rank0)
+    check "$fl: written through rank 0 (TOPOMAP_PROFILE_WRITE=rank0): exact matrix" \
+        run_same $fl 5 "$e" "$d/r0.txt" ring 5 3 10 -- "$(bin ring)" 3 10
+    check "$fl: both writes give the same file, byte for byte but the date" \
+        same_but_date "$d/g2.txt" "$d/r0.txt"
+    sk=$skip
+    [ -n "$skip" ] || [ -x "$importer" ] || skip="$importer not built"
+    for w in g2 r0; do
+        case $w in g2) we=TOPOMAP_PROFILE_GROUP=2 ;; r0) we=TOPOMAP_PROFILE_WRITE=rank0 ;; esac
+        e=$(envfile $fl-b$w LD_PRELOAD="$(pl "$so")" TOPOMAP_PROFILE_OUT="$d/b$w.bin" \
+            TOPOMAP_PROFILE_FORMAT=binary TOPOMAP_PROFILE_COLLECTIVES=1 $we)
+        check "$fl: TOPOMAP_PROFILE_FORMAT=binary, $we: the run succeeds" \
+            ok_run $fl 5 "$e" "$(bin colls)" 3
+        check "$fl: binary, $we: read back (checksum), exact point-to-point matrix" \
+            bin_same "$d/b$w.bin" colls 5 3
+        check "$fl: binary, $we: read back, exact collectives matrix" \
+            bin_same "$d/b$w.bin.coll" colls-coll 5 3
+    done
+    check "$fl: binary: the same metadata as the text profile" bin_meta "$d/bg2.bin" "$d/c5.txt"
+    skip=$sk
 
     # --- Fortran (mpif.h) ---------------------------------------------------
     fskip=$skip

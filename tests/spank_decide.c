@@ -344,11 +344,31 @@ static void decide_tests(const char *store)
     ok(d.outcome == TOPOMAP_REMAP && d.bind == NULL && d.pmi2 != NULL,
        "bind=none: remapped, no TOPOMAP_BIND");
     topomap_decision_free(&d);
+    /* A budget shorter than loading the profile: nothing is mapped, Slurm's
+     * layout stays, and one line says which step used the time. */
     sd.time_limit = 1e-9;
     topomap_decide(&sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "time_limit=1e-09ms"),
        "a time limit that cannot be met: %s", d.message);
+    ok(!strncmp(d.message, "topomap: loading the profile ended at ", 38) &&
+           strstr(d.message, "; using Slurm's default layout") && !strchr(d.message, '\n'),
+       "the budget ends during loading: one line naming the step");
+    ok(d.hosts == NULL && d.pmi2 == NULL && d.bind == NULL && d.seconds == 0,
+       "the budget ends during loading: no mapping is computed");
     topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap=auto,verbose", "pair8", NULL);
+    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.log, "loading the profile ended at ") &&
+           !d.summary[0],
+       "auto, verbose, budget shorter than loading: kept, the log line says why (%s)", d.log);
+    topomap_decision_free(&d);
+    sd.strict = 1;
+    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "past time_limit=1e-09ms; failing the step"),
+       "strict=1: a budget shorter than loading fails the step (%s)", d.message);
+    topomap_decision_free(&d);
+    sd.strict = 0;
     topomap_srun_free(&o);
     sd.time_limit = 2000;
     const char *other[] = {"SLURM_JOB_NODELIST=x[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};

@@ -48,7 +48,7 @@ static void tp_snd(const struct tp_cinfo *ci, int to, uint64_t b)
 {
     if (!b)
         return;
-    tp_add(tp.cout, ci->map ? ci->map[to] : to, b, 1);
+    tp_add(&tp.cout, ci->map ? ci->map[to] : to, b, 1);
 }
 
 /* The communicator if it is modelled: an intra-communicator of 2+ ranks. */
@@ -69,7 +69,7 @@ void tp_coll_barrier(MPI_Comm comm)
         return;
     for (long m = 1; m < ci.size; m <<= 1) {
         int to = (int)((ci.rank + m) % ci.size);
-        tp_add(tp.cout, ci.map ? ci.map[to] : to, 0, 1);
+        tp_add(&tp.cout, ci.map ? ci.map[to] : to, 0, 1);
     }
 }
 
@@ -191,7 +191,7 @@ void tp_coll_allgather(MPI_Comm comm, MPI_Count rcount, MPI_Datatype rt)
         return;
     uint64_t b = tp_bytes(rt, rcount);
     if (b)
-        tp_add(tp.cout, ci.map ? ci.map[(ci.rank + 1) % ci.size] : (ci.rank + 1) % ci.size,
+        tp_add(&tp.cout, ci.map ? ci.map[(ci.rank + 1) % ci.size] : (ci.rank + 1) % ci.size,
                (uint64_t)(ci.size - 1) * b, (uint64_t)(ci.size - 1));
 }
 
@@ -226,7 +226,7 @@ void tp_coll_alltoallv(MPI_Comm comm, const int *rcounts, MPI_Datatype rt)
     for (int j = 0; j < ci.size; j++) {
         uint64_t b = j != ci.rank ? tp_bytes(rt, rcounts[j]) : 0;
         if (b)
-            tp_add(tp.cin, ci.map ? ci.map[j] : j, b, 1);
+            tp_add(&tp.cin, ci.map ? ci.map[j] : j, b, 1);
     }
 }
 

@@ -6,17 +6,17 @@
  * The spectral-clustering mapping paper (Wang et al. 2015, section 4.1) and
  * the metrics study (Bordage & Jeannot, section 4.1) record their profiles the
  * same way: a thin library around MPI through the standard profiling interface.
- * This file: state, set-up, communicator translation, persistent requests,
- * the point-to-point C wrappers, and the gather/write at finalize. What is
- * counted, the environment variables and the limits are in README.md.
+ * This file: state, set-up, communicator translation, persistent requests
+ * and the point-to-point C wrappers; peers.c holds the counter rows,
+ * finish.c and write.c what happens at MPI_Finalize. What is counted, the
+ * environment variables and the limits are in README.md.
  *
  * Cost on the send path (what the 5% overhead target is about): one TLS read,
  * one flag, one comparison with MPI_COMM_WORLD, a datatype size cache lookup,
- * two adds.
+ * the last peer's entry or one hash slot, two adds.
  * Other communicators cost an attribute lookup, cached for the last one used.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -24,12 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "profiler.h"
-
-#define TP_VERSION "0.1.0"
 
 struct tp_state tp;
 __thread int tp_fdepth __attribute__((tls_model("initial-exec")));
@@ -40,12 +37,8 @@ static pthread_once_t tp_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
 static int tp_keyval = MPI_KEYVAL_INVALID;
 static MPI_Group tp_wgroup = MPI_GROUP_NULL;
-static int tp_done;
 
-/* Say something on stderr, one line, prefixed; the profiler never aborts the
- * program it watches. */
-static void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void tp_warn(const char *fmt, ...)
+void tp_warn(const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
@@ -60,7 +53,7 @@ static void tp_warn(const char *fmt, ...)
 /* MPI_Init wrapper is needed and MPI_Init_thread's level is already known.  */
 /* ------------------------------------------------------------------------ */
 
-static int tp_env_flag(const char *name)
+int tp_env_flag(const char *name)
 {
     const char *v = getenv(name);
     return v && *v && strcmp(v, "0") && strcasecmp(v, "no") && strcasecmp(v, "false");
@@ -79,14 +72,11 @@ static void tp_do_setup(void)
     if (PMPI_Query_thread(&level) == MPI_SUCCESS)
         tp.multi = level == MPI_THREAD_MULTIPLE;
     tp.coll = tp_env_flag("TOPOMAP_PROFILE_COLLECTIVES");
-    size_t n = (size_t)tp.size;
-    tp.p2p = calloc(2 * n, sizeof *tp.p2p);
-    if (tp.coll) {
-        tp.cout = calloc(2 * n, sizeof *tp.cout);
-        tp.cin = calloc(2 * n, sizeof *tp.cin);
-    }
-    if (!tp.p2p || (tp.coll && (!tp.cout || !tp.cin))) {
-        tp_warn("rank %d: out of memory for %d counters: recording nothing", tp.rank, tp.size);
+    int bad = tp_row_init(&tp.p2p) < 0;
+    if (tp.coll)
+        bad |= (tp_row_init(&tp.cout) < 0) | (tp_row_init(&tp.cin) < 0);
+    if (bad) {
+        tp_warn("rank %d: out of memory for the counters: recording nothing", tp.rank);
         tp.failed = 1;
         return;
     }
@@ -391,7 +381,7 @@ void tp_persist_start(MPI_Request req)
     if (tp.multi)
         pthread_mutex_unlock(&tp_lock);
     if (e)
-        tp_add(tp.p2p, w, b, 1);
+        tp_add(&tp.p2p, w, b, 1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -544,344 +534,6 @@ TP_EXPORT int MPI_Finalize(void)
     if (!tp_fdepth)
         tp_finish();
     return PMPI_Finalize();
-}
-
-/* ------------------------------------------------------------------------ */
-/* Finalize: agree, merge, gather on rank 0, write.                          */
-/* ------------------------------------------------------------------------ */
-
-/* Characters kept in names and header values; others become '_' (names) so
- * that a file name or a header line can never be broken by them. */
-static void tp_sanitize(char *s, int for_name)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (for_name ? !(isalnum(c) || c == '.' || c == '_' || c == '-' || c == '+')
-                     : (c < 0x20 || c == 0x7f))
-            *s = for_name ? '_' : ' ';
-    }
-}
-
-static void tp_app_name(char *buf, size_t len)
-{
-    const char *env = getenv("TOPOMAP_PROFILE_APP");
-    char exe[PATH_MAX];
-    if (env && *env) {
-        snprintf(buf, len, "%.200s", env);
-    } else {
-        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (k > 0) {
-            exe[k] = 0;
-            const char *b = strrchr(exe, '/');
-            snprintf(buf, len, "%.200s", b ? b + 1 : exe);
-        } else {
-            snprintf(buf, len, "%s", program_invocation_short_name);
-        }
-    }
-    if (!*buf)
-        snprintf(buf, len, "unknown");
-    tp_sanitize(buf, 1);
-}
-
-/* The first line of MPI_Get_library_version, tabs and controls as spaces. */
-static void tp_mpi_library(char *buf, size_t len)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
-    int k = 0;
-    if (PMPI_Get_library_version(v, &k) != MPI_SUCCESS)
-        snprintf(v, sizeof v, "unknown");
-    v[sizeof v - 1] = 0;
-    char *nl = strchr(v, '\n');
-    if (nl)
-        *nl = 0;
-    tp_sanitize(v, 0);
-    size_t m = strlen(v);
-    while (m && v[m - 1] == ' ')
-        v[--m] = 0;
-    snprintf(buf, len, "%s", v);
-}
-
-enum { TP_TAG_COUNT = 7101, TP_TAG_ROW = 7102 };
-
-/* Nonzero entries of this process's row as (dst, bytes, msgs) triples. */
-static uint64_t *tp_row_entries(const uint64_t *row, uint64_t *count)
-{
-    uint64_t k = 0;
-    for (int w = 0; w < tp.size; w++)
-        k += row[2 * w] || row[2 * w + 1];
-    uint64_t *e = malloc((size_t)(k ? k : 1) * 3 * sizeof *e);
-    if (!e) {
-        *count = UINT64_MAX;
-        return NULL;
-    }
-    k = 0;
-    for (int w = 0; w < tp.size; w++)
-        if (row[2 * w] || row[2 * w + 1]) {
-            e[3 * k] = (uint64_t)w;
-            e[3 * k + 1] = row[2 * w];
-            e[3 * k + 2] = row[2 * w + 1];
-            k++;
-        }
-    *count = k;
-    return e;
-}
-
-/* Stream every rank's row to rank 0, which writes "src dst bytes msgs" lines
- * to f (f may be NULL: rank 0 still drains the messages so nobody blocks).
- * A rank that ran out of memory sends UINT64_MAX: returns -1 on rank 0. */
-static int tp_gather_write(MPI_Comm c, const uint64_t *row, FILE *f)
-{
-    uint64_t k;
-    uint64_t *e = tp_row_entries(row, &k);
-    int bad = 0;
-    if (tp.rank) {
-        PMPI_Send(&k, 1, MPI_UINT64_T, 0, TP_TAG_COUNT, c);
-        if (e && k)
-            PMPI_Send(e, (int)(3 * k), MPI_UINT64_T, 0, TP_TAG_ROW, c);
-        free(e);
-        return 0;
-    }
-    uint64_t *buf = e;
-    size_t cap = e ? (size_t)(k ? k : 1) : 0;
-    for (int src = 0; src < tp.size; src++) {
-        if (src) {
-            PMPI_Recv(&k, 1, MPI_UINT64_T, src, TP_TAG_COUNT, c, MPI_STATUS_IGNORE);
-            if (k == UINT64_MAX) {
-                bad = 1;
-                continue;
-            }
-            if (k > cap) {
-                free(buf);
-                buf = malloc((size_t)k * 3 * sizeof *buf);
-                cap = buf ? (size_t)k : 0;
-            }
-            if (!k)
-                continue;
-            if (!buf) {
-                /* Out of memory on rank 0: receive into a small buffer piece by
-                 * piece is not possible for one message; take it and drop it. */
-                uint64_t *tmp = malloc((size_t)k * 3 * sizeof *tmp);
-                PMPI_Recv(tmp, tmp ? (int)(3 * k) : 0, MPI_UINT64_T, src, TP_TAG_ROW, c,
-                          MPI_STATUS_IGNORE);
-                free(tmp);
-                bad = 1;
-                continue;
-            }
-            PMPI_Recv(buf, (int)(3 * k), MPI_UINT64_T, src, TP_TAG_ROW, c, MPI_STATUS_IGNORE);
-        } else if (k == UINT64_MAX) {
-            bad = 1;
-            continue;
-        }
-        for (uint64_t i = 0; f && i < k; i++)
-            fprintf(f, "%d %llu %llu %llu\n", src, (unsigned long long)buf[3 * i],
-                    (unsigned long long)buf[3 * i + 1], (unsigned long long)buf[3 * i + 2]);
-    }
-    free(buf);
-    return bad ? -1 : 0;
-}
-
-struct tp_file {
-    char path[PATH_MAX];
-    char tmp[PATH_MAX + 32];
-    FILE *f;
-};
-
-/* Set o->path; a path too long for PATH_MAX is refused (empty path). */
-static void tp_setpath(struct tp_file *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void tp_setpath(struct tp_file *o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(o->path, sizeof o->path, fmt, ap);
-    va_end(ap);
-    if (k < 0 || (size_t)k >= sizeof o->path) {
-        tp_warn("output path longer than %d bytes: no profile written", PATH_MAX - 1);
-        o->path[0] = 0;
-    }
-}
-
-static FILE *tp_open(struct tp_file *o)
-{
-    if (!o->path[0])
-        return NULL;
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->path, (long)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f)
-        tp_warn("cannot write %s: %s: no profile written", o->tmp, strerror(errno));
-    else
-        setvbuf(o->f, NULL, _IOFBF, 1 << 20);
-    return o->f;
-}
-
-/* Close and move into place: readers see a complete file or none. */
-static int tp_close(struct tp_file *o, int ok)
-{
-    if (!o->f)
-        return -1;
-    int e = ferror(o->f) ? EIO : 0;
-    if (fclose(o->f) != 0 && !e)
-        e = errno;
-    o->f = NULL;
-    if (ok && !e && rename(o->tmp, o->path) != 0)
-        e = errno;
-    if (!ok || e) {
-        if (ok)
-            tp_warn("cannot write %s: %s: no profile written", o->path, strerror(e));
-        unlink(o->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-static void tp_header(FILE *f, const char *app, const char *date, const char *lib,
-                      const char *counted, const uint64_t *tot)
-{
-    const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-    int maj = 0, min = 0;
-    PMPI_Get_version(&maj, &min);
-    fprintf(f, "# nranks=%d\n", tp.size);
-    fprintf(f, "# application=%s\n", app);
-    fprintf(f, "# date=%s\n", date);
-    fprintf(f, "# counted=%s\n", counted);
-    fprintf(f, "# mpi_library=%s\n", lib);
-    fprintf(f, "# mpi_version=%d.%d\n", maj, min);
-    fprintf(f, "# profiler=libtopomap-profiler %s (%s build)\n", TP_VERSION, TP_FLAVOUR);
-    fprintf(f, "# total_bytes=%llu\n", (unsigned long long)tot[0]);
-    fprintf(f, "# total_msgs=%llu\n", (unsigned long long)tot[1]);
-    if (job && *job)
-        fprintf(f, "# slurm_job_id=%s\n", job);
-    if (step && *step)
-        fprintf(f, "# slurm_step_id=%s\n", step);
-}
-
-static const char tp_counted_p2p[] =
-    "point-to-point sends (MPI_Send/Bsend/Ssend/Rsend, the I- and persistent variants at "
-    "MPI_Start, Sendrecv, Sendrecv_replace; C and Fortran mpif.h/use mpi), sender side, "
-    "MPI_COMM_WORLD ranks, bytes = count x type size";
-static const char tp_counted_coll[] =
-    "collectives as the point-to-point messages of model algorithms (barrier: dissemination; "
-    "bcast, reduce, gather, scatter: binomial tree; allreduce, scan, exscan: recursive "
-    "doubling; allgather(v): ring; alltoall(v), reduce_scatter(_block): pairwise exchange; "
-    "gatherv, scatterv: linear), blocking and nonblocking, intra-communicators only, "
-    "zero-byte messages dropped except barrier's";
-
-void tp_finish(void)
-{
-    int init = 0, fin = 0;
-    if (tp_done)
-        return;
-    tp_done = 1;
-    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS ||
-        fin)
-        return;
-    tp_setup_slow();
-    if (tp.size <= 0) /* set-up did not get as far as the rank count */
-        return;
-
-    /* Agree on what every rank can contribute: all ranks must take the same
-     * path through the collectives below. */
-    int mine[2] = {tp.ready, tp.ready && tp.coll}, all[2];
-    MPI_Comm c;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS)
-        return;
-    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, c);
-    if (!all[0]) {
-        if (!tp.rank)
-            tp_warn("a rank could not record (see above): no profile written");
-        PMPI_Comm_free(&c);
-        return;
-    }
-    int coll = all[1];
-    if (coll) {
-        /* Traffic counted at its receiver goes back to its sender's row. */
-        uint64_t *back = malloc((size_t)tp.size * 2 * sizeof *back);
-        int ok = back != NULL, allok;
-        PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, c);
-        if (allok) {
-            PMPI_Alltoall(tp.cin, 2, MPI_UINT64_T, back, 2, MPI_UINT64_T, c);
-            for (int w = 0; w < 2 * tp.size; w++)
-                tp.cout[w] += back[w];
-        } else {
-            coll = 0;
-            if (!tp.rank)
-                tp_warn("out of memory merging collectives: no collectives profile written");
-        }
-        free(back);
-    } else if (tp.coll && !tp.rank) {
-        tp_warn("TOPOMAP_PROFILE_COLLECTIVES is not set on every rank: "
-                "no collectives profile written");
-    }
-
-    /* Totals for the headers. */
-    uint64_t loc[4] = {0, 0, 0, 0}, tot[4] = {0, 0, 0, 0};
-    for (int w = 0; w < tp.size; w++) {
-        loc[0] += tp.p2p[2 * w];
-        loc[1] += tp.p2p[2 * w + 1];
-        if (coll) {
-            loc[2] += tp.cout[2 * w];
-            loc[3] += tp.cout[2 * w + 1];
-        }
-    }
-    uint64_t lost[2] = {0, 0};
-    PMPI_Reduce(loc, tot, 4, MPI_UINT64_T, MPI_SUM, 0, c);
-    PMPI_Reduce(tp.lost, lost, 2, MPI_UINT64_T, MPI_SUM, 0, c);
-
-    struct tp_file out = {.path = "", .f = NULL}, cout = {.path = "", .f = NULL};
-    char app[256], date[64], lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
-    int verbose = 0;
-    if (!tp.rank) {
-        const char *p = getenv("TOPOMAP_PROFILE_OUT"), *cp = getenv("TOPOMAP_PROFILE_COLL_OUT");
-        const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-        verbose = tp_env_flag("TOPOMAP_PROFILE_VERBOSE");
-        tp_app_name(app, sizeof app);
-        tp_mpi_library(lib, sizeof lib);
-        time_t now = time(NULL);
-        struct tm tm;
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-        if (p && *p)
-            tp_setpath(&out, "%s", p);
-        else if (job && *job)
-            tp_setpath(&out, "topomap-profile.%s.%s.%s.txt", app, job, step && *step ? step : "0");
-        else
-            tp_setpath(&out, "topomap-profile.%s.%ld.txt", app, (long)getpid());
-        if (coll) {
-            if (cp && *cp)
-                tp_setpath(&cout, "%s", cp);
-            else if (*out.path)
-                tp_setpath(&cout, "%s.coll", out.path);
-        }
-        if (tp_open(&out)) {
-            tp_header(out.f, app, date, lib, tp_counted_p2p, tot);
-            if (lost[0] || lost[1])
-                fprintf(out.f, "# outside_world_bytes=%llu\n# outside_world_msgs=%llu\n",
-                        (unsigned long long)lost[0], (unsigned long long)lost[1]);
-            if (coll)
-                fprintf(out.f, "# collectives_file=%s\n", cout.path);
-        }
-    }
-    int bad = tp_gather_write(c, tp.p2p, out.f);
-    if (!tp.rank) {
-        if (bad && out.f)
-            tp_warn("a rank ran out of memory sending its counters: no profile written");
-        if (!tp_close(&out, !bad) && verbose)
-            tp_warn("wrote %s (%d ranks, %llu bytes, %llu messages)", out.path, tp.size,
-                    (unsigned long long)tot[0], (unsigned long long)tot[1]);
-    }
-    if (coll) {
-        if (!tp.rank && tp_open(&cout))
-            tp_header(cout.f, app, date, lib, tp_counted_coll, tot + 2);
-        bad = tp_gather_write(c, tp.cout, cout.f);
-        if (!tp.rank) {
-            if (bad && cout.f)
-                tp_warn("a rank ran out of memory sending its counters: "
-                        "no collectives profile written");
-            if (!tp_close(&cout, !bad) && verbose)
-                tp_warn("wrote %s (%llu bytes, %llu messages)", cout.path,
-                        (unsigned long long)tot[2], (unsigned long long)tot[3]);
-        }
-    }
-    PMPI_Comm_free(&c);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libtopomap-profiler: what the C wrappers (profiler.c), the collective
- * models (coll.c) and the Fortran wrappers (fortran.c) share. Private to
+/* libtopomap-profiler: what the C wrappers (profiler.c), the counter rows
+ * (peers.c), the collective models (coll.c), the Fortran wrappers
+ * (fortran.c) and the finalize (finish.c, format.c, write.c) share. Private to
  * contrib/profiler; the library is built with -fvisibility=hidden so that
  * only the MPI_* / mpi_* entry points are exported. See README.md. */
 #ifndef TOPOMAP_PROFILER_H
@@ -18,17 +19,32 @@
 #error "build with -DTP_FLAVOUR=\"openmpi\" or \"mpich\""
 #endif
 
-/* Counters are rows indexed by MPI_COMM_WORLD rank, bytes and messages side
- * by side ([2w], [2w+1]) so that one send touches one cache line. */
+/* One row of counters: the peers this process sent to (MPI_COMM_WORLD
+ * ranks) with their bytes and messages, in an open-addressing hash table
+ * (peers.c), so that memory follows the number of peers, not the world size.
+ * lastp is the entry of the last peer counted: a stencil's sends hit it or
+ * the home slot, one cache line either way. */
+struct tp_pent {
+    int64_t peer; /* -1: empty */
+    uint64_t bytes, msgs;
+};
+struct tp_row {
+    struct tp_pent *t;
+    struct tp_pent *lastp;
+    uint32_t shift;  /* 32 - log2(capacity) */
+    uint32_t used;
+    int oom;         /* a peer could not be added: the row is incomplete */
+};
+
 struct tp_state {
     int ready;         /* set up and recording (read with acquire) */
     int failed;        /* set-up failed: record nothing, say so at finalize */
     int rank, size;    /* in MPI_COMM_WORLD */
-    int multi;         /* MPI_THREAD_MULTIPLE: atomic counters, locked tables */
+    int multi;         /* MPI_THREAD_MULTIPLE: locked counters and tables */
     int coll;          /* TOPOMAP_PROFILE_COLLECTIVES: model collectives */
-    uint64_t *p2p;     /* point-to-point, sender side */
-    uint64_t *cout;    /* collectives, sender side */
-    uint64_t *cin;     /* collectives counted at the receiver (alltoallv) */
+    struct tp_row p2p;  /* point-to-point, sender side */
+    struct tp_row cout; /* collectives, sender side */
+    struct tp_row cin;  /* collectives counted at the receiver (alltoallv) */
     uint64_t lost[2];  /* p2p bytes, msgs to processes outside MPI_COMM_WORLD */
 };
 extern struct tp_state tp;
@@ -46,17 +62,49 @@ static inline int tp_on(void)
     return TP_LIKELY(__atomic_load_n(&tp.ready, __ATOMIC_ACQUIRE)) || tp_setup_slow();
 }
 
-static inline void tp_add(uint64_t *row, int w, uint64_t bytes, uint64_t msgs)
+/* peers.c: 0, or -1 out of memory. */
+int tp_row_init(struct tp_row *r);
+void tp_add_slow(struct tp_row *r, int w, uint64_t bytes, uint64_t msgs);
+
+static inline uint32_t tp_peer_home(const struct tp_row *r, int w)
 {
-    uint64_t *c = w >= 0 ? row + 2 * (int64_t)w : tp.lost;
-    if (TP_UNLIKELY(tp.multi)) {
-        __atomic_fetch_add(&c[0], bytes, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c[1], msgs, __ATOMIC_RELAXED);
-    } else {
-        c[0] += bytes;
-        c[1] += msgs;
-    }
+    return ((uint32_t)w * 0x9e3779b1u) >> r->shift;
 }
+
+/* Count bytes and msgs to MPI_COMM_WORLD rank w (-1: outside the world). */
+static inline void tp_add(struct tp_row *r, int w, uint64_t bytes, uint64_t msgs)
+{
+    if (TP_LIKELY(!tp.multi && w >= 0)) {
+        struct tp_pent *e = r->lastp;
+        if (!(e && e->peer == w)) {
+            e = &r->t[tp_peer_home(r, w)];
+            if (TP_UNLIKELY(e->peer != w)) {
+                tp_add_slow(r, w, bytes, msgs);
+                return;
+            }
+            r->lastp = e;
+        }
+        e->bytes += bytes;
+        e->msgs += msgs;
+        return;
+    }
+    tp_add_slow(r, w, bytes, msgs);
+}
+
+/* This row's entries sorted by peer, in a new array (caller frees), *k of
+ * them; NULL when out of memory. */
+struct tp_pent *tp_row_sorted(const struct tp_row *r, size_t *k);
+/* Move the traffic counted at its receiver (in) to its sender's row (out),
+ * one message per (receiver, sender) pair, without arrays of the world
+ * size; collective over c. 0, or -1 if this rank ran out of memory. */
+int tp_row_send_back(MPI_Comm c, const struct tp_row *in, struct tp_row *out);
+/* Add the row's bytes and messages to sum[0], sum[1]. */
+void tp_row_sum(const struct tp_row *r, uint64_t *sum);
+
+/* One line on stderr, "topomap-profiler: ..."; the profiler never aborts
+ * the program it watches. */
+void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int tp_env_flag(const char *name);
 
 /* Sizes of recently used datatypes, direct-mapped by handle. PMPI_Type_size
  * costs 2-4 ns, more than all the rest of a send's bookkeeping (measured with
@@ -121,7 +169,7 @@ static inline void tp_p2p(MPI_Comm comm, int dest, MPI_Datatype t, MPI_Count cou
     if (tp_fdepth || dest == MPI_PROC_NULL || !tp_on())
         return;
     int w = comm == MPI_COMM_WORLD ? dest : tp_world_slow(comm, dest);
-    tp_add(tp.p2p, w, tp_bytes(t, count), 1);
+    tp_add(&tp.p2p, w, tp_bytes(t, count), 1);
 }
 
 /* Whether this collective call is to be modelled (C wrappers). */
@@ -160,6 +208,29 @@ void tp_coll_alltoallv(MPI_Comm comm, const int *rcounts, MPI_Datatype rt);
 void tp_coll_reduce_scatter(MPI_Comm comm, const int *rcounts, MPI_Datatype t);
 void tp_coll_reduce_scatter_block(MPI_Comm comm, MPI_Count rcount, MPI_Datatype t);
 void tp_coll_scan(MPI_Comm comm, MPI_Count count, MPI_Datatype t);
+
+/* Finalize (finish.c, format.c, write.c). A piece of the profile file:
+ * len bytes at p to be written at byte offset off. */
+#define TP_PIECES 6
+struct tp_piece {
+    uint64_t off, len;
+    const void *p;
+};
+/* The pieces of this rank's row e[0..k) of the text (head: rank 0's header,
+ * "# key=value" lines) or binary (meta: rank 0's "key=value" lines) format;
+ * collective over c. *own is to be freed after writing. 0, or -1 when this
+ * rank ran out of memory (its pieces are then empty). */
+int tp_text_pieces(MPI_Comm c, const char *head, size_t hlen, const struct tp_pent *e, size_t k,
+                   struct tp_piece *pc, void **own);
+int tp_bin_pieces(MPI_Comm c, const char *meta, size_t mlen, const struct tp_pent *e, size_t k,
+                  struct tp_piece *pc, void **own);
+/* Whether this rank can take part in writing path (created empty by rank 0)
+ * in parallel: 1 if it is no writer or sees the file. */
+int tp_write_can(const char *path, int rank);
+/* Write every rank's pieces into path, in parallel when shared (every rank's
+ * tp_write_can), else through rank 0; over c. 1 if this rank's part went
+ * well (agree on the outcome after). */
+int tp_write_pieces(MPI_Comm c, const char *path, const struct tp_piece *pc, int shared);
 
 /* select.c: pick the build that matches the program's MPI (constructor). */
 void tp_select(const char *self_flavour);
