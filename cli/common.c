@@ -246,6 +246,7 @@ enum {
     OPT_SLURM,
     OPT_SITE,
     OPT_NODE_PLACE,
+    OPT_OBJECTIVE,
     OPT_TOPOLOGY_NAME,
     OPT_OUTPUT = 'o',
     OPT_QUIET = 'q',
@@ -280,6 +281,7 @@ static const struct option all_options[] = {
     {"slurm", required_argument, NULL, OPT_SLURM},
     {"site", required_argument, NULL, OPT_SITE},
     {"node-place", required_argument, NULL, OPT_NODE_PLACE},
+    {"objective", required_argument, NULL, OPT_OBJECTIVE},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -422,6 +424,11 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
         case OPT_NODE_PLACE: a->o.node_place = parse_node_place(optarg); break;
+        case OPT_OBJECTIVE:
+            if ((a->o.objective = topomap_objective_parse(optarg)) < 0)
+                usage_error("--objective: unknown objective '%s' (known: hop-bytes, congestion)",
+                            optarg);
+            break;
         case OPT_THREADS:
             a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, TOPOMAP_MAX_THREADS);
             break;

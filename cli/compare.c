@@ -14,7 +14,8 @@ const char help_compare[] =
     "                       [--topology-name NAME]\n"
     "                       [--algos A,B,...] [--seed S] [--affinity bytes|msgs]\n"
     "                       [--threads N] [--time-limit SEC] [--refine] [--loop N]\n"
-    "                       [--profile-format FMT] [--node-place MODE] [--json]\n"
+    "                       [--profile-format FMT] [--node-place MODE] [--objective OBJ]\n"
+    "                       [--json]\n"
     "                       [--verbose]\n"
     "\n"
     "Run several mapping algorithms on the same allocation and print, for each,\n"
@@ -47,6 +48,7 @@ const char help_compare[] =
     "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
     "  --node-place MODE     node-internal placement: auto (default), treematch,\n"
     "                        refine or off (see 'topomap help map')\n"
+    "  --objective OBJ       hop-bytes (default) or congestion (see 'topomap help map')\n"
     "  --json                print one JSON object (at the end) instead of a table\n"
     "  -v, --verbose         report progress on standard error (which algorithm\n"
     "                        runs, the candidates auto tries)\n"
@@ -123,7 +125,7 @@ int cmd_compare(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology topology-name nodes tasks-per-node slots cores-per-node algos seed affinity "
-               "threads time-limit refine loop profile-format node-place json verbose help",
+               "threads time-limit refine loop profile-format node-place objective json verbose help",
                help_compare, &a);
     no_positional(&a);
     require(a.profile, "--profile");

@@ -15,7 +15,7 @@ const char help_map[] =
     "                   [--algo NAME] [--seed S] [--affinity bytes|msgs] [--threads N]\n"
     "                   [--time-limit SEC] [--refine] [--loop N] [--profile-format FMT]\n"
     "                   [-o FILE] [--format FMT] [--json] [--grid-weak F]\n"
-    "                   [--node-place MODE] [--verbose] [--quiet]\n"
+    "                   [--node-place MODE] [--objective OBJ] [--verbose] [--quiet]\n"
     "\n"
     "Compute a placement of the ranks of a communication profile onto the slots\n"
     "(node, core) of an allocation and write it, one line per rank. A summary\n"
@@ -81,6 +81,13 @@ const char help_map[] =
     "                        (default: TreeMatch on the node, then the SumCom\n"
     "                        refinement), treematch, refine, or off; never moves a\n"
     "                        rank to another node; not for block, cyclic, random\n"
+    "  --objective OBJ       what to minimise: hop-bytes (default) or congestion (the\n"
+    "                        busiest link's load, with hop-bytes at half its weight:\n"
+    "                        auto judges its candidates by that mix and refines the\n"
+    "                        winner, NAME+refine refines for it); the summary then\n"
+    "                        gives the busiest link against block's too. Whatever\n"
+    "                        the objective, auto never returns a placement whose\n"
+    "                        busiest link is above block's\n"
     "  -v, --verbose         report progress on standard error (reading the inputs,\n"
     "                        the candidates auto tries, their hop-bytes and times)\n"
     "  -q, --quiet           no summary line and no allocation line\n"
@@ -113,7 +120,7 @@ int cmd_map(int argc, char **argv)
     parse_args(argc, argv,
                "profile topology topology-name nodes tasks-per-node slots cores-per-node algo seed affinity "
                "threads time-limit refine loop profile-format output format json grid-weak "
-               "node-place verbose quiet help",
+               "node-place objective verbose quiet help",
                help_map, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -148,6 +155,11 @@ int cmd_map(int argc, char **argv)
         topomap_map("block", p, al, NULL, rb, err, sizeof err) < 0 ||
         topomap_hop_bytes_slots(p, al, rb, &hb_block) < 0)
         input_error("cannot evaluate the mapping: %s", liberr(err, "block", errno));
+    /* The busiest link against block's, for the congestion objective only
+     * (routing every pair of block costs about what the mapping's did). */
+    topomap_metrics_t mb = {0};
+    if (a.o.objective == TOPOMAP_OBJECTIVE_CONGESTION && topomap_eval_slots(p, al, rb, &mb) < 0)
+        input_error("cannot evaluate the mapping: %s", strerror(errno));
     free(rb);
 
     /* Open the output only now, so a failed mapping leaves an old file alone. */
@@ -186,6 +198,10 @@ int cmd_map(int argc, char **argv)
         notice("%s%s: %d ranks on %d nodes in %.3f s; hop-bytes %s%s block's %s", algo, chosen,
                n, topomap_alloc_nnodes(al), seconds, num(m.hop_bytes, b[0], 40), rel,
                num(hb_block, b[1], 40));
+        if (a.o.objective == TOPOMAP_OBJECTIVE_CONGESTION)
+            notice("busiest link %s = %.4f x block's %s", num(m.congestion_max, b[0], 40),
+                   mb.congestion_max > 0 ? m.congestion_max / mb.congestion_max : 1.0,
+                   num(mb.congestion_max, b[1], 40));
         if (a.time_limited)
             notice("auto stopped at its time limit of %s s (%s) and kept the best mapping so "
                    "far; a larger --time-limit may find a better one",

@@ -85,7 +85,8 @@ enum {
     SET_GRID = 16,
     SET_TREE = 32,
     SET_DRAGONFLY = 64,
-    SET_HUGE = 128
+    SET_HUGE = 128,
+    SET_CONG = 256
 };
 
 static const char *gdir = BENCH_GRAPHS;
@@ -332,7 +333,8 @@ static void usage(FILE *f)
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
             "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, huge,\n"
-            "          all (default base,one,tree,dragonfly; all: every set but huge):\n"
+            "          cong, all (default base,one,tree,dragonfly,cong; all: every set but\n"
+            "          huge):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -348,6 +350,8 @@ static void usage(FILE *f)
             "          huge     time and hop-bytes past 65,536 ranks: shuffled stencils and\n"
             "                   random geometric graphs of 65,536 to 1,048,576 ranks on the\n"
             "                   32x32x32 torus (make bench-scale-large; minutes per run)\n"
+            "          cong     busiest link and hop-bytes against block's: 128 ranks on every\n"
+            "                   128th node of torus-16x16x16, auto with either objective\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
             "  -S      add the scaling set\n"
             "  -q      quick: a reduced version of each set chosen (alone: every set), a few\n"
@@ -375,12 +379,14 @@ static int parse_sets(char *list)
             sets |= SET_DRAGONFLY;
         else if (!strcmp(tok, "huge"))
             sets |= SET_HUGE;
+        else if (!strcmp(tok, "cong"))
+            sets |= SET_CONG;
         else if (!strcmp(tok, "all"))
             sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
-                    SET_DRAGONFLY;
+                    SET_DRAGONFLY | SET_CONG;
         else {
             fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, "
-                            "tree, dragonfly, huge, all)\n", tok);
+                            "tree, dragonfly, huge, cong, all)\n", tok);
             return -1;
         }
     }
@@ -439,8 +445,8 @@ int main(int argc, char **argv)
     /* -s names the sets, else base, one and tree (quick: all); -L and -S add. */
     if (!chosen)
         sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
-                           SET_DRAGONFLY
-                     : SET_BASE | SET_ONE | SET_TREE | SET_DRAGONFLY;
+                           SET_DRAGONFLY | SET_CONG
+                     : SET_BASE | SET_ONE | SET_TREE | SET_DRAGONFLY | SET_CONG;
     sets |= extra;
     bench_time_limit = limit >= 0 ? limit : quick ? 10 : 60;
     if (alist) {
@@ -491,11 +497,12 @@ int main(int argc, char **argv)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
                sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
                sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_HUGE ? " huge" : "",
+               sets & SET_CONG ? " cong" : "",
                quick ? " (quick)" : "", bench_time_limit, bench_threads);
     bench_table_head();
 
@@ -556,6 +563,8 @@ int main(int argc, char **argv)
         bench_tree_run(tdir, wdir, quick);
     if (sets & SET_DRAGONFLY)
         bench_dragonfly_run(tdir, wdir, quick);
+    if (sets & SET_CONG)
+        bench_cong_run(tdir, wdir, quick);
 
     char shared[64][48];
     for (int i = 0; i < nshared; i++)

@@ -9,6 +9,7 @@
  *   bench_grid.c     the grid set: Bhatele et al.'s aspect-ratio study
  *   bench_tree.c     the tree set: treematch and SumCom on hierarchical machines
  *   bench_dragonfly.c the dragonfly set: the busiest global link
+ *   bench_cong.c     the congestion set: the busiest link on scattered tori
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
 #ifndef TOPOMAP_BENCH_H
@@ -39,6 +40,7 @@ struct bench_result {
     double srel;    /* hb / Scotch's hb */
     double cong;    /* congestion: bytes on the busiest channel (congestion_max) */
     double crel;    /* cong / Scotch's cong */
+    double cbrel;   /* cong / block's cong */
     double sumcom;  /* SumCom over the whole hierarchy (topomap_metrics_t.sumcom) */
     double sumrel;  /* sumcom / Scotch's sumcom */
     double secs;    /* wall-clock seconds of the mapping */
@@ -146,6 +148,9 @@ void bench_tree_run(const char *tdir, const char *wdir, int quick);
 
 /* bench_dragonfly.c: the dragonfly set (its own table and summary). */
 void bench_dragonfly_run(const char *tdir, const char *wdir, int quick);
+/* bench_cong.c: the congestion set (busiest link on scattered torus
+ * allocations; its own table). */
+void bench_cong_run(const char *tdir, const char *wdir, int quick);
 
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */

@@ -243,6 +243,12 @@ static void run_algo(const char *algo, const topomap_profile_t *p, const topomap
                            : !strcmp(colon + 1, "tm") ? TOPOMAP_NODE_PLACE_TREEMATCH
                                                       : TOPOMAP_NODE_PLACE_REFINE;
         }
+        /* NAME@congestion: the congestion objective. */
+        char *at = strchr(name, '@');
+        if (at) {
+            *at = 0;
+            o.objective = topomap_objective_parse(at + 1);
+        }
         char *plus = strchr(name, '+');
         o.time_limit = bench_time_limit;
         o.nthreads = bench_threads;
@@ -422,7 +428,7 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
     int n = topomap_profile_nranks(p);
     struct reply rep;
     run_in_child("block", p, a, &rep);
-    double block_hb = rep.rc == 0 ? rep.hb : NAN;
+    double block_hb = rep.rc == 0 ? rep.hb : NAN, block_cong = rep.rc == 0 ? rep.cong : NAN;
     /* Scotch first, so that every line can be divided by its values. */
     struct bench_result S;
     memset(&S, 0, sizeof S);
@@ -452,6 +458,7 @@ void bench_run_case(const char *pname, const topomap_profile_t *p, const char *t
         R->srel = S.hb > 0 ? R->hb / S.hb : NAN;
         R->stime = S.secs > 0 ? R->secs / S.secs : NAN;
         R->crel = S.cong > 0 ? R->cong / S.cong : NAN;
+        R->cbrel = block_cong > 0 ? R->cong / block_cong : NAN;
         R->sumrel = S.sumcom > 0 ? R->sumcom / S.sumcom : NAN;
         if (plan->sumcom)
             bench_emit("%-22s %6d %-18s %-11s %-18s %12.5g %7.3f %12.5g %7.3f %9.4f %8.3f  %s\n",

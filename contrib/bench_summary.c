@@ -127,6 +127,9 @@ void bench_summary(const char **algos, int nalgo, const char *paper_topo, int ns
     int nsh = bench_distinct(offsetof(struct bench_result, shape), shapes, 8);
     group_table("Hop-bytes relative to block, geometric mean over the profiles of each group",
                 offsetof(struct bench_result, rel), algos, nalgo);
+    group_table("Busiest link (congestion_max) relative to block's, geometric mean over the "
+                "profiles of each group",
+                offsetof(struct bench_result, cbrel), algos, nalgo);
     group_table("Hop-bytes relative to Scotch (same case), geometric mean",
                 offsetof(struct bench_result, srel), algos, nalgo);
     group_table("Cases above 1.05 x Scotch's hop-bytes / cases where both ran", (size_t)-1, algos,

@@ -71,6 +71,16 @@ void topomap_opts_init(topomap_opts_t *o)
     o->loop = -1;
 }
 
+int topomap_objective_parse(const char *name)
+{
+    if (name && (!strcasecmp(name, "hop-bytes") || !strcasecmp(name, "hop_bytes")))
+        return TOPOMAP_OBJECTIVE_HOP_BYTES;
+    if (name && !strcasecmp(name, "congestion"))
+        return TOPOMAP_OBJECTIVE_CONGESTION;
+    errno = EINVAL;
+    return -1;
+}
+
 #define REFINE_SUFFIX "+refine"
 
 /* The algorithm called @name, or "@name+refine" (then *refine = 1). Names
@@ -138,6 +148,10 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
     if (o->nthreads < 0 || o->nthreads > TOPOMAP_MAX_THREADS)
         return topomap_fail(err, errlen, EINVAL, "%d threads: not in 0..%d", o->nthreads,
                             TOPOMAP_MAX_THREADS);
+    if (o->objective != TOPOMAP_OBJECTIVE_HOP_BYTES && o->objective != TOPOMAP_OBJECTIVE_CONGESTION)
+        return topomap_fail(err, errlen, EINVAL, "objective %d: not hop-bytes (%d) or congestion (%d)",
+                            o->objective, TOPOMAP_OBJECTIVE_HOP_BYTES,
+                            TOPOMAP_OBJECTIVE_CONGESTION);
     int suffix_refine;
     const struct topomap_algo *al = find_algo(algo, &suffix_refine);
     if (!al)
@@ -205,6 +219,10 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
     if (rc == 0 && o->refine) {
         struct topomap_refine_params rp = {0, pb.deadline, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
         rc = topomap_refine(&pb, rank_to_slot, &rp, NULL, err, errlen);
+        /* objective congestion: then the busiest link (refine_congestion.c);
+         * auto has done it on its winner. */
+        if (rc == 0 && o->objective == TOPOMAP_OBJECTIVE_CONGESTION && al->map != topomap_map_auto)
+            rc = topomap_refine_congestion(&pb, rank_to_slot, 0, NULL, err, errlen);
         if (rc == 0)
             rc = check_result(&pb, "refine", rank_to_slot, err, errlen);
     }

@@ -539,6 +539,41 @@ int topomap_topology_node_nlevels(const topomap_topology_t *t);
 int topomap_topology_node_object(const topomap_topology_t *t, int k, int core);
 const char *topomap_topology_level_name(const topomap_topology_t *t, int k);
 
+/* congestion_incr.c: the channel loads of a placement (congestion.c's
+ * routes), updated as ranks move. Create from r2s (copied; -1 + EINVAL when
+ * it is no injective map to slots), free with topomap_cload_free (NULL
+ * accepted). move: rank r to slot, exchanging with the rank there if any;
+ * 0, or -1 + ENOMEM. max: the busiest channel's load; top: that channel (-1
+ * when none); sumsq: sum of squared loads; load: channel c's load (0 when
+ * unused); r2s/s2r: the placement held, valid until the next move.
+ * crossing: cross[r] = bytes of rank r's pairs whose route uses channel c
+ * (both ends counted), n doubles written; returns how many ranks have some. */
+struct topomap_cload;
+/* Weight of hop-bytes against the busiest link in the congestion objective
+ * (refine_congestion.c, map_auto.c). */
+#define TOPOMAP_CONG_LAMBDA 0.5
+struct topomap_cload *topomap_cload_create(const struct topomap_problem *pb, const int *r2s);
+void topomap_cload_free(struct topomap_cload *cl);
+int topomap_cload_move(struct topomap_cload *cl, int r, int slot);
+double topomap_cload_max(const struct topomap_cload *cl);
+int64_t topomap_cload_top(const struct topomap_cload *cl);
+double topomap_cload_sumsq(const struct topomap_cload *cl);
+double topomap_cload_load(const struct topomap_cload *cl, int64_t c);
+const int *topomap_cload_r2s(const struct topomap_cload *cl);
+const int *topomap_cload_s2r(const struct topomap_cload *cl);
+int topomap_cload_crossing(const struct topomap_cload *cl, int64_t c, double *cross);
+
+/* refine_congestion.c: descent on the mixed objective of
+ * TOPOMAP_OBJECTIVE_CONGESTION (see the file) from r2s, updated in place;
+ * stops when the busiest channel's ranks have no improving move, after
+ * max_moves moves (0: no limit) or at pb's deadline (keeping what it has).
+ * *cmax = the busiest link's load after, when not NULL. 0, or -1 + errno. */
+int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
+                              double *cmax, char *err, size_t errlen);
+/* The busiest link's load of r2s (congestion.c's congestion_max), or -1 +
+ * errno. */
+double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s);
+
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)

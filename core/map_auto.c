@@ -68,6 +68,24 @@
  * one hop; a candidate that reaches that floor is optimal and ends the
  * search (see hop_bytes_floor; the answer is the same, the time shorter).
  *
+ * Busiest link (every objective): block's busiest channel load
+ * (congestion_max) is computed with its hop-bytes, and a candidate whose
+ * busiest link is above block's is never kept, however low its hop-bytes
+ * (nor is the iterated local search's or the SumCom refinement's result):
+ * the mapping auto returns routes no channel heavier than block does. The
+ * busiest link of a candidate is only computed when it would be kept
+ * (O(pairs x route length), like the score itself, times the route length).
+ * With a time limit, when that evaluation of block took more than a quarter
+ * of the time left, the guard is off for the run (a log line says so).
+ *
+ * Objective congestion (opts->objective): candidates are judged by C/Cb +
+ * LAMBDA x H/Hb (C, H: busiest link and hop-bytes; Cb, Hb: block's;
+ * TOPOMAP_CONG_LAMBDA); the winner and the candidate of lowest hop-bytes
+ * (even one the guard refused: its busiest link may come down) are refined
+ * for that objective (refine_congestion.c) within what is left of the time
+ * limit, and a result is kept when its key is lower and it passes the
+ * guard.
+ *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
  * with the deadline, a candidate cut short by it is dropped (an unfinished
@@ -164,6 +182,92 @@ static double hop_bytes_floor(const struct topomap_problem *pb)
     return sum / 2;
 }
 
+/* The busiest-link guard and the congestion objective (see the top). */
+struct auto_guard {
+    int on;       /* 0: guard off (time), nothing checked */
+    int mixed;    /* 1: objective congestion, candidates keyed by mixed() */
+    double cb, hb; /* block's busiest link and hop-bytes (score) */
+};
+
+static double mixed(const struct auto_guard *gd, double c, double h)
+{
+    return (gd->cb > 0 ? c / gd->cb : 0) + TOPOMAP_CONG_LAMBDA * (gd->hb > 0 ? h / gd->hb : 0);
+}
+
+/* Set up the guard from block's mapping r2s and its score hb. 0, or -1 +
+ * errno. */
+static int guard_init(struct auto_guard *gd, const struct topomap_problem *pb,
+                      const struct topomap_problem *sub, const int *r2s, double hb)
+{
+    double t = topomap_now();
+    gd->mixed = pb->opts->objective == TOPOMAP_OBJECTIVE_CONGESTION;
+    gd->hb = hb;
+    gd->cb = topomap_slots_congestion(pb, r2s);
+    if (gd->cb < 0)
+        return -1;
+    double took = topomap_now() - t;
+    gd->on = !(sub->deadline > 0 && 4 * took > sub->deadline - topomap_now());
+    if (!gd->on)
+        topomap_log(pb, "auto: busiest link of block %.6g took %.3f s: no busiest-link guard "
+                        "within the time limit",
+                    gd->cb, took);
+    else
+        topomap_log(pb, "auto: busiest link of block %.6g", gd->cb);
+    return 0;
+}
+
+/* The key of a mapping of score hb (hop-bytes or SumCom): *key, lower is
+ * better; returns 1 when it may be kept (its busiest link is not above
+ * block's), 0 when not (*key then unset), -1 + errno. The busiest link is
+ * only computed when the key alone would keep it (below `best`; best < 0:
+ * none yet). */
+static int judge(const struct auto_guard *gd, const struct topomap_problem *pb, const int *r2s,
+                 double hb, double best, double *key)
+{
+    if (!gd->on) {
+        *key = gd->mixed ? mixed(gd, gd->cb, hb) : hb;
+        return best < 0 || *key < best;
+    }
+    if (!gd->mixed && best >= 0 && hb >= best)
+        return 0;
+    double c = topomap_slots_congestion(pb, r2s);
+    if (c < 0)
+        return -1;
+    *key = gd->mixed ? mixed(gd, c, hb) : hb;
+    if (c > gd->cb) {
+        topomap_log(pb, "auto: busiest link %.6g above block's %.6g: not kept", c, gd->cb);
+        return 0;
+    }
+    return best < 0 || *key < best;
+}
+
+/* judge() for a mapping after the candidates: on 1, *best = *key. */
+static int keep_if(const struct auto_guard *gd, const struct topomap_problem *pb, const int *r2s,
+                   double hb, double *best, double *key)
+{
+    int keep = judge(gd, pb, r2s, hb, *best, key);
+    if (keep == 1)
+        *best = *key;
+    return keep;
+}
+
+/* Objective congestion: `from` refined for it in tmp, copied to r2s when
+ * keep_if() keeps it. Nothing at the deadline. 0, or -1 + errno. */
+static int refine_kept(const struct auto_guard *gd, const struct topomap_problem *sub,
+                       const int *from, int *r2s, int *tmp, int sumcom, double *best, char *err,
+                       size_t errlen)
+{
+    if (sub->deadline > 0 && topomap_now() > sub->deadline)
+        return 0;
+    memcpy(tmp, from, sizeof(int) * (size_t)sub->n);
+    if (topomap_refine_congestion(sub, tmp, 0, NULL, err, errlen) < 0)
+        return -1;
+    double key;
+    if (keep_if(gd, sub, tmp, score(sub, tmp, sumcom), best, &key) == 1)
+        memcpy(r2s, tmp, sizeof(int) * (size_t)sub->n);
+    return 0;
+}
+
 /* Jobs small enough for the candidates whose cost grows with ranks x nodes
  * and for the iterated local search. */
 static int small_job(const struct topomap_problem *pb)
@@ -232,8 +336,11 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
      * next candidate of the same algorithm and seed (treematch, then
      * treematch+refine). */
     int *raw = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1)), rawk = -1;
-    if (!tmp || !raw || !gc) {
-        free(tmp), free(raw), free(gc);
+    /* low: with the congestion objective, the candidate of lowest score
+     * (low_hb), kept or not. */
+    int *low = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
+    if (!tmp || !raw || !gc || !low) {
+        free(tmp), free(raw), free(gc), free(low);
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     }
     struct topomap_problem sub = *pb;
@@ -245,8 +352,10 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     sub.opts = &so;
     if (pb->deadline > 0)
         sub.deadline = t0 + (pb->deadline - t0) * AUTO_BUDGET_SHARE;
-    double best = -1;
+    /* best: the key of the kept mapping (judge()), best_hb its score. */
+    double best = -1, best_hb = -1, low_hb = -1;
     int chosen = -1, tried = 0;
+    struct auto_guard gd = {0, 0, 0, 0};
     /* Work spent so far and that of the first drb + refine (-1: not yet). */
     double spent = 0, w_drb = -1;
     /* Hierarchical nodes: every candidate gets the node-internal placement
@@ -319,7 +428,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
                 continue;
             }
             int e = errno;
-            free(tmp), free(raw), free(gc);
+            free(tmp), free(raw), free(gc), free(low);
             errno = e;
             return -1;
         }
@@ -329,17 +438,36 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         double hb = score(pb, tmp, sumcom);
         topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c[k].name,
                     sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
-        if (best < 0 || hb < best) {
-            best = hb;
+        double key = hb;
+        int keep;
+        if (k == 0) { /* block: the guard's reference, always kept */
+            keep = guard_init(&gd, pb, &sub, tmp, hb) < 0 ? -1 : 1;
+            key = gd.mixed ? mixed(&gd, gd.cb, hb) : hb;
+        } else {
+            keep = judge(&gd, pb, tmp, hb, best, &key);
+        }
+        if (keep < 0) {
+            int e = errno;
+            free(tmp), free(raw), free(low);
+            return topomap_fail(err, errlen, e, "out of memory");
+        }
+        if (gd.mixed && (low_hb < 0 || hb < low_hb)) {
+            low_hb = hb;
+            memcpy(low, tmp, sizeof(int) * (size_t)pb->n);
+        }
+        if (keep) {
+            best = key;
+            best_hb = hb;
             chosen = k;
             memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
         }
-        if (c[k].fn == topomap_map_grid && pb->n > AUTO_GRID_ALONE) {
+        /* A grid the guard refused does not end the search. */
+        if (c[k].fn == topomap_map_grid && chosen == k && pb->n > AUTO_GRID_ALONE) {
             topomap_log(pb, "auto: grid embedded the process grid of %d ranks: the search ends",
                         pb->n);
             break;
         }
-        if (floor_hb > 0 && best <= floor_hb) {
+        if (!gd.mixed && floor_hb > 0 && best_hb <= floor_hb) {
             topomap_log(pb, "auto: %s reaches the floor (every byte one hop): optimal, the "
                             "search ends",
                         c[k].name);
@@ -350,21 +478,22 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
      * (refine_ils.c), kept when it lowers the hop-bytes, when what is left
      * of the work budget holds its estimate (AUTO_ILS_COST x the first drb +
      * refine). */
-    if (!sumcom && small_job(pb) && w_drb >= 0 && !(floor_hb > 0 && best <= floor_hb) &&
+    if (!sumcom && small_job(pb) && w_drb >= 0 && !(floor_hb > 0 && best_hb <= floor_hb) &&
         AUTO_WORK_BUDGET - spent >= AUTO_ILS_COST * w_drb &&
         !(sub.deadline > 0 && topomap_now() > sub.deadline)) {
         double removed = 0, ti = topomap_now();
         memcpy(tmp, r2s, sizeof(int) * (size_t)pb->n);
         if (topomap_refine_ils(&sub, tmp, AUTO_ILS_TRIES, sub.deadline, &removed, err, errlen) < 0) {
             int e = errno;
-            free(tmp), free(raw), free(gc);
+            free(tmp), free(raw), free(gc), free(low);
             errno = e;
             return -1;
         }
         topomap_log(pb, "auto: iterated local search (%d kicks) %.6g -> %.6g in %.3f s",
-                    AUTO_ILS_TRIES, best, best - removed, topomap_now() - ti);
-        if (removed > 0) {
-            best -= removed;
+                    AUTO_ILS_TRIES, best_hb, best_hb - removed, topomap_now() - ti);
+        double key;
+        if (removed > 0 && keep_if(&gd, pb, tmp, best_hb - removed, &best, &key) == 1) {
+            best_hb -= removed;
             memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
         }
     }
@@ -377,19 +506,32 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         if (topomap_refine_sumcom(&sub, tmp, err, errlen) == 0 &&
             topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen) == 0) {
             double sc = score(pb, tmp, 1);
-            topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", best, sc,
+            topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", best_hb, sc,
                         topomap_now() - tr);
-            if (sc < best) {
-                best = sc;
+            double key;
+            if (keep_if(&gd, pb, tmp, sc, &best, &key) == 1) {
+                best_hb = sc;
                 memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
             }
         } else if (errno == ENOMEM) {
-            free(tmp), free(raw), free(gc);
+            free(tmp), free(raw), free(gc), free(low);
             return -1;
         }
     }
+    /* Objective congestion: the winner and the lowest score refined for it
+     * (see the top). */
+    int rc = 0;
+    if (gd.mixed && (rc = refine_kept(&gd, &sub, r2s, r2s, tmp, sumcom, &best, err, errlen)) == 0 &&
+        memcmp(low, r2s, sizeof(int) * (size_t)pb->n))
+        rc = refine_kept(&gd, &sub, low, r2s, tmp, sumcom, &best, err, errlen);
+    if (rc < 0) {
+        int e = errno;
+        free(tmp), free(raw), free(low);
+        errno = e;
+        return -1;
+    }
     topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", c[chosen].name, tried,
                 nc, topomap_now() - t0);
-    free(tmp), free(raw), free(gc);
+    free(tmp), free(raw), free(gc), free(low);
     return 0;
 }

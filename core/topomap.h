@@ -568,6 +568,25 @@ enum topomap_node_place {
     TOPOMAP_NODE_PLACE_REFINE     /**< the SumCom refinement only */
 };
 
+/** What the mapping minimises (topomap_opts_t.objective). Whatever the
+ *  objective, `auto` never returns a placement whose busiest link
+ *  (congestion_max) is above `block`'s unless it is `block`'s own. */
+enum topomap_objective {
+    TOPOMAP_OBJECTIVE_HOP_BYTES = 0, /**< hop-bytes (default) */
+    TOPOMAP_OBJECTIVE_CONGESTION     /**< a weighted mix of the busiest link's
+                                          load and hop-bytes: `auto` judges its
+                                          candidates by it and refines the
+                                          winner for it; other algorithms with
+                                          refinement (+refine) refine for it
+                                          after the hop-bytes refinement */
+};
+/**
+ * The objective called @p name: "hop-bytes" or "congestion" ("hop_bytes"
+ * accepted too, any case).
+ * @return the enum topomap_objective value, or -1 with errno EINVAL.
+ */
+int topomap_objective_parse(const char *name);
+
 /** Options of topomap_map(). Initialise with topomap_opts_init(). */
 typedef struct topomap_opts {
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
@@ -589,6 +608,8 @@ typedef struct topomap_opts {
     double grid_weak;  /**< weak-edge threshold of the grid analyzer (`grid`,
                             `auto`); 0 = TOPOMAP_GRID_WEAK */
     int node_place;    /**< enum topomap_node_place (default AUTO) */
+    int objective;     /**< enum topomap_objective (default hop-bytes);
+                            another value: topomap_map() EINVAL */
 } topomap_opts_t;
 
 void topomap_opts_init(topomap_opts_t *o);

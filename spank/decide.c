@@ -258,6 +258,7 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
         return -1;
     topomap_opts_t opts;
     topomap_opts_init(&opts);
+    topomap_site_opts(site, &opts);
     /* The mapping leaves a tenth of what is left for judging and writing
      * it, both linear in the profile like its loading. */
     opts.time_limit = 0.9 * (s->deadline - topomap_sp_now());

@@ -81,7 +81,9 @@ struct topomap_site {
     char *dflt;        /* default= algorithm when the user gives none; "off" */
     double min_gain;   /* min_gain= fraction of gain_metric saved to remap; 0 */
     int gain_congestion; /* gain_metric=congestion (1): min_gain compares the
-                          * busiest link (congestion_max); hop_bytes (0, default) */
+                          * busiest link (congestion_max), and the placement
+                          * minimises it (objective congestion, see
+                          * topomap_site_opts); hop_bytes (0, default) */
     double time_limit; /* time_limit= milliseconds for the whole decision; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */
@@ -111,6 +113,9 @@ void topomap_site_init(struct topomap_site *s);
 int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char *err,
                        size_t errlen);
 void topomap_site_free(struct topomap_site *s);
+/* The library options the site's keys choose, set in o (initialised by the
+ * caller): the objective of gain_metric. */
+void topomap_site_opts(const struct topomap_site *s, topomap_opts_t *o);
 
 /* ------------------------------------------------------------------------ */
 /* What srun was asked                                                        */

@@ -140,3 +140,9 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
     }
     return bad;
 }
+
+void topomap_site_opts(const struct topomap_site *s, topomap_opts_t *o)
+{
+    /* What decides (min_gain) is also what the placement minimises. */
+    o->objective = s->gain_congestion ? TOPOMAP_OBJECTIVE_CONGESTION : TOPOMAP_OBJECTIVE_HOP_BYTES;
+}

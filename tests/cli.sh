@@ -293,6 +293,13 @@ expect 2 "no allocation: give --nodes HOSTLIST" map $P $T
 expect 2 "no allocation: give --nodes HOSTLIST" compare $P $T
 expect 2 "unknown option '--bogus'" map $P $T --bogus
 expect 2 "unknown option '-x'" map $P $T -x
+expect 2 "--objective: unknown objective 'links' (known: hop-bytes, congestion)" \
+    map $P $T $N --objective links
+# --objective congestion: the summary adds the busiest link against block's.
+"$TOPOMAP" map $P $T $N --algo auto --objective congestion > /dev/null 2> "$tmp/stderr"
+rc=$?
+grep -q "^topomap: map: busiest link [0-9.e+]* = [0-9.]* x block's [0-9.e+]*$" "$tmp/stderr"
+check $(( rc + $? )) "map --objective congestion: summary gives the busiest link against block's"
 expect 2 "option '--profile' needs an argument" map --profile
 expect 2 "option '-o' needs an argument" map $P $T -o
 expect 2 "option '--json' takes no argument" eval --json=yes

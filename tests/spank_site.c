@@ -66,6 +66,14 @@ static void site_tests(void)
     is_int(topomap_site_parse(&s, 2, gm, err, sizeof err), 1, "gain_metric=links refused");
     like(err, "gain_metric=links is not hop_bytes or congestion", "bad gain_metric");
     ok(s.gain_congestion == 1, "gain_metric=congestion");
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    topomap_site_opts(&s, &o);
+    is_int(o.objective, TOPOMAP_OBJECTIVE_CONGESTION, "gain_metric=congestion: objective congestion");
+    char *gh[] = {"gain_metric=hop_bytes"};
+    is_int(topomap_site_parse(&s, 1, gh, err, sizeof err), 0, "gain_metric=hop_bytes accepted");
+    topomap_site_opts(&s, &o);
+    is_int(o.objective, TOPOMAP_OBJECTIVE_HOP_BYTES, "gain_metric=hop_bytes: objective hop-bytes");
     topomap_site_free(&s);
 
     /* --topomap-record's keys: absolute paths only (used on the nodes). */

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Refinement for the busiest link (ours): the objective of
+ * TOPOMAP_OBJECTIVE_CONGESTION,
+ *
+ *     F = C / C0 + LAMBDA x H / H0 + MU x sqrt(Q / Q0),
+ *
+ * C the busiest channel's load (congestion_max), H the hop-bytes, Q the sum
+ * of squared channel loads, each relative to its value at the start. C is
+ * what the run time follows best in `make benefit`; H keeps the total
+ * traffic from growing while C falls (a placement can lower its busiest
+ * link by sending bytes the long way round); Q, which falls when any loaded
+ * channel is relieved, lets the descent cross the plateaus where several
+ * channels share the largest load and no single move lowers C.
+ *
+ * Steepest descent with a focus: each step takes the busiest channel (the
+ * top of the load heap, congestion_incr.c), finds the ranks whose pairs are
+ * routed over it, and tries moving the REFINE_CONG_RANKS of them with the
+ * most bytes over it (ties by rank) to every slot of another node
+ * (exchanging with the rank there, if any); the move of lowest F is
+ * committed, if it lowers F. A move of rank r (and of the rank b it
+ * exchanges with) lowers C by at most the bytes of their pairs over that
+ * channel, so a move whose hop-bytes rise outweighs that bound is not
+ * tried. Loads are updated incrementally: a trial costs O((degree of r and
+ * b) x route length x log channels), the scan for the channel's ranks
+ * O(pairs x route length).
+ *
+ * It ends when no move of the busiest channel's ranks lowers F, after
+ * REFINE_CONG_STEPS steps (or the caller's max_moves), or at the deadline,
+ * keeping every committed move. Serial and in a fixed order: the same
+ * answer for any thread count. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "topology_priv.h"
+
+/* Weights of hop-bytes and of the spread of the loads against the busiest
+ * link (see the top): with LAMBDA 0.5 a move may add 2% of the hop-bytes to
+ * take 1% off the busiest link. Chosen on the scattered-torus table of `make
+ * bench` (doc/congestion.md). */
+#define LAMBDA TOPOMAP_CONG_LAMBDA
+#define MU 0.1
+/* Steps when the caller sets no limit: every step scans the whole profile
+ * for the busiest channel's ranks, so on large jobs fewer: at most
+ * REFINE_CONG_SCAN channel visits (pairs x longest route) in all, at least
+ * 16 steps; the deadline bounds it further. */
+#define REFINE_CONG_STEPS 400
+#define REFINE_CONG_SCAN 2e8
+/* A step must lower F by this much (relative) to be taken. */
+#define REFINE_CONG_EPS 1e-9
+/* Ranks of the busiest channel tried per step: those with the most bytes
+ * over it, whose moves can lower it most (all of them made a 128-rank
+ * profile with a light all-to-all take 40 s, for a busiest link 1% lower). */
+#define REFINE_CONG_RANKS 8
+
+struct crank {
+    double cross;
+    int r;
+};
+
+static int cmp_crank(const void *a, const void *b)
+{
+    const struct crank *x = a, *y = b;
+    if (x->cross != y->cross)
+        return x->cross > y->cross ? -1 : 1;
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+struct cstate {
+    const struct topomap_problem *pb;
+    struct topomap_cload *cl;
+    double C0, H0, Q0;
+    double H;
+    /* The allocated nodes (in order of their first slot) and their slots:
+     * node k has slots ns[nx[k] .. nx[k+1]), in slot order; at[s] = the
+     * allocated node of slot s. */
+    int nnodes, *nx, *ns, *at;
+    char *moved; /* n, all 0 between node exchanges */
+};
+
+static double objective(const struct cstate *x, double C, double H, double Q)
+{
+    return C / x->C0 + LAMBDA * H / x->H0 + MU * sqrt(Q > 0 ? Q / x->Q0 : 0);
+}
+
+/* Hop-bytes of rank r if it sat on `slot`, the others where r2s puts them,
+ * its pairs with `skip` left out. */
+static double rank_hb(const struct topomap_problem *pb, const int *r2s, int r, int slot, int skip)
+{
+    double s = 0;
+    for (int64_t e = pb->g.xadj[r]; e < pb->g.xadj[r + 1]; e++)
+        if (pb->g.adj[e] != skip)
+            s += pb->g.w[e] * topomap_slot_hops(pb, slot, r2s[pb->g.adj[e]]);
+    return s;
+}
+
+/* Hop-bytes change of moving r to slot t, exchanging with b (-1: none). The
+ * pair r-b keeps its distance. */
+static double move_dh(const struct topomap_problem *pb, const int *r2s, int r, int t, int b)
+{
+    int s = r2s[r];
+    double d = rank_hb(pb, r2s, r, t, b) - rank_hb(pb, r2s, r, s, b);
+    if (b >= 0)
+        d += rank_hb(pb, r2s, b, s, r) - rank_hb(pb, r2s, b, t, r);
+    return d;
+}
+
+/* The best move so far: rank r to slot t, or (r < 0, t >= 0) the exchange
+ * of the contents of allocated nodes na and t. */
+struct best_move {
+    int r, t, na;
+    double f, dh;
+};
+
+/* Exchange the contents of allocated nodes a and b (same slot counts),
+ * slot by slot; done twice, it undoes itself. 0, or -1 + ENOMEM. */
+static int swap_nodes(struct cstate *x, int a, int b)
+{
+    for (int k = 0; k < x->nx[a + 1] - x->nx[a]; k++) {
+        int sa = x->ns[x->nx[a] + k], sb = x->ns[x->nx[b] + k];
+        const int *s2r = topomap_cload_s2r(x->cl);
+        int r = s2r[sa] >= 0 ? s2r[sa] : s2r[sb];
+        if (r >= 0 && topomap_cload_move(x->cl, r, s2r[sa] >= 0 ? sb : sa) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Hop-bytes change of swap_nodes(a, b): pairs between the moved ranks keep
+ * their distance, the others change with the moved end. */
+static double swap_dh(struct cstate *x, int a, int b)
+{
+    const struct topomap_problem *pb = x->pb;
+    const int *r2s = topomap_cload_r2s(x->cl), *s2r = topomap_cload_s2r(x->cl);
+    int w = x->nx[a + 1] - x->nx[a];
+    for (int k = 0; k < 2 * w; k++) {
+        int r = s2r[x->ns[x->nx[k < w ? a : b] + k % w]];
+        if (r >= 0)
+            x->moved[r] = 1;
+    }
+    double d = 0;
+    for (int k = 0; k < 2 * w; k++) {
+        int s = x->ns[x->nx[k < w ? a : b] + k % w], t = x->ns[x->nx[k < w ? b : a] + k % w];
+        int r = s2r[s];
+        for (int64_t e = r >= 0 ? pb->g.xadj[r] : 0; r >= 0 && e < pb->g.xadj[r + 1]; e++)
+            if (!x->moved[pb->g.adj[e]])
+                d += pb->g.w[e] * (topomap_slot_hops(pb, t, r2s[pb->g.adj[e]]) -
+                                   topomap_slot_hops(pb, s, r2s[pb->g.adj[e]]));
+    }
+    for (int k = 0; k < 2 * w; k++) {
+        int r = s2r[x->ns[x->nx[k < w ? a : b] + k % w]];
+        if (r >= 0)
+            x->moved[r] = 0;
+    }
+    return d;
+}
+
+/* Bytes over the busiest channel of the ranks on allocated node a. */
+static double node_cross(const struct cstate *x, int a, const double *cross)
+{
+    const int *s2r = topomap_cload_s2r(x->cl);
+    double c = 0;
+    for (int k = x->nx[a]; k < x->nx[a + 1]; k++)
+        c += s2r[x->ns[k]] >= 0 ? cross[s2r[x->ns[k]]] : 0;
+    return c;
+}
+
+/* Try exchanging the node of each rank of cand[0..nc) with every other
+ * allocated node of as many slots: moves of single ranks split the groups
+ * that share a node, which hop-bytes punish; whole nodes keep them. Like
+ * try_moves. */
+static int try_node_swaps(struct cstate *x, const int *cand, int nc, const double *cross,
+                          struct best_move *best)
+{
+    double C = topomap_cload_max(x->cl);
+    double fch = C / x->C0 + LAMBDA * x->H / x->H0;
+    for (int k = 0; k < nc; k++) {
+        if (topomap_expired(x->pb))
+            return 1;
+        int a = x->at[topomap_cload_r2s(x->cl)[cand[k]]], seen = 0;
+        for (int j = 0; j < k; j++)
+            seen |= x->at[topomap_cload_r2s(x->cl)[cand[j]]] == a;
+        for (int b = 0; !seen && b < x->nnodes; b++) {
+            if (b == a || x->nx[b + 1] - x->nx[b] != x->nx[a + 1] - x->nx[a])
+                continue;
+            double dh = swap_dh(x, a, b);
+            double lb = (C - node_cross(x, a, cross) - node_cross(x, b, cross)) / x->C0 +
+                        LAMBDA * (x->H + dh) / x->H0;
+            if (lb >= fch)
+                continue;
+            if (swap_nodes(x, a, b) < 0)
+                return -1;
+            double f = objective(x, topomap_cload_max(x->cl), x->H + dh,
+                                 topomap_cload_sumsq(x->cl));
+            if (swap_nodes(x, a, b) < 0)
+                return -1;
+            if (f < best->f)
+                *best = (struct best_move){-1, b, a, f, dh};
+        }
+    }
+    return 0;
+}
+
+/* Try every move of the ranks cand[0..nc) (see the top); the best one of F
+ * below best->f goes to *best. 0, -1 + errno (ENOMEM), or 1 at the deadline. */
+static int try_moves(struct cstate *x, const int *cand, int nc, const double *cross,
+                     struct best_move *best)
+{
+    const struct topomap_problem *pb = x->pb;
+    double C = topomap_cload_max(x->cl);
+    double fch = C / x->C0 + LAMBDA * x->H / x->H0;
+    for (int k = 0; k < nc; k++) {
+        if (topomap_expired(pb))
+            return 1;
+        int r = cand[k];
+        const int *r2s = topomap_cload_r2s(x->cl);
+        int s = r2s[r];
+        for (int t = 0; t < pb->nslots; t++) {
+            if (pb->slot_node[t] == pb->slot_node[s])
+                continue;
+            const int *s2r = topomap_cload_s2r(x->cl);
+            int b = s2r[t];
+            /* Only the first free slot of a node: the others give the same loads. */
+            if (b < 0 && t > 0 && pb->slot_node[t - 1] == pb->slot_node[t] && s2r[t - 1] < 0)
+                continue;
+            double dh = move_dh(pb, r2s, r, t, b);
+            topomap_work_add(pb, TOPOMAP_WORK_EDGE *
+                                     (double)(pb->g.xadj[r + 1] - pb->g.xadj[r] +
+                                              (b >= 0 ? pb->g.xadj[b + 1] - pb->g.xadj[b] : 0)));
+            double cb = b >= 0 ? cross[b] : 0;
+            if ((C - cross[r] - cb) / x->C0 + LAMBDA * (x->H + dh) / x->H0 >= fch)
+                continue;
+            if (topomap_cload_move(x->cl, r, t) < 0)
+                return -1;
+            double f = objective(x, topomap_cload_max(x->cl), x->H + dh,
+                                 topomap_cload_sumsq(x->cl));
+            if (topomap_cload_move(x->cl, r, s) < 0)
+                return -1;
+            if (f < best->f)
+                *best = (struct best_move){r, t, -1, f, dh};
+        }
+    }
+    return 0;
+}
+
+/* The allocated nodes and their slots (struct cstate). 0, or -1 + ENOMEM. */
+static int node_lists(struct cstate *x)
+{
+    const struct topomap_problem *pb = x->pb;
+    int tn = topomap_topology_nnodes(pb->topo), ns = pb->nslots;
+    int *idx = malloc(sizeof(int) * (size_t)(tn > 0 ? tn : 1));
+    x->nx = calloc((size_t)ns + 2, sizeof(int));
+    x->ns = malloc(sizeof(int) * (size_t)(ns ? ns : 1));
+    x->at = malloc(sizeof(int) * (size_t)(ns ? ns : 1));
+    x->moved = calloc((size_t)(pb->n ? pb->n : 1), 1);
+    if (!idx || !x->nx || !x->ns || !x->at || !x->moved) {
+        free(idx);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int i = 0; i < tn; i++)
+        idx[i] = -1;
+    for (int s = 0; s < ns; s++) {
+        int v = pb->slot_node[s];
+        if (idx[v] < 0)
+            idx[v] = x->nnodes++;
+        x->at[s] = idx[v];
+        x->nx[idx[v] + 2]++;
+    }
+    for (int k = 0; k < x->nnodes; k++)
+        x->nx[k + 2] += x->nx[k + 1];
+    for (int s = 0; s < ns; s++)
+        x->ns[x->nx[x->at[s] + 1]++] = s;
+    free(idx);
+    return 0;
+}
+
+static void cstate_free(struct cstate *x)
+{
+    topomap_cload_free(x->cl);
+    free(x->nx), free(x->ns), free(x->at), free(x->moved);
+}
+
+int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
+                              double *cmax, char *err, size_t errlen)
+{
+    struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
+    x.cl = topomap_cload_create(pb, r2s);
+    double *cross = malloc(sizeof *cross * (size_t)(pb->n ? pb->n : 1));
+    struct crank *cr = malloc(sizeof *cr * (size_t)(pb->n ? pb->n : 1));
+    int cand[REFINE_CONG_RANKS];
+    if (!x.cl || !cross || !cr || node_lists(&x) < 0) {
+        int e = errno;
+        cstate_free(&x), free(cross), free(cr);
+        return topomap_fail(err, errlen, e == EINVAL ? EINVAL : ENOMEM,
+                            e == EINVAL ? "refine_congestion: invalid placement"
+                                        : "out of memory");
+    }
+    x.C0 = topomap_cload_max(x.cl);
+    x.Q0 = topomap_cload_sumsq(x.cl);
+    for (int r = 0; r < pb->n; r++)
+        x.H += rank_hb(pb, r2s, r, r2s[r], -1);
+    x.H /= 2;
+    x.H0 = x.H;
+    double scan = (double)pb->g.xadj[pb->n] * (pb->topo->route_max > 0 ? pb->topo->route_max : 1);
+    long steps = max_moves > 0 ? max_moves : REFINE_CONG_STEPS, moves = 0, swaps = 0;
+    if (max_moves <= 0 && scan * steps > REFINE_CONG_SCAN)
+        steps = REFINE_CONG_SCAN / scan > 16 ? (long)(REFINE_CONG_SCAN / scan) : 16;
+    int rc = 0;
+    /* Nothing is routed (all pairs inside nodes) or there are no hop-bytes
+     * to weigh: nothing to do. */
+    while (x.C0 > 0 && x.H0 > 0 && moves < steps) {
+        int64_t c = topomap_cload_top(x.cl);
+        int nc = 0;
+        topomap_cload_crossing(x.cl, c, cross);
+        topomap_work_add(pb, TOPOMAP_WORK_EDGE * (double)pb->g.xadj[pb->n]);
+        int ncr = 0;
+        for (int r = 0; r < pb->n; r++)
+            if (cross[r] > 0)
+                cr[ncr++] = (struct crank){cross[r], r};
+        qsort(cr, (size_t)ncr, sizeof *cr, cmp_crank);
+        for (; nc < ncr && nc < REFINE_CONG_RANKS; nc++)
+            cand[nc] = cr[nc].r;
+        double f = objective(&x, topomap_cload_max(x.cl), x.H, topomap_cload_sumsq(x.cl));
+        struct best_move best = {-1, -1, -1, f - REFINE_CONG_EPS * f, 0};
+        rc = try_moves(&x, cand, nc, cross, &best);
+        if (rc == 0)
+            rc = try_node_swaps(&x, cand, nc, cross, &best);
+        if (rc < 0) {
+            rc = topomap_fail(err, errlen, errno, "out of memory");
+            break;
+        }
+        if (best.t < 0)
+            break;
+        if ((best.r >= 0 ? topomap_cload_move(x.cl, best.r, best.t)
+                         : swap_nodes(&x, best.na, best.t)) < 0) {
+            rc = topomap_fail(err, errlen, errno, "out of memory");
+            break;
+        }
+        x.H += best.dh;
+        moves++;
+        swaps += best.r < 0;
+        if (rc == 1) /* the deadline, after the best move found before it */
+            break;
+    }
+    if (rc >= 0) {
+        memcpy(r2s, topomap_cload_r2s(x.cl), sizeof *r2s * (size_t)pb->n);
+        topomap_log(pb, "refine congestion: %ld moves (%ld node exchanges), busiest link %.6g "
+                        "-> %.6g, hop-bytes %.6g -> %.6g%s",
+                    moves, swaps, x.C0, topomap_cload_max(x.cl), x.H0, x.H,
+                    rc == 1 ? " (time limit)" : "");
+        if (cmax)
+            *cmax = topomap_cload_max(x.cl);
+        rc = 0;
+    }
+    cstate_free(&x), free(cross), free(cr);
+    return rc;
+}
+
+double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s)
+{
+    /* congestion.c's serial sum: no heap to keep, the same value as the
+     * metrics report. */
+    int *node = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
+    if (!node) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (int r = 0; r < pb->n; r++)
+        node[r] = pb->slot_node[r2s[r]];
+    topomap_metrics_t m;
+    int rc = topomap_congestion(pb->profile, pb->topo, node, &m);
+    free(node);
+    return rc < 0 ? -1 : m.congestion_max;
+}
