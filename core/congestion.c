@@ -249,6 +249,32 @@ const char *topomap_link_class_name(int k)
     return k >= 0 && k < TOPOMAP_LINK_CLASSES ? names[k] : NULL;
 }
 
+double topomap_channel_weight(const topomap_topology_t *t, int64_t c)
+{
+    if (!t->ops->channel_bandwidth || !(t->link_bandwidth > 0))
+        return 1;
+    double bw = t->ops->channel_bandwidth(t, c);
+    return bw > 0 ? t->link_bandwidth / bw : 1;
+}
+
+int topomap_congestion_weighted(const topomap_profile_t *p, const topomap_topology_t *t,
+                                const int *node, double *wmax)
+{
+    struct chan_load *cl;
+    size_t n;
+    if (route_all(p, t, node, &cl, &n) < 0)
+        return -1;
+    double max = 0;
+    for (size_t i = 0; i < n; i++) {
+        double l = cl[i].load * topomap_channel_weight(t, cl[i].c);
+        if (l > max)
+            max = l;
+    }
+    free(cl);
+    *wmax = max;
+    return 0;
+}
+
 /* Congestion in seconds divides each channel's load by that channel's
  * bandwidth (tapered trees, a dragonfly's link classes), so the busiest
  * channel in seconds need not be the busiest in bytes. When a channel's

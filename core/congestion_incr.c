@@ -41,6 +41,7 @@ struct topomap_cload {
     /* per id */
     int64_t *chan;
     double *load;
+    double *weight; /* topomap_channel_weight of the channel */
     int *hpos;
     int nid, capid;
     int *heap; /* ids, the largest load on top */
@@ -189,13 +190,16 @@ static int id_of(struct topomap_cload *cl, int64_t c)
         double *ld = realloc(cl->load, (size_t)cap * sizeof *ld);
         if (ld)
             cl->load = ld;
+        double *wt = realloc(cl->weight, (size_t)cap * sizeof *wt);
+        if (wt)
+            cl->weight = wt;
         int *hp = realloc(cl->hpos, (size_t)cap * sizeof *hp);
         if (hp)
             cl->hpos = hp;
         int *he = realloc(cl->heap, (size_t)cap * sizeof *he);
         if (he)
             cl->heap = he;
-        if (!ch || !ld || !hp || !he) {
+        if (!ch || !ld || !wt || !hp || !he) {
             errno = ENOMEM;
             return -1;
         }
@@ -204,6 +208,7 @@ static int id_of(struct topomap_cload *cl, int64_t c)
     d = cl->nid++;
     cl->chan[d] = c;
     cl->load[d] = 0;
+    cl->weight[d] = topomap_channel_weight(cl->pb->topo, c);
     cl->heap[d] = d;
     cl->hpos[d] = d;
     size_t i = hslot(cl, c);
@@ -225,7 +230,7 @@ static int add_route(struct topomap_cload *cl, int a, int b, double w)
         int d = id_of(cl, cl->route[k]);
         if (d < 0)
             return -1;
-        double old = cl->load[d], nw = old + w;
+        double old = cl->load[d], nw = old + w * cl->weight[d];
         cl->load[d] = nw;
         cl->sumsq += nw * nw - old * old;
         if (nw > old)
@@ -279,7 +284,7 @@ void topomap_cload_free(struct topomap_cload *cl)
         return;
     free(cl->oxadj), free(cl->ixadj), free(cl->oadj), free(cl->iadj), free(cl->ow), free(cl->iw);
     free(cl->r2s), free(cl->s2r), free(cl->hkey), free(cl->hid);
-    free(cl->chan), free(cl->load), free(cl->hpos), free(cl->heap), free(cl->route);
+    free(cl->chan), free(cl->load), free(cl->weight), free(cl->hpos), free(cl->heap), free(cl->route);
     free(cl->to), free(cl->from), free(cl->touched);
     free(cl);
 }

@@ -547,8 +547,19 @@ const char *topomap_topology_level_name(const topomap_topology_t *t, int k);
  * when none); sumsq: sum of squared loads; load: channel c's load (0 when
  * unused); r2s/s2r: the placement held, valid until the next move.
  * crossing: cross[r] = bytes of rank r's pairs whose route uses channel c
- * (both ends counted), n doubles written; returns how many ranks have some. */
+ * (both ends counted), n doubles written; returns how many ranks have some.
+ * Loads are weighted by topomap_channel_weight (bytes at the network's link
+ * bandwidth: a tapered level's bytes count as the time they take). */
 struct topomap_cload;
+/* congestion.c: the weight of channel c's bytes in the busiest-link
+ * objective, the topology's link_bandwidth over the channel's own (2 on a
+ * level tapered 2:1), so that loads compare as seconds; 1 when the network
+ * has no per-channel bandwidths or either is unknown. */
+double topomap_channel_weight(const topomap_topology_t *t, int64_t c);
+/* The busiest channel's load so weighted, of ranks on nodes node[]
+ * (congestion.c's routes and sums); 0, or -1 + errno. */
+int topomap_congestion_weighted(const topomap_profile_t *p, const topomap_topology_t *t,
+                                const int *node, double *wmax);
 /* Weight of hop-bytes against the busiest link in the congestion objective
  * (refine_congestion.c, map_auto.c). */
 #define TOPOMAP_CONG_LAMBDA 0.5
@@ -570,8 +581,9 @@ int topomap_cload_crossing(const struct topomap_cload *cl, int64_t c, double *cr
  * *cmax = the busiest link's load after, when not NULL. 0, or -1 + errno. */
 int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
                               double *cmax, char *err, size_t errlen);
-/* The busiest link's load of r2s (congestion.c's congestion_max), or -1 +
- * errno. */
+/* The busiest link's load of r2s, weighted as topomap_channel_weight says
+ * (congestion.c's congestion_max where the network has one bandwidth), or
+ * -1 + errno. */
 double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s);
 
 /* util.c */

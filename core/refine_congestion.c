@@ -370,8 +370,8 @@ double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s
     }
     for (int r = 0; r < pb->n; r++)
         node[r] = pb->slot_node[r2s[r]];
-    topomap_metrics_t m;
-    int rc = topomap_congestion(pb->profile, pb->topo, node, &m);
+    double wmax;
+    int rc = topomap_congestion_weighted(pb->profile, pb->topo, node, &wmax);
     free(node);
-    return rc < 0 ? -1 : m.congestion_max;
+    return rc < 0 ? -1 : wmax;
 }

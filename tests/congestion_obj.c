@@ -5,11 +5,13 @@
  * network kind; the refinement for the busiest link (refine_congestion.c);
  * auto's guard (never a busiest link above block's) on small scattered
  * allocations, with either objective; the objective option's parsing and
- * errors; the same answer for 1 and 2 threads. */
+ * errors; the same answer for 1 and 2 threads; on a tapered fat-tree, loads
+ * weighted by each link's bandwidth (the busiest link in seconds). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "problem.h"
 #include "synth.h"
@@ -243,9 +245,78 @@ static void option(void)
     topomap_topology_free(t);
 }
 
+/* A 2:1 tapered two-level fat-tree (uplinks at half the node links'
+ * bandwidth): the incremental busiest link and the guard's are the busiest
+ * link in seconds (congestion.c's congestion_max_seconds) x the link
+ * bandwidth, after random moves, and differ from the busiest in bytes
+ * somewhere (the weights are in use). */
+static void tapered(void)
+{
+    char path[] = "/tmp/topomap-taper.XXXXXX";
+    int fd = mkstemp(path);
+    const char *yaml = "nodes: \"n[00-23]\"\n"
+                       "network:\n"
+                       "  kind: fat-tree\n"
+                       "  link_bandwidth: 25e9\n"
+                       "  levels:\n"
+                       "    - {arity: 4, hops: 4, bandwidth: 12.5e9}\n"
+                       "    - {arity: 6, hops: 2}\n"
+                       "node:\n"
+                       "  levels:\n"
+                       "    - {name: core, arity: 4, cost: 0.5}\n";
+    ok(fd >= 0 && write(fd, yaml, strlen(yaml)) == (ssize_t)strlen(yaml), "tapered tree written");
+    if (fd >= 0)
+        close(fd);
+    topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
+    unlink(path);
+    topomap_alloc_t *a = t ? scattered(t, 12, 0, "4") : NULL;
+    topomap_profile_t *p = random_profile(40, 5);
+    ok(t && a && p, "tapered tree: machine, allocation and profile (%s)", t ? "" : err);
+    if (!t || !a || !p)
+        return;
+    struct prob P;
+    prob_init(&P, p, a);
+    int r2s[40], node[40];
+    for (int r = 0; r < 40; r++)
+        r2s[r] = r;
+    struct topomap_cload *cl = topomap_cload_create(&P.pb, r2s);
+    int bad = cl == NULL, checks = 0, differ = 0;
+    for (int step = 0; cl && step < 200; step++) {
+        if (topomap_cload_move(cl, rnd(40), rnd(P.pb.nslots)) < 0) {
+            bad++;
+            break;
+        }
+        if (step % 10 != 9)
+            continue;
+        const int *h = topomap_cload_r2s(cl);
+        for (int r = 0; r < 40; r++)
+            node[r] = P.pb.slot_node[h[r]];
+        topomap_metrics_t m;
+        if (topomap_congestion(p, t, node, &m) < 0) {
+            bad++;
+            break;
+        }
+        double want = m.congestion_max_seconds * 25e9, guard = topomap_slots_congestion(&P.pb, h);
+        checks++;
+        bad += fabs(topomap_cload_max(cl) - want) > 1e-9 * want ||
+               fabs(guard - want) > 1e-9 * want;
+        differ += fabs(want - m.congestion_max) > 1e-9 * want;
+    }
+    ok(bad == 0 && checks == 20 && differ > 0,
+       "tapered tree: the incremental and the guard's busiest link are the busiest in seconds "
+       "x the link bandwidth at 20 points (%d of them not the busiest in bytes)",
+       differ);
+    topomap_cload_free(cl);
+    free(P.sn), free(P.sc);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     incremental();
+    tapered();
     guard();
     option();
     return done_testing();
