@@ -74,10 +74,10 @@ static int load_links(struct topo_yctx *c, yaml_node_t *v, const struct topo_df_
             }
         }
         if (l[4 * i] == l[4 * i + 2]) {
+            int g = l[4 * i];
             free(l);
             return topo_y_fail(c, e, EINVAL,
-                               "a global link joins two groups, not group %d to itself",
-                               l[4 * i]);
+                               "a global link joins two groups, not group %d to itself", g);
         }
     }
     *links = l;
