@@ -29,7 +29,10 @@ BUILD=/build/topomap
 rm -rf "$ROOT$BUILD"
 mkdir -p "$ROOT$BUILD" || die "cannot create $ROOT$BUILD"
 # This checkout's files as they are (committed or not), without build output.
-(cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar cf - 2> /dev/null) |
+# One tar reads the whole list (xargs would split a long list over several
+# tars, whose concatenated archives the reader stops after the first of).
+(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
+    tar cf - --null --no-recursion -T - 2> /dev/null) |
     tar xf - -C "$ROOT$BUILD" || die "cannot copy the tree into $ROOT$BUILD"
 
 log=$ROOT/build/check.log
