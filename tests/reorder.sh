@@ -62,9 +62,19 @@ run() {
     openmpi) set -- mpiexec.openmpi --oversubscribe -n $NP env "$pre" "$@" ;;
     mpich) set -- mpiexec.mpich -n $NP env "$pre" "$@" ;;
     esac
-    $TO "$@" LD_LIBRARY_PATH="$top_builddir/core/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        TOPOMAP_TOPOLOGY_PATH="$top_srcdir/topologies" TOPOMAP_REORDER_VERBOSE=1 \
-        "$prog" "$rmode" "$rre" "$tmp/$rname.edges" >"$tmp/$rname.out" 2>&1
+    for try in 1 2; do
+        $TO "$@" LD_LIBRARY_PATH="$top_builddir/core/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+            TOPOMAP_TOPOLOGY_PATH="$top_srcdir/topologies" TOPOMAP_REORDER_VERBOSE=1 \
+            "$prog" "$rmode" "$rre" "$tmp/$rname.edges" >"$tmp/$rname.out" 2>&1
+        # MPICH 4.0 on this oversubscribed host very rarely loses a process
+        # to SIGSEGV with no output at all (1 run in hundreds, also with
+        # reorder = 0, where the library only calls PMPI): such a run is
+        # started once more, and said; a second crash is a failure.
+        grep -q 'BAD TERMINATION' "$tmp/$rname.out" && ! grep -q '^topomap-reorder:' "$tmp/$rname.out" ||
+            break
+        [ $try = 1 ] && echo "# $lib: $rname: a process died before any output; run again" &&
+            cp "$tmp/$rname.out" "$tmp/$rname.out.1"
+    done
 }
 perm() { sed -n 's/^perm //p' "$tmp/$1.out"; }
 # the run went through and the program found no error
