@@ -306,7 +306,7 @@ static const char *alias_of(const struct option *o)
 
 /* Progress lines of the library (opts.log): shown with --verbose; the
  * lines of `auto` that say what it chose and whether its time limit stopped
- * it are also kept for the summary of map (core/map_auto.c writes them). */
+ * it are also kept for the summary of map (libtopomap/map_auto.c writes them). */
 static void cli_log(const char *line, void *arg)
 {
     struct args *a = arg;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* topomap plot: pictures of a profile's matrix, of placements on the
  * machine, of their link loads and of a benchmark table, drawn by
- * libtopomap-plot (core/topomap_plot.h, cairo). Its options (--format of a
+ * libtopomap-plot (plot/topomap_plot.h, cairo). Its options (--format of a
  * picture, --size, --compare ...) belong to no other command, so they are
  * parsed here; the inputs are loaded with the shared helpers of cli.h. */
 #include <errno.h>

@@ -145,11 +145,11 @@ rev=$(git -C "$SRC" stash create 2> /dev/null)
 mkdir -p "$work/build"
 git -C "$SRC" archive --prefix=topomap/ "$rev" | tar -x -C "$work/build"
 tree=$work/build/topomap
-v_h=$(sed -n 's/^#define TOPOMAP_VERSION "\(.*\)"$/\1/p' "$tree/core/topomap.h")
+v_h=$(sed -n 's/^#define TOPOMAP_VERSION "\(.*\)"$/\1/p' "$tree/libtopomap/topomap.h")
 v_deb=$(cd "$tree" && dpkg-parsechangelog -S Version)
 v_rpm=$(sed -n 's/^Version: *//p' "$tree/topomap.spec")
 [ -n "$v_h" ] && [ "$v_h" = "$v_deb" ] && [ "$v_h" = "$v_rpm" ]
-check $? "one version: core/topomap.h $v_h, debian/changelog $v_deb, topomap.spec $v_rpm"
+check $? "one version: libtopomap/topomap.h $v_h, debian/changelog $v_deb, topomap.spec $v_rpm"
 
 # ---------------------------------------------------------------------------
 # The Debian packages.

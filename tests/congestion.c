@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Congestion (core/congestion.c) and the routes behind it: every channel's
+/* Congestion (libtopomap/congestion.c) and the routes behind it: every channel's
  * load by hand on a 4x4 torus (with a halfway-wrap tie) and on a 2-level tree;
  * an independent brute-force router, written here from coordinates and the
  * documented element numbering, against the library's loads and routes on

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Dragonfly networks (core/topo_dragonfly.c) and per-link bandwidths:
+/* Dragonfly networks (libtopomap/topo_dragonfly.c) and per-link bandwidths:
  * hops and routes by hand on 3 groups x 2 switches x 2 nodes; the three
  * arrangements by hand; hops and routes against a brute-force router (BFS
  * over the cables, at most one global link, the minimal routing of the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The process topology analyzer (core/grid_detect.c) and profiles at other
- * rank counts (core/grid_rescale.c): synthetic 2D/3D/4D grids, periodic or
+/* The process topology analyzer (libtopomap/grid_detect.c) and profiles at other
+ * rank counts (libtopomap/grid_rescale.c): synthetic 2D/3D/4D grids, periodic or
  * not, with noise, a reduction to rank 0 and shuffled rank orders; irregular
  * graphs; the recorded LAMMPS and PETSc profiles. */
 #include <errno.h>

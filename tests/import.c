@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Importers (core/import_ompi.c): Open MPI monitoring files, the dispatch of
+/* Importers (libtopomap/import_ompi.c): Open MPI monitoring files, the dispatch of
  * topomap_import(), error paths. The fixtures are written here, in the
  * format Open MPI 4.1.4 writes (tab-separated; see import_ompi.c), into a
  * fresh temporary directory.

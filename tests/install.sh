@@ -35,7 +35,7 @@ if [ $rc -ne 0 ]; then
     exit 1
 fi
 
-pc=$top_builddir/core/topomap.pc
+pc=$top_builddir/libtopomap/topomap.pc
 var() { sed -n "s|^$1=||p" "$pc"; }
 prefix=$(var prefix)
 export PKG_CONFIG_PATH="$root$(var libdir | sed "s|\${exec_prefix}|$prefix|; s|\${prefix}|$prefix|")/pkgconfig"

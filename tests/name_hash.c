@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The keyed hash of node and switch names (core/siphash.c):
+/* The keyed hash of node and switch names (libtopomap/siphash.c):
  *  1. SipHash-2-4 gives the reference outputs of its paper (key 00..0f,
  *     messages 00, 00 01, ...);
  *  2. names crafted to share a bucket under the former unkeyed hash

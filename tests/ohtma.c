@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* OHTMA (Li et al. 2020, Algorithm 1; core/map_ohtma.c) against independent
+/* OHTMA (Li et al. 2020, Algorithm 1; libtopomap/map_ohtma.c) against independent
  * evaluations (naive.h): a hand trace of its greedy phase (section 4.3), a
  * naive dense implementation of Algorithm 1 on random cases and loop values,
  * the quality relations its phases must keep, and its parallel branches and

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ohtma-fast with sampled candidates (core/ohtma_fast.c, sampled_candidates): the
+/* ohtma-fast with sampled candidates (libtopomap/ohtma_fast.c, sampled_candidates): the
  * exchange loop against a naive one that, at every step, recomputes every
  * gain of every candidate pair from scratch and takes the best (lowest pair
  * on ties), then backtracks as Algorithm 1 does; validity and the same mapping
@@ -24,7 +24,7 @@ static void swap_slots(int *r2s, int i, int j)
 }
 
 /* The mapping ohtma-fast gives with sampling, recomputed naively from the
- * greedy phase. The candidate relation as documented in core/ohtma_fast.c: i and j
+ * greedy phase. The candidate relation as documented in libtopomap/ohtma_fast.c: i and j
  * (i != j, both not yet exchanged) are candidates when they are partners, or
  * when they have the same class and j's node is, or is next to, the node of a
  * partner of i, or the same with i and j swapped. Classes: position on the

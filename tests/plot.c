@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libtopomap-plot (core/topomap_plot.h): every picture kind drawn to PNG and
+/* libtopomap-plot (plot/topomap_plot.h): every picture kind drawn to PNG and
  * SVG on small cases and checked from the outside: the PNG's size, the
  * colours of pixels at places the drawing reports (cells of the matrix,
  * node boxes, the middle of a loaded channel, a bar), which are the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libtopomap-plot as a build without cairo has it (core/plot_none.c, linked
+/* libtopomap-plot as a build without cairo has it (plot/plot_none.c, linked
  * here whatever configure found): nothing available, every drawing call
  * fails with ENOTSUP and a sentence naming the missing package, and no
  * file is created. */

@@ -191,7 +191,7 @@ static unsigned char img[4096];
 static size_t imglen;
 
 /* The test's own CRC-32 and little-endian stores, written from the format's
- * description rather than taken from core/profile_bin.c: they check the
+ * description rather than taken from libtopomap/profile_bin.c: they check the
  * layout the README documents. */
 static uint32_t crc32_of(const unsigned char *p, size_t len)
 {

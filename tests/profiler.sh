@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# libtopomap-profiler (contrib/profiler) on real MPI programs (tests/mpi/),
+# libtopomap-profiler (profiler) on real MPI programs (tests/mpi/),
 # with Debian's Open MPI and MPICH, C and Fortran (mpif.h and `use mpi`).
 # Each recorded matrix is compared exactly with what the program must send,
 # computed below (awk) from the program's parameters; the collective models
@@ -19,7 +19,7 @@ case ${TOPOMAP_SKIP_MPI:-} in '' | 0) ;; *) echo "1..0 # SKIP TOPOMAP_SKIP_MPI=$
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)/..}"
 mpisrc=$top_srcdir/tests/mpi
-pdir=$top_builddir/contrib/profiler
+pdir=$top_builddir/profiler
 importer=$top_builddir/tests/import.t
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-profiler.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -80,7 +80,7 @@ expect() {
         return r
     }
     function lowbit(r,   m) { m = 1; while (r % (2 * m) == 0) m *= 2; return m }
-    # The collective models of contrib/profiler/coll.c, on ranks W[0..nn-1].
+    # The collective models of profiler/coll.c, on ranks W[0..nn-1].
     function barrier(nn,   me, m) {
         for (me = 0; me < nn; me++) for (m = 1; m < nn; m *= 2) add(W[me], W[(me + m) % nn], 0, 1)
     }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The searches beyond single exchanges. Whole-node exchanges
- * (core/refine_groups.c): cliques of node size placed in the wrong order
+ * (libtopomap/refine_groups.c): cliques of node size placed in the wrong order
  * along a line, which no exchange of single ranks can repair, come out in
  * order; the hop-bytes reported removed are the true ones; after convergence
  * no exchange of two nodes' contents improves (checked by brute force); the
  * same mapping for 1, 2 and 4 threads. Local descent and iterated local
- * search (core/refine_ils.c): the descent ends where no rank it looked at can
+ * search (libtopomap/refine_ils.c): the descent ends where no rank it looked at can
  * improve, the search never returns worse than it got, reports the true gain,
  * escapes the local optima of the refinement on random profiles, and auto
  * (which runs it) gives the same mapping for 1, 2 and 4 threads. */

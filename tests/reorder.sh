@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# libtopomap-reorder (contrib/reorder) on real MPI programs (tests/mpi/reorder.c)
+# libtopomap-reorder (reorder) on real MPI programs (tests/mpi/reorder.c)
 # under Open MPI and MPICH, 8 ranks oversubscribed on this host, which
 # TOPOMAP_REORDER_HOSTS (the library's test hook) spreads over the nodes
 # n1..n4 of the shipped topology local-4node, cyclically (the worst case for
@@ -20,7 +20,7 @@ set -u
 case ${TOPOMAP_SKIP_MPI:-} in '' | 0) ;; *) echo "1..0 # SKIP TOPOMAP_SKIP_MPI=$TOPOMAP_SKIP_MPI"; exit 0 ;; esac
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)/..}"
-rdir=$top_builddir/contrib/reorder
+rdir=$top_builddir/reorder
 topomap=$top_builddir/cli/topomap
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-reorder.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -63,7 +63,7 @@ run() {
     mpich) set -- mpiexec.mpich -n $NP env "$pre" "$@" ;;
     esac
     for try in 1 2; do
-        $TO "$@" LD_LIBRARY_PATH="$top_builddir/core/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        $TO "$@" LD_LIBRARY_PATH="$top_builddir/libtopomap/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
             TOPOMAP_TOPOLOGY_PATH="$top_srcdir/topologies" TOPOMAP_REORDER_VERBOSE=1 \
             "$prog" "$rmode" "$rre" "$tmp/$rname.edges" >"$tmp/$rname.out" 2>&1
         # MPICH 4.0 on this oversubscribed host very rarely loses a process

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libtopomap-reorder without MPI (contrib/reorder/reorder_plan.c): the
+/* libtopomap-reorder without MPI (reorder/reorder_plan.c): the
  * graphs of Cartesian, adjacency-list and edge arguments, the mapping decision
  * over the slots the processes hold, and finding the topology. */
 #include "reorder.h"

@@ -388,7 +388,7 @@ fi
 # An MPICH program whose pattern block placement gets wrong: rank i sends K
 # messages of 100 + i ints to rank i + n/2 and one int to rank i + 1 (mod n),
 # and prints "RANK NODE". With "abort", rank 1 calls MPI_Abort.
-PROFILER=$top_builddir/contrib/profiler/libtopomap-profiler.so
+PROFILER=$top_builddir/profiler/libtopomap-profiler.so
 cat > "$DIR/pairs.c" << 'EOF'
 #include <mpi.h>
 #include <stdio.h>

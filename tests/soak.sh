@@ -18,7 +18,7 @@
 N=${SOAK_N:-4}
 ROUNDS=${SOAK_ROUNDS:-5}
 TOPO=$DATA/mesh-2x2-2core.yaml
-PROFILER=$top_builddir/contrib/profiler/libtopomap-profiler.so
+PROFILER=$top_builddir/profiler/libtopomap-profiler.so
 mkdir -p "$DIR/store" "$DIR/spool" "$DIR/tmp"
 slurm_start 2 "topology=$TOPO profiles=$DIR/store spool=$DIR/spool profiler=$PROFILER"
 export TMPDIR="$DIR/tmp"

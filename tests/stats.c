@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Matrix statistics (Bordage & Jeannot 2017, section 4.4): tiny matrices
  * worked out by hand, then random matrices against a dense, literal reading
- * of the formulas (with the edge choices documented in core/stats.c). */
+ * of the formulas (with the edge choices documented in libtopomap/stats.c). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * topologies, picked by name), and finding a site's topology file beside
  * slurm.conf. Fixtures in data/topologies/ are written from the examples of
  * Slurm's topology.conf(5) and topology.yaml(5); hop counts were worked out
- * by hand from the model of core/topo_slurmblock.c; every error is one line
+ * by hand from the model of libtopomap/topo_slurmblock.c; every error is one line
  * naming FILE:LINE (topology.conf) or FILE:LINE:COL (YAML). */
 #include <errno.h>
 #include <stdio.h>

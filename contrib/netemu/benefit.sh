@@ -6,7 +6,7 @@
 # namespaces on a bridge, links rate-limited by tc). `make benefit` runs it.
 #
 # For each application: record its communication profile with topomap's
-# profiler (contrib/profiler/) on the emulated cluster, compute the
+# profiler (profiler/) on the emulated cluster, compute the
 # placements (block = Slurm's layout, its A/A control = block on renamed
 # nodes, and every algorithm of -A), evaluate them (topomap eval: hop-bytes,
 # SumCom, inter-node bytes, busiest link), run every distinct one -r times
@@ -41,7 +41,7 @@
 # halo.c, built by make benefit); halo-dist and halo-cart, the same halo
 # declared to MPI with MPI_Dist_graph_create_adjacent or MPI_Cart_create,
 # run under the block layout only: `block` with reorder = 0, `reorder` with
-# reorder = 1 and libtopomap-reorder (contrib/reorder) preloaded, the
+# reorder = 1 and libtopomap-reorder (reorder) preloaded, the
 # machine's topology.yaml in TOPOMAP_TOPOLOGY (its metrics are those of the
 # numbering the library chose, which the halo prints); lammps (Debian lammps: lmp, input
 # in.lj-walls), gromacs (Debian gromacs: gmx, gmx_mpi, water.mdp). The sizes
@@ -84,8 +84,8 @@ STLIMIT=$TLIMIT
 TOPOMAP=$BUILD/cli/topomap
 REPORT=$BUILD/contrib/benefit-report
 HALO=$BUILD/contrib/netemu/halo
-PROFILER=$BUILD/contrib/profiler/libtopomap-profiler.so
-REORDER=$BUILD/contrib/reorder/libtopomap-reorder-openmpi.so
+PROFILER=$BUILD/profiler/libtopomap-profiler.so
+REORDER=$BUILD/reorder/libtopomap-reorder-openmpi.so
 NETEMU="$here/netemu.sh"
 for f in "$TOPOMAP" "$REPORT" "$PROFILER"; do
     [ -x "$f" ] || [ -f "$f" ] || die "$f not found: build first (make benefit builds it)"
@@ -145,7 +145,7 @@ launch() { # HOW WORKDIR PROG ARGS...
         l_how=${l_how#reorder:}
         # the build's libtopomap.so, which the library links to
         l_pre="-x LD_PRELOAD=$REORDER -x TOPOMAP_TOPOLOGY=$TOPO -x TOPOMAP_REORDER_VERBOSE=1
-            -x LD_LIBRARY_PATH=$BUILD/core/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
+            -x LD_LIBRARY_PATH=$BUILD/libtopomap/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
     srun:*)
         (cd "$l_wd" && OMP_NUM_THREADS=1 timeout -k 5 "$STLIMIT" salloc -Q -N $NODES --exclusive \
             srun -n $RANKS --mpi=pmix --topomap="${l_how#srun:}" --topomap-profile="$r_app" \

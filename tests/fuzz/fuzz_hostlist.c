@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slurm hostlist expressions (core/hostlist.c). An expanded list compressed
+/* Slurm hostlist expressions (libtopomap/hostlist.c). An expanded list compressed
  * with topomap_hostlist_compress() must expand back to the same names. */
 #include "fuzz.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Mapping files in the slots format (core/mapping.c), read against a 4 x 4
+/* Mapping files in the slots format (libtopomap/mapping.c), read against a 4 x 4
  * torus of 4-core nodes n[00-15] for a ring profile of 1 to 64 ranks (first
  * byte); a mapping read is evaluated, and its metrics must be finite. */
 #include <math.h>

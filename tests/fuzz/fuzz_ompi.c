@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Open MPI monitoring files (core/import_ompi.c): up to four files
+/* Open MPI monitoring files (libtopomap/import_ompi.c): up to four files
  * PREFIX.R.prof separated by "\xff\xfe", the first byte choosing the line
  * kinds imported and whether the files are named by rank. */
 #include "fuzz.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Profile files (core/profile_read.c and its parsers): the edge list, dense,
+/* Profile files (libtopomap/profile_read.c and its parsers): the edge list, dense,
  * Matrix Market and binary formats, by extension, by content and forced, with
  * an optional PATH.meta side file. Input: one byte choosing format (bits 2-4,
  * modulo 5) and file name (bits 0-1), the file, and after "\xff\xfe" the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The binary profile format (core/profile_bin.c) alone: the input is the
+/* The binary profile format (libtopomap/profile_bin.c) alone: the input is the
  * file, read as binary by format and by content (auto). Its own corpus keeps
  * inputs that pass the header checks, which random text rarely does in
  * fuzz_profile. A loaded profile has the properties of every profile and

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libtopomap-reorder's graph construction (contrib/reorder/reorder_plan.c)
+/* libtopomap-reorder's graph construction (reorder/reorder_plan.c)
  * from the arguments of MPI's topology constructors, which applications
  * choose: the first byte picks the constructor (Cartesian, adjacency lists,
  * edge lists), the rest gives its integers (little-endian int16, so that

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slurm's topology/block in a topology.conf (core/topo_slurmblock.c): the
+/* Slurm's topology/block in a topology.conf (libtopomap/topo_slurmblock.c): the
  * input is the file. fuzz_slurmconf reads the same files; this harness has
  * its own corpus and dictionary of BlockName=/BlockSizes= lines, so that
  * block files are not crowded out by switch trees. */

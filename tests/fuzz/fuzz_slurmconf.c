@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slurm topology.conf files (core/topo_slurmconf.c, topology/tree and
- * topology/block, core/topo_slurmblock.c): the input is the file;
+/* Slurm topology.conf files (libtopomap/topo_slurmconf.c, topology/tree and
+ * topology/block, libtopomap/topo_slurmblock.c): the input is the file;
  * what has no SwitchName= or BlockName= line goes to the YAML reader, as in
  * the library. */
 #include "fuzz.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slurm's topology.yaml (core/topo_slurmyaml.c, built by topo_tree.c and
+/* Slurm's topology.yaml (libtopomap/topo_slurmyaml.c, built by topo_tree.c and
  * topo_slurmblock.c): one byte picking the topology asked for (Slurm's
  * default or a name), then the file. Refused with a printable message, or a
  * consistent topology. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Profile store files (core/store.c): the input is a stored profile, looked
+/* Profile store files (libtopomap/store.c): the input is a stored profile, looked
  * up for a job of 0 (any) to 255 ranks (first byte); profiles of another
  * count go through the grid rescaling. The store is also listed. */
 #include <sys/stat.h>

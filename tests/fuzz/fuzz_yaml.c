@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Topology descriptions in YAML (core/topo_yaml.c, Slurm's topology.yaml in
- * core/topo_slurmyaml.c, and the builders). The directory also holds a small
+/* Topology descriptions in YAML (libtopomap/topo_yaml.c, Slurm's topology.yaml in
+ * libtopomap/topo_slurmyaml.c, and the builders). The directory also holds a small
  * topology.conf (ok.conf) and an hwloc XML file (node.xml) that inputs may
  * name in slurm_topology: and hwloc:. */
 #include "fuzz.h"

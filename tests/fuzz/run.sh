@@ -73,7 +73,7 @@ echo "fuzz: building the harnesses in $build (clang, ASan + UBSan)"
 (cd "$build" && { [ -f Makefile ] || { ./autogen.sh && ./configure -q --enable-fuzzing \
     --disable-shared --enable-static --without-slurm --disable-openmp CC=clang \
     CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $san" LDFLAGS="$san"; }; } &&
-    make -j2 -C core && make -j2 -C spank libtopomap-spank.la && make -j2 -C tests/fuzz) \
+    make -j2 -C libtopomap && make -j2 -C spank libtopomap-spank.la && make -j2 -C tests/fuzz) \
     > "$log" 2>&1 ||
     { tail -30 "$log"; echo "fuzz: build failed (log: $log)"; exit 1; }
 
@@ -97,7 +97,7 @@ corpus() { # HARNESS: fill $out/corpus/HARNESS
             esac
             k=$((k + 1))
         done
-        # gzip data too: every reader decompresses it (core/input.c).
+        # gzip data too: every reader decompresses it (libtopomap/input.c).
         { printf '\000'; gzip -c "$d/profiles/small.txt"; } > "$c/gz" ;;
     fuzz_yaml)
         cp "$src"/topologies/*.yaml "$d"/topologies/*.yaml "$d"/topologies/bad/*.yaml \

@@ -8,7 +8,7 @@
  *  MPICH_RANK_ORDER  Cray MPICH's rank order file (written only);
  *  map_cpu  srun --cpu-bind=map_cpu:LIST (written only).
  * All three readable formats come back through one reader (read_stream),
- * from a file, standard input ("-") or gzip data (core/input.c). */
+ * from a file, standard input ("-") or gzip data (libtopomap/input.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>

@@ -4,14 +4,14 @@
  * @brief Pictures: communication matrices, placements on the machine, link
  *        loads and benchmark tables, drawn with cairo into PNG, SVG or PDF.
  *
- * libtopomap-plot is a small library beside libtopomap (core/plot_*.c),
+ * libtopomap-plot is a small library beside libtopomap (plot/plot_*.c),
  * linked into the topomap command (`topomap plot`) and topomap-bench, and
  * never into libtopomap itself, so that the library and the SPANK plugin do
  * not load cairo. It uses only the public API of topomap.h and follows its
  * conventions: 0 / -1 with errno, one sentence in an optional error buffer,
  * const inputs never modified, nothing printed. cairo is optional at build
  * time: without it every drawing call fails with errno ENOTSUP and says so
- * (core/plot_none.c). Not installed: its interface may change.
+ * (plot/plot_none.c). Not installed: its interface may change.
  */
 #ifndef TOPOMAP_PLOT_H
 #define TOPOMAP_PLOT_H

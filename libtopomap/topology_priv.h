@@ -30,7 +30,7 @@ struct topo_ops {
     int (*describe)(const topomap_topology_t *t, FILE *f);
     /* Free the kind's data (may be NULL). */
     void (*destroy)(topomap_topology_t *t);
-    /* Channels (core/congestion.c): one direction of a cable between two
+    /* Channels (libtopomap/congestion.c): one direction of a cable between two
      * network elements. Elements are the nodes 0 .. nnodes-1, then the
      * kind's switches from nnodes on. Channel numbers are the kind's own
      * (int64, not dense). Called once at build time: the number of switches

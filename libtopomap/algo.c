@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of mapping algorithms and the entry point topomap_map(). Adding an
- * algorithm = one file core/map_NAME.c + one line here (as Scotch's arch.c). */
+ * algorithm = one file libtopomap/map_NAME.c + one line here (as Scotch's arch.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -771,7 +771,7 @@ typedef struct topomap_stats {
  * placement dependent), for the @p nk (<= TOPOMAP_STATS_MAXK) block sizes
  * @p ks (SP(k): ranks i and j share a block when i / k == j / k). All zero
  * for a profile without traffic between ranks. O(nnz + n log n), no dense
- * matrix; core/stats.c documents how the formulas' edge cases are read.
+ * matrix; libtopomap/stats.c documents how the formulas' edge cases are read.
  * @return 0, or -1 with errno EINVAL (NULL argument, nk out of range, k < 1).
  */
 int topomap_stats(const topomap_profile_t *p, const int *ks, int nk, topomap_stats_t *s);
@@ -808,7 +808,7 @@ typedef struct topomap_grid {
  * (nearest-neighbour stencil, each dimension periodic or not) and find its
  * dimensions and the rank order, ignoring edges lighter than @p weak times
  * the average edge (<= 0: TOPOMAP_GRID_WEAK) and the traffic of rank 0 that
- * is no grid edge. core/grid_detect.c says how, and where it departs from the
+ * is no grid edge. libtopomap/grid_detect.c says how, and where it departs from the
  * paper. @p coords (caller-allocated, nranks * TOPOMAP_GRID_MAXDIMS ints, may
  * be NULL) receives the grid coordinates of each rank: coords[r * 4 + k].
  * O(nnz) for rank-ordered grids, O(nnz * degree^2) for permuted ones.

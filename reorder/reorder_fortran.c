@@ -5,7 +5,7 @@
  *
  * Open MPI 4.1's Fortran layer calls PMPI_* directly, so the C wrappers of
  * reorder_mpi.c never see a Fortran call; MPICH 4.0's calls the C MPI_*
- * functions (see contrib/profiler/fortran.c). Either way, these entry points
+ * functions (see profiler/fortran.c). Either way, these entry points
  * take the call first, convert the handles, LOGICALs and weight arrays, and
  * call the C wrapper, which calls PMPI_*: the MPI library's own Fortran
  * routine is not used. Four spellings per routine, as the profiler:

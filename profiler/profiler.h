@@ -2,7 +2,7 @@
 /* libtopomap-profiler: what the C wrappers (profiler.c), the counter rows
  * (peers.c), the collective models (coll.c), the Fortran wrappers
  * (fortran.c) and the finalize (finish.c, format.c, write.c) share. Private to
- * contrib/profiler; the library is built with -fvisibility=hidden so that
+ * profiler; the library is built with -fvisibility=hidden so that
  * only the MPI_* / mpi_* entry points are exported. See README.md. */
 #ifndef TOPOMAP_PROFILER_H
 #define TOPOMAP_PROFILER_H

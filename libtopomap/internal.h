@@ -99,7 +99,7 @@ struct topomap_algo {
     int baseline; /* 1: block, cyclic, random: no node-internal placement after it */
 };
 
-/* The algorithms, one file each (core/map_NAME.c). */
+/* The algorithms, one file each (libtopomap/map_NAME.c). */
 int topomap_map_block(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_cyclic(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_random(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);

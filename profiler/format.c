@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libtopomap-profiler: each rank's rows of the profile as byte pieces at
  * their file offsets, in the text edge-list format or the binary format of
- * core/profile_bin.c (README.md, "Formats"), so that write.c can write them
+ * libtopomap/profile_bin.c (README.md, "Formats"), so that write.c can write them
  * in parallel. Offsets come from MPI_Exscan of this rank's sizes; no rank
  * holds anything of the world size.
  *
@@ -18,7 +18,7 @@
 
 #include "profiler.h"
 
-/* What core/profile_bin.c reads. */
+/* What libtopomap/profile_bin.c reads. */
 #define TP_BIN_MAGIC "\x89TMPROF\n"
 #define TP_BIN_VERSION 1
 #define TP_BIN_HEADER 48

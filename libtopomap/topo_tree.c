@@ -17,7 +17,7 @@
 #include "internal.h"
 #include "topology_priv.h"
 
-/* Routes (for congestion, core/congestion.c) are up-down: from the source
+/* Routes (for congestion, libtopomap/congestion.c) are up-down: from the source
  * node up to the lowest common switch, then down to the destination. With
  * one parent per element the route is unique. Elements are the nodes, then
  * the switches; every element but the top one has a cable to its parent,

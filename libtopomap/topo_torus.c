@@ -4,7 +4,7 @@
  * (a wrapped dimension) or the straight distance (an open one), so the hop
  * count is the sum of the per-dimension distances.
  *
- * Routes (for congestion, core/congestion.c): the nodes are the routers, so
+ * Routes (for congestion, libtopomap/congestion.c): the nodes are the routers, so
  * the elements are the nodes and a channel is one direction of the cable
  * between two neighbours. A message corrects dimension 0 first, then 1, ...
  * (dimension-ordered routing). On a wrapped dimension it goes the shorter way

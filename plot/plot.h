@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Private to libtopomap-plot (core/plot_*.c), never installed: the canvas
+/* Private to libtopomap-plot (plot/plot_*.c), never installed: the canvas
  * (a cairo surface writing to a file), text that reports where it went,
  * colour scales and legends, and the drawing of the machine that the
  * mapping and link pictures share (plot_machine.c). */
@@ -11,7 +11,7 @@
 
 #include "topomap_plot.h"
 
-/* Fill err, set errno to e, return -1: libtopomap's own helper (core/util.c,
+/* Fill err, set errno to e, return -1: libtopomap's own helper (libtopomap/util.c,
  * declared in its private internal.h, exported by the library). */
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

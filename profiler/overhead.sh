@@ -14,7 +14,7 @@
 # two-rank wall-clock message rate instead (noisy when the cores are shared).
 #
 # DIR holds libtopomap-profiler-FLAVOUR.so and msgrate-FLAVOUR (default: the
-# directory of this script, as in a build tree's contrib/profiler); FLAVOUR is
+# directory of this script, as in a build tree's profiler); FLAVOUR is
 # openmpi and/or mpich (default: those built). `make profiler-overhead` in
 # contrib/ runs it. Slowdown = rate without / rate with - 1.
 set -u

@@ -27,7 +27,7 @@
  * number cannot be told from a real one.
  *
  * Any of them may be gzip-compressed ("X.mtx.gz" is Matrix Market) or come
- * from standard input (path "-", no side file); see core/input.c.
+ * from standard input (path "-", no side file); see libtopomap/input.c.
  *
  * Edge lists and dense matrices take '#' comments, whole-line or after the
  * data; whole-line "# key=value" comments are metadata (topomap_profile_meta),
@@ -128,7 +128,7 @@ int topomap_rd_raw(struct reader *r)
         return 1;
     }
     /* A NUL byte (a binary or corrupt file) is an error naming its line;
-     * corrupt gzip data is one too (core/input.c). */
+     * corrupt gzip data is one too (libtopomap/input.c). */
     return topomap_lines_next(&r->l, r->err, r->errlen);
 }
 

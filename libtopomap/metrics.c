@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Quality of a placement: hop-bytes (OHTMA paper, Li et al. 2020, eq. 1),
  * SumCom and MaxCom (Bordage & Jeannot 2017, section 2), max dilation, the
- * share of bytes that leave the node, and congestion (core/congestion.c).
+ * share of bytes that leave the node, and congestion (libtopomap/congestion.c).
  *
  * Departures from the papers, on purpose:
  *  - both papers sum over all (i, j) of a matrix; Bordage & Jeannot assume it

@@ -8,7 +8,7 @@
  * The paper fixes N = 96 (48 + 48); here N is a parameter (any even number).
  * Node index = chip * N + k, chip = row * cols + col, k < N/2 on the left.
  *
- * Routes (for congestion, core/congestion.c). Elements: the nodes, then the
+ * Routes (for congestion, libtopomap/congestion.c). Elements: the nodes, then the
  * two halves of each chip (element nnodes + 2 chip + side, side 0 = left),
  * each half a switch serving its nodes. Cables: a node to its half; the two
  * halves of a chip (the extra hop between sides of Table 1); and the direct

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The load of every network channel as a heat map on the drawing of the
  * machine (topomap_plot_links()): each pair's bytes routed as the
- * congestion metric routes them (topomap_link_loads(), core/congestion.c),
+ * congestion metric routes them (topomap_link_loads(), libtopomap/congestion.c),
  * every cable drawn as two strokes, one per direction, each right of its
  * direction of travel, coloured on one log scale for every placement shown.
  * Cables without traffic stay thin and grey. Channels between the z-slices

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libtopomap-reorder: what the MPI interposition (reorder_mpi.c) and the
  * MPI-free graph construction and mapping decision (reorder_plan.c) share.
- * Private to contrib/reorder; reorder_plan.c is also linked into the unit
+ * Private to reorder; reorder_plan.c is also linked into the unit
  * test tests/reorder_graph.t. See README.md. */
 #ifndef TOPOMAP_REORDER_H
 #define TOPOMAP_REORDER_H
