@@ -107,7 +107,4 @@ int topomap_an_legalize(const struct topomap_problem *pb, const topomap_graph_t 
                         const struct an_box *B, int *vbin, struct an_legal_stats *st, char *err,
                         size_t errlen);
 
-/* Test hook: called for every migration of vertex v from bin a to bin b. */
-extern void (*topomap_an_move_trace)(int v, int a, int b);
-
 #endif

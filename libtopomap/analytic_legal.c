@@ -32,8 +32,6 @@
 
 #include "analytic.h"
 
-void (*topomap_an_move_trace)(int v, int a, int b);
-
 int topomap_an_neighbours(const struct an_box *B, int b, int wrap, int *nb)
 {
     int c = 0;
@@ -129,8 +127,8 @@ static void migrate_one(struct legal *L, int from, int to, long *moves)
     }
     if (best < 0)
         return;
-    if (topomap_an_move_trace)
-        topomap_an_move_trace(best, from, to);
+    if (topomap_tuning()->an_move_trace)
+        topomap_tuning()->an_move_trace(best, from, to);
     move_vertex(L, best, to, bc);
     (*moves)++;
 }

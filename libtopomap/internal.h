@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "topomap.h"
+#include "tuning.h"
 
 /* One mapping problem, built once by topomap_map() and handed to an algorithm.
  * All arrays are owned by topomap_map() and valid during the call. */
@@ -126,28 +127,11 @@ int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err,
 int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
                                 size_t errlen);
 
-/* map_drb.c: test hook called at every split of dual recursive bisection
- * with the topology nodes of the two halves, their slots and the ranks each
- * receives. NULL (the default) outside tests. */
-extern void (*topomap_drb_trace)(const int *topo_nodes_a, int na, const int *topo_nodes_b,
-                                 int nb, int cap_a, int cap_b, int ranks_a, int ranks_b);
-
 /* map_ohtma.c: the initial greedy phase of OHTMA alone (Algorithm 1, lines
  * 1-19), exposed for tests. Fills r2s[0..n-1] and, when order is not NULL,
  * order[k] = the process selected at step k (its slot is r2s[order[k]]). */
 int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order, char *err,
                          size_t errlen);
-/* Tuning of map_ohtma.c, changed only by tests: the work below which a
- * per-step loop runs without a parallel region, and the largest n x nodes
- * cost cache (entries). Neither changes results. */
-extern long topomap_ohtma_par_work, topomap_ohtma_dcache_max;
-/* ohtma-fast samples its candidates above this many ranks (map_ohtma.c). */
-extern int topomap_ohtma_sample_min;
-/* ohtma-fast on tori and meshes of more nodes than this works without a hop
- * table, from the coordinates (map_ohtma.c; does not change results). */
-extern int topomap_ohtma_table_max;
-/* auto's work budget in work units (map_auto.c; changed only by tests). */
-extern double topomap_auto_work_budget;
 
 /* map_rcm.c: reverse Cuthill-McKee order of the vertices of g (every
  * component in turn) into order[0..g->n-1]. 0, or -1 on out of memory. */
@@ -171,7 +155,7 @@ int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int 
  * walk matrix D^-1 S of the graph of n vertices whose similarities are w
  * (CSR xadj/adj, symmetric, no diagonal) and self[i] on the diagonal (d_ii =
  * self[i] + sum_j w_ij), with CP-NSC's solvers (dense up to
- * topomap_cpnsc_dense_max vertices, ARPACK beyond). X: n x k column major,
+ * cpnsc_dense_max vertices (tuning.h), ARPACK beyond). X: n x k column major,
  * columns by decreasing eigenvalue (lambda[0..k)), each D^-1/2 v for a unit
  * v. k < n. Returns the number of columns found (<= k), or -1 + errno. */
 int topomap_walk_vectors(const struct topomap_problem *pb, int n, const int64_t *xadj,
@@ -209,9 +193,6 @@ void topomap_bgraph_free(struct topomap_bgraph *G);
 int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bgraph *G, long lo,
                        long hi, long target, uint64_t seed, int nalt, char *side, double *cuts,
                        char *err, size_t errlen);
-/* Problems of up to this many ranks use the dense eigensolver (LAPACK),
- * larger ones ARPACK; changed only by tests. */
-extern int topomap_cpnsc_dense_max;
 
 /* spectral_place.c: the cluster mapping schemes of section 4.4.2. */
 enum { TOPOMAP_CLUSTER_PLAIN = 1, TOPOMAP_CLUSTER_FF = 2, TOPOMAP_CLUSTER_MR = 3 };

@@ -125,9 +125,8 @@
 #define AUTO_BUDGET_SHARE 0.9
 
 /* Work budget of auto (work units, about a nanosecond each on the benchmark
- * machine: see TOPOMAP_WORK_* in internal.h). A variable for the tests. */
-double topomap_auto_work_budget = 1.3e9;
-#define AUTO_WORK_BUDGET topomap_auto_work_budget
+ * machine: see TOPOMAP_WORK_* in internal.h), in tuning.c for the tests. */
+#define AUTO_WORK_BUDGET (topomap_tuning()->auto_work_budget)
 
 /* A candidate's estimated work against the budget: 0, always run (block,
  * grid, the first drb, treematch); > 0, that many times the work of the

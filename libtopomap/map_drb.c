@@ -63,10 +63,6 @@
 #define DRB_SMALL_NCUTS 2
 #endif
 
-/* Test hook (see internal.h): called at every split. */
-void (*topomap_drb_trace)(const int *topo_nodes_a, int na, const int *topo_nodes_b, int nb,
-                          int cap_a, int cap_b, int ranks_a, int ranks_b) = NULL;
-
 /* A domain: the nodes of a job, as seen from outside. On a torus/mesh its
  * centre in half-hop units per dimension (Scotch measures distances between
  * domains the same way); elsewhere a representative node. */
@@ -631,12 +627,14 @@ static int drb_run(struct drb *d, int *r2s, char *err, size_t errlen)
             }
         }
         memcpy(d->ranks + J.rlo, d->tmp, sizeof(int) * (size_t)nr);
-        if (topomap_drb_trace) {
+        void (*trace)(const int *, int, const int *, int, int, int, int, int) =
+            topomap_tuning()->drb_trace;
+        if (trace) {
             for (int i = J.nlo; i < mid; i++)
                 d->ta[i - J.nlo] = d->tn[d->nodes[i]];
             for (int i = mid; i < J.nhi; i++)
                 d->tb[i - mid] = d->tn[d->nodes[i]];
-            topomap_drb_trace(d->ta, mid - J.nlo, d->tb, J.nhi - mid, capA, capB, c0, nr - c0);
+            trace(d->ta, mid - J.nlo, d->tb, J.nhi - mid, capA, capB, c0, nr - c0);
         }
         d->q[tail++ % qcap] = (struct drb_job){J.nlo, mid, J.rlo, J.rlo + c0};
         d->q[tail++ % qcap] = (struct drb_job){mid, J.nhi, J.rlo + c0, J.rhi};

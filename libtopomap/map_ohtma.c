@@ -60,7 +60,7 @@
  *    raised by the rescans or, when their best partner was involved, marked
  *    stale (their old value is an upper bound) and rescanned only if they come
  *    out on top. Costs at other nodes are cached (n x nodes) when that fits
- *    in topomap_ohtma_dcache_max entries, else recomputed (the same values
+ *    in ohtma_dcache_max (tuning.h) entries, else recomputed (the same values
  *    for integer byte counts).
  *  - Scans run in parallel over candidates with reductions under a total
  *    order (value, then index): the same answer for any thread count.
@@ -100,28 +100,9 @@
 #include "ohtma.h"
 
 /* Tunables. The compile-time ones of ohtma-fast (NEAR_BUDGET, FAST_SLOTS)
- * are in ohtma.h, beside the code that reads them. */
-/* Largest n x nodes cost cache of phase 2 (doubles): 32 MiB. */
-long topomap_ohtma_dcache_max = 1L << 22;
-/* ohtma-fast on jobs of more than topomap_ohtma_sample_min ranks: candidates
- * are sampled by class when there are more than FAST_SLOTS ranks per node, so
- * that candidate lists hold about as many processes as with FAST_SLOTS ranks
- * per node (see sampled_candidates). A variable for the tests. */
-int topomap_ohtma_sample_min = 4096;
-/* ohtma-fast on tori and meshes: the most nodes for a hop table (1 MiB).
- * Above, no table is built and ohtma-fast works from the coordinates (a
- * three-dimensional torus or mesh has its own loop in
- * topomap_xchg_cost_at), same answers. Measured at 4096 nodes of the 16^3
- * torus, one slot each, side by side: coordinates 0.20 s against the 16 MiB
- * table's 0.48 s (shuffled stencil), 0.30 / 0.56 s (random geometric
- * graph), 0.79 / 1.20 s (METIS mdual), but 14.0 / 11.9 s on the METIS
- * partition of copter2, whose 43 partners per rank sit on few rows of the
- * table that stay in the caches. A variable for the tests. */
-int topomap_ohtma_table_max = 1024;
-/* Work (candidate evaluations) below which a loop run once per step is not
- * worth a parallel region (PAR_WORK): a region costs microseconds, much more
- * when the machine is shared. */
-long topomap_ohtma_par_work = 32768;
+ * are in ohtma.h, beside the code that reads them; the sizes the tests
+ * change (the cost cache, sampling, hop table, parallel regions) in
+ * tuning.c. */
 
 /* ---- phase 1: the greedy ------------------------------------------------- */
 
@@ -425,7 +406,7 @@ static int run(const struct topomap_problem *pb, int *r2s, int fast, char *err, 
         if (deg * per_node >= pb->n / 8.0)
             fast = 0;
     }
-    /* ohtma-fast on a torus or mesh of more than topomap_ohtma_table_max nodes
+    /* ohtma-fast on a torus or mesh of more than ohtma_table_max nodes
      * works without the nodes x nodes hop table: the near lists and the hops
      * come from the coordinates (the same values as a table's). Before, no
      * table there meant no near lists: the candidate relation documented at
@@ -433,7 +414,7 @@ static int run(const struct topomap_problem *pb, int *r2s, int fast, char *err, 
      * never needs the table on tori (struct sep). */
     int dims[TOPOMAP_XCHG_DIMS], wrap[TOPOMAP_XCHG_DIMS];
     int grid = topomap_topology_grid(pb->topo, dims, wrap, TOPOMAP_XCHG_DIMS) > 0;
-    int table = !fast || !grid || topomap_alloc_nnodes(pb->alloc) <= topomap_ohtma_table_max;
+    int table = !fast || !grid || topomap_alloc_nnodes(pb->alloc) <= topomap_tuning()->ohtma_table_max;
     struct topomap_xchg x;
     if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;

@@ -15,10 +15,10 @@
  * the topological neighbourhood of one node may add to candidate lists. */
 #define NEAR_BUDGET 64
 /* ohtma-fast samples candidates above FAST_SLOTS ranks per node (see
- * topomap_ohtma_sample_min in map_ohtma.c). */
+ * ohtma_sample_min in tuning.h). */
 #define FAST_SLOTS 1
-/* See topomap_ohtma_par_work in map_ohtma.c. */
-#define PAR_WORK topomap_ohtma_par_work
+/* See ohtma_par_work in tuning.h. */
+#define PAR_WORK (topomap_tuning()->ohtma_par_work)
 
 /* The exchange loop's state (ohtma_exchange.c); fast mode only uses some. */
 struct xp {

@@ -283,7 +283,7 @@ int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *er
             goto nomem;
         for (int i = 0; i < n; i++)
             X.np[i] = -1;
-        if ((long)n * ng <= topomap_ohtma_dcache_max) {
+        if ((long)n * ng <= topomap_tuning()->ohtma_dcache_max) {
             X.dc = malloc(sizeof(double) * (size_t)n * (size_t)ng);
             if (X.dc) {
                 double *dc = X.dc;
@@ -305,7 +305,7 @@ int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *er
 #endif
         X.tw = calloc((size_t)nth, sizeof(struct fws));
         double rpn = (double)n / (ng > 0 ? ng : 1);
-        X.sample = n > topomap_ohtma_sample_min && rpn > FAST_SLOTS ? (int)ceil(rpn / FAST_SLOTS)
+        X.sample = n > topomap_tuning()->ohtma_sample_min && rpn > FAST_SLOTS ? (int)ceil(rpn / FAST_SLOTS)
                                                                     : 1;
         if (!X.tree || !X.elist || !X.tw || topomap_ohtma_near_build(&X) < 0 ||
             (X.sample > 1 && topomap_ohtma_sample_build(&X) < 0))

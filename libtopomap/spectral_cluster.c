@@ -14,7 +14,7 @@
  * The eigenvectors of L of smallest eigenvalue are those of
  * M = D^-1/2 S D^-1/2 of largest eigenvalue, which is what is computed
  * (spectral_eigen.c):
- *  - up to topomap_cpnsc_dense_max ranks, dense: LAPACK's dsyevr (MRRR) on M,
+ *  - up to cpnsc_dense_max ranks (tuning.h), dense: LAPACK's dsyevr (MRRR) on M,
  *    eigenvalues n-k+1..n;
  *  - beyond, sparse: ARPACK's implicitly restarted Lanczos (dsaupd/dseupd,
  *    "LA": largest algebraic) with a matrix-vector product over the graph's

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Step 4 of CP-NSC (spectral_cluster.c, where the method is described): the
  * k leading eigenvectors of M = D^-1/2 S D^-1/2 of a similarity graph, by
- * LAPACK dsyevr up to topomap_cpnsc_dense_max vertices and by ARPACK beyond
+ * LAPACK dsyevr up to cpnsc_dense_max (tuning.h) vertices and by ARPACK beyond
  * (component by component on a disconnected graph), with one OpenBLAS thread
  * for the length of a solve, and returned in a form that does not depend on
  * the BLAS's kernels (eig_canonical). Used by spectral, spectral-fit and
@@ -23,9 +23,6 @@
  * precision. */
 #define ARPACK_TOL 1e-6
 #define ARPACK_MAXITER 3000
-
-/* Dense eigensolver up to this many ranks (see spectral_cluster.c). */
-int topomap_cpnsc_dense_max = 1024;
 
 void topomap_sim_free(struct simgraph *G)
 {
@@ -401,7 +398,7 @@ static int eig(const struct simgraph *G, int k, uint64_t seed, const struct topo
                double *V, char *err, size_t errlen)
 {
     int old = blas_pin(), rc;
-    if (G->n <= topomap_cpnsc_dense_max || k >= G->n - 1)
+    if (G->n <= topomap_tuning()->cpnsc_dense_max || k >= G->n - 1)
         rc = eig_dense(G, k, V, err, errlen) < 0 ? -1 : k;
     else
         rc = eig_arpack(G, k, seed, pb, V, err, errlen);
@@ -448,7 +445,7 @@ static void eig_canonical(double *V, int n, int dim)
 }
 
 /* Step 4 on G, whichever solver fits: the dense one up to
- * topomap_cpnsc_dense_max vertices; ARPACK beyond, component by component on
+ * cpnsc_dense_max (tuning.h) vertices; ARPACK beyond, component by component on
  * a disconnected graph (ARPACK misses repeated eigenvalues). V: n x k column
  * major, in the canonical form above. Returns the number of columns found,
  * or -1 + errno. */
@@ -456,7 +453,7 @@ int topomap_spectral_solve(const struct simgraph *G, int k, const struct topomap
                            double *V, char *err, size_t errlen)
 {
     int nr = G->n, dim;
-    if (nr <= topomap_cpnsc_dense_max || k >= nr - 1) {
+    if (nr <= topomap_tuning()->cpnsc_dense_max || k >= nr - 1) {
         dim = eig(G, k, pb->opts->seed, pb, V, err, errlen);
     } else {
         int *comp = malloc(sizeof(int) * (size_t)nr), *queue = malloc(sizeof(int) * (size_t)nr);

@@ -26,7 +26,7 @@ void topomap_sim_free(struct simgraph *G);
 /* y = M x, M = D^-1/2 S D^-1/2. */
 void topomap_sim_matvec(const struct simgraph *G, const double *x, double *y);
 /* Step 4 on G, whichever solver fits: the dense one up to
- * topomap_cpnsc_dense_max vertices; ARPACK beyond, component by component on
+ * cpnsc_dense_max (tuning.h) vertices; ARPACK beyond, component by component on
  * a disconnected graph (ARPACK misses repeated eigenvalues). V: n x k column
  * major (caller allocated), rounded and signed canonically. Returns the
  * number of columns found, or -1 + errno. */

@@ -27,6 +27,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The library is built with -fvisibility=hidden: what this header declares
+ * is its exported surface, and nothing else is. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
 
 /** Suggested size of error buffers. */
 #define TOPOMAP_ERRLEN 512
@@ -1133,6 +1138,9 @@ int topomap_import_is_ompi(const char *path);
 topomap_profile_t *topomap_import(const char *const *paths, size_t npaths, unsigned ompi_kinds,
                                   char *err, size_t errlen);
 
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

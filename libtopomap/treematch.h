@@ -47,11 +47,6 @@ void tm_graph_free(topomap_graph_t *g);
 enum { TM_UNARY = 0, TM_EXACT, TM_LIST, TM_GREEDY, TM_SPLIT, TM_BUCKET };
 const char *tm_method_name(int method);
 
-/* Tuning, changed only by tests: an exhaustive search over the partitions
- * runs when there are at most tm_exact_max of them, the paper's list of all
- * groups when there are at most tm_list_max groups. */
-extern long tm_exact_max, tm_list_max;
-
 /* treematch_group.c. The classic grouping (every group has k members of one
  * kind): split the p entities of graph g (p = k x ngroups) into groups of k
  * with as much weight inside the groups as the method finds; grp[e] = the

@@ -13,7 +13,7 @@
  * factors (a level of arity 6 is grouped as pairs, then triples of pairs)
  * and large problems are grouped greedily. Here:
  *  - exact: an exhaustive search over all partitions when there are at most
- *    tm_exact_max of them (every tree of up to 8 leaves), so tiny problems
+ *    tm_exact_max (tuning.h) of them (every tree of up to 8 leaves), so tiny problems
  *    get the optimal grouping;
  *  - list: the paper's list of all groups and greedy independent set when
  *    there are at most tm_list_max groups;
@@ -30,9 +30,6 @@
 #include <string.h>
 
 #include "treematch.h"
-
-long tm_exact_max = 20000;
-long tm_list_max = 100000;
 
 const char *tm_method_name(int method)
 {
@@ -526,12 +523,13 @@ int tm_group_classic(const topomap_graph_t *g, int k, int *grp, int *method)
         *method = TM_UNARY;
         return 0;
     }
-    if (partitions(p, k, (double)tm_exact_max) <= (double)tm_exact_max && k <= 64) {
+    const struct topomap_tuning *tu = topomap_tuning();
+    if (partitions(p, k, (double)tu->tm_exact_max) <= (double)tu->tm_exact_max && k <= 64) {
         *method = TM_EXACT;
         return group_exact(g, k, grp);
     }
-    double nc = binomial(p, k, (double)tm_list_max);
-    if (nc <= (double)tm_list_max && k <= 64) {
+    double nc = binomial(p, k, (double)tu->tm_list_max);
+    if (nc <= (double)tu->tm_list_max && k <= 64) {
         *method = TM_LIST;
         return group_list(g, k, (long)nc, grp);
     }

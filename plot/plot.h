@@ -11,9 +11,10 @@
 
 #include "topomap_plot.h"
 
-/* Fill err, set errno to e, return -1: libtopomap's own helper (libtopomap/util.c,
- * declared in its private internal.h, exported by the library). */
-int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+/* Fill err, set errno to e, return -1, as libtopomap's errors do
+ * (plot_opts.c): the CLI links the shared libtopomap, whose surface is its
+ * public API alone, so libtopomap-plot keeps its own. */
+int plot_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* The message of every drawing call of a build without cairo. */
 #define PLOT_NO_CAIRO_MSG \

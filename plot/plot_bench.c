@@ -53,7 +53,7 @@ static int read_table(const char *path, struct table *T, char *err, size_t errle
     memset(T, 0, sizeof *T);
     FILE *f = fopen(path, "r");
     if (!f)
-        return topomap_fail(err, errlen, errno, "cannot read '%s': %s", path, strerror(errno));
+        return plot_fail(err, errlen, errno, "cannot read '%s': %s", path, strerror(errno));
     char line[1024];
     int head = 0, wide = 0, scaling = 0, lineno = 0, headline = 0;
     size_t cap = 0;
@@ -92,7 +92,7 @@ static int read_table(const char *path, struct table *T, char *err, size_t errle
             if (!nr) {
                 fclose(f);
                 free(T->r);
-                return topomap_fail(err, errlen, ENOMEM, "out of memory");
+                return plot_fail(err, errlen, ENOMEM, "out of memory");
             }
             T->r = nr;
         }
@@ -102,7 +102,7 @@ static int read_table(const char *path, struct table *T, char *err, size_t errle
     if (!head || !T->n) {
         free(T->r);
         T->r = NULL;
-        return topomap_fail(err, errlen, EINVAL, "%s:%d: %s", path, head ? headline : lineno,
+        return plot_fail(err, errlen, EINVAL, "%s:%d: %s", path, head ? headline : lineno,
                          head ? "no case lines under the table's head"
                               : "no case table (a line starting 'profile ranks topology')");
     }
@@ -414,18 +414,18 @@ int topomap_plot_bench(const char *path, const topomap_plot_opts_t *o, const cha
         topomap_plot_bench_opts_init(&bo);
     const char *ref = bo.relative ? bo.relative : "block";
     if (!table)
-        return topomap_fail(err, errlen, EINVAL, "no benchmark table to draw");
+        return plot_fail(err, errlen, EINVAL, "no benchmark table to draw");
     struct table T;
     if (read_table(table, &T, err, errlen) < 0)
         return -1;
     int rc = -1, shown[MAXSERIES] = {0}, series[MAXSERIES], ns = 0;
     struct panel *P = calloc(3, sizeof *P);
     if (!P) {
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
+        plot_fail(err, errlen, ENOMEM, "out of memory");
         goto out;
     }
     if (algo_index(&T, ref) < 0) {
-        topomap_fail(err, errlen, EINVAL, "%s: no algorithm '%s' in the table to compare with",
+        plot_fail(err, errlen, EINVAL, "%s: no algorithm '%s' in the table to compare with",
                   table, ref);
         goto out;
     }

@@ -61,21 +61,21 @@ int plot_open(struct plot *pl, const char *path, const topomap_plot_opts_t *o, d
     pl->errlen = errlen;
     pl->path = path;
     if (!path || !*path)
-        return topomap_fail(err, errlen, EINVAL, "no file name for the picture");
+        return plot_fail(err, errlen, EINVAL, "no file name for the picture");
     int format = topomap_plot_format_of(path, pl->o.format, err, errlen);
     if (format < 0)
         return -1;
     w = round(w);
     h = round(h);
     if (!(w >= PLOT_MIN_SIDE && w <= PLOT_MAX_SIDE && h >= PLOT_MIN_SIDE && h <= PLOT_MAX_SIDE))
-        return topomap_fail(err, errlen, EINVAL, "picture size %gx%g: each side must be %d to %d", w,
+        return plot_fail(err, errlen, EINVAL, "picture size %gx%g: each side must be %d to %d", w,
                          h, PLOT_MIN_SIDE, PLOT_MAX_SIDE);
     pl->format = format;
     pl->w = w;
     pl->h = h;
     pl->f = fopen(path, "wb");
     if (!pl->f)
-        return topomap_fail(err, errlen, errno, "cannot write '%s': %s", path, strerror(errno));
+        return plot_fail(err, errlen, errno, "cannot write '%s': %s", path, strerror(errno));
     struct stat st;
     pl->regular = fstat(fileno(pl->f), &st) == 0 && S_ISREG(st.st_mode);
     if (format == TOPOMAP_PLOT_PNG)

@@ -62,7 +62,7 @@ int topomap_plot_links(const char *path, const topomap_plot_opts_t *o,
             int e = errno;
             free(links[0]);
             scene_end(&sc, -1);
-            return topomap_fail(err, errlen, e, "cannot route the traffic of placement %d: %s", k + 1,
+            return plot_fail(err, errlen, e, "cannot route the traffic of placement %d: %s", k + 1,
                              strerror(e));
         }
         for (size_t i = 0; i < nl[k]; i++) {

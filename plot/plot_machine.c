@@ -525,7 +525,7 @@ int machine_layout(struct machine *m, const topomap_topology_t *t, const topomap
     if (!m->x || !m->y || !m->w || !m->h || !m->allocated || !show) {
         free(show);
         machine_free(m);
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return plot_fail(err, errlen, ENOMEM, "out of memory");
     }
     for (int i = 0; a && i < topomap_alloc_nnodes(a); i++)
         m->allocated[topomap_alloc_node(a, i)] = show[topomap_alloc_node(a, i)] = 1;
@@ -552,7 +552,7 @@ int machine_layout(struct machine *m, const topomap_topology_t *t, const topomap
     free(show);
     if (rc < 0 || missing || !(m->W > 0 && m->H > 0)) {
         machine_free(m);
-        return topomap_fail(err, errlen, rc < 0 ? ENOMEM : EINVAL,
+        return plot_fail(err, errlen, rc < 0 ? ENOMEM : EINVAL,
                          rc < 0 ? "out of memory" : "cannot draw this %s network", kind);
     }
     if (!whole && drawn < m->nnodes)

@@ -144,7 +144,7 @@ int topomap_plot_mapping(const char *path, const topomap_plot_opts_t *o,
         if (heaviest_pairs(p, t, pl[k].node, P->o.pairs, &pairs[k], &np[k]) < 0) {
             free(pairs[0]);
             scene_end(&sc, -1);
-            return topomap_fail(err, errlen, ENOMEM, "out of memory");
+            return plot_fail(err, errlen, ENOMEM, "out of memory");
         }
         for (int i = 0; i < np[k]; i++) {
             hmax = pairs[k][i].hops > hmax ? pairs[k][i].hops : hmax;

@@ -112,7 +112,7 @@ int topomap_plot_matrix(const char *path, const topomap_plot_opts_t *o,
                         char *err, size_t errlen)
 {
     if (!p)
-        return topomap_fail(err, errlen, EINVAL, "no profile to draw");
+        return plot_fail(err, errlen, EINVAL, "no profile to draw");
     int n = topomap_profile_nranks(p);
     int nnodes = t ? topomap_topology_nnodes(t) : 0;
     if (node)
@@ -120,11 +120,11 @@ int topomap_plot_matrix(const char *path, const topomap_plot_opts_t *o,
             if (!t && node[r] >= nnodes)
                 nnodes = node[r] + 1;
             if (node[r] < 0 || node[r] >= nnodes)
-                return topomap_fail(err, errlen, EINVAL, "rank %d: node %d out of range", r, node[r]);
+                return plot_fail(err, errlen, EINVAL, "rank %d: node %d out of range", r, node[r]);
         }
     topomap_graph_t g;
     if (n < 1 || topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 0, &g) < 0)
-        return topomap_fail(err, errlen, EINVAL, "the profile has no ranks");
+        return plot_fail(err, errlen, EINVAL, "the profile has no ranks");
 
     /* Layout: title, the square heat map with the axis labels left of and
      * under it, the colour bar and the caption under them. */
@@ -148,7 +148,7 @@ int topomap_plot_matrix(const char *path, const topomap_plot_opts_t *o,
     int spx = (int)floor(S);
     if (spx < 8) {
         plot_abort(&pl, EINVAL);
-        return topomap_fail(err, errlen, EINVAL, "picture too small for a %d-rank matrix", n);
+        return plot_fail(err, errlen, EINVAL, "picture too small for a %d-rank matrix", n);
     }
     int lim = spx < MATRIX_MAX_BINS ? spx : MATRIX_MAX_BINS;
     int k = n <= lim ? 1 : (n + lim - 1) / lim;
@@ -167,7 +167,7 @@ int topomap_plot_matrix(const char *path, const topomap_plot_opts_t *o,
         free(bin);
         cairo_surface_destroy(img);
         plot_abort(&pl, ENOMEM);
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return plot_fail(err, errlen, ENOMEM, "out of memory");
     }
     for (int i = 0; i < n; i++)
         for (int64_t e = g.xadj[i]; e < g.xadj[i + 1]; e++)

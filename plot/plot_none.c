@@ -16,7 +16,7 @@ int topomap_plot_matrix(const char *path, const topomap_plot_opts_t *o,
                         const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
                         char *err, size_t errlen)
 {
-    return topomap_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
+    return plot_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
 }
 
 int topomap_plot_mapping(const char *path, const topomap_plot_opts_t *o,
@@ -24,7 +24,7 @@ int topomap_plot_mapping(const char *path, const topomap_plot_opts_t *o,
                          const topomap_alloc_t *a, const topomap_plot_placement_t *pl, int npl,
                          char *err, size_t errlen)
 {
-    return topomap_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
+    return plot_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
 }
 
 int topomap_plot_links(const char *path, const topomap_plot_opts_t *o,
@@ -32,11 +32,11 @@ int topomap_plot_links(const char *path, const topomap_plot_opts_t *o,
                        const topomap_alloc_t *a, const topomap_plot_placement_t *pl, int npl,
                        char *err, size_t errlen)
 {
-    return topomap_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
+    return plot_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
 }
 
 int topomap_plot_bench(const char *path, const topomap_plot_opts_t *o, const char *table,
                        const topomap_plot_bench_opts_t *b, char *err, size_t errlen)
 {
-    return topomap_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
+    return plot_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
 }

@@ -3,12 +3,28 @@
  * or without cairo (the drawing calls are plot_common.c and the other
  * plot_*.c files with cairo, plot_none.c without). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #define PLOT_NO_CAIRO
 #include "plot.h"
+
+int plot_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        /* What a terminal would act on (names from the command line), as
+         * libtopomap's own messages. */
+        topomap_printable(err, err, errlen);
+    }
+    errno = e;
+    return -1;
+}
 
 void topomap_plot_opts_init(topomap_plot_opts_t *o)
 {
@@ -37,11 +53,11 @@ int topomap_plot_format_of(const char *path, int format, char *err, size_t errle
     if (format > TOPOMAP_PLOT_AUTO && format <= TOPOMAP_PLOT_PDF)
         return format;
     if (format != TOPOMAP_PLOT_AUTO || !path)
-        return topomap_fail(err, errlen, EINVAL, "unknown picture format %d", format);
+        return plot_fail(err, errlen, EINVAL, "unknown picture format %d", format);
     const char *dot = strrchr(path, '.');
     int f = dot && !strchr(dot, '/') ? topomap_plot_format_parse(dot + 1) : -1;
     if (f <= TOPOMAP_PLOT_AUTO)
-        return topomap_fail(err, errlen, EINVAL,
+        return plot_fail(err, errlen, EINVAL,
                          "%s: cannot tell the picture format from the name (use .png, .svg or "
                          ".pdf, or give the format)",
                          path);

@@ -19,20 +19,20 @@ static int check_placements(const topomap_profile_t *p, const topomap_topology_t
                             char *err, size_t errlen)
 {
     if (!p || !t || !pl || npl < 1 || npl > 2)
-        return topomap_fail(err, errlen, EINVAL, "%s", !p ? "no profile to draw"
+        return plot_fail(err, errlen, EINVAL, "%s", !p ? "no profile to draw"
                                                     : !t ? "no topology to draw on"
                                                          : "one or two placements can be drawn");
     if (a && topomap_alloc_topology(a) != t)
-        return topomap_fail(err, errlen, EINVAL, "the allocation is on another topology");
+        return plot_fail(err, errlen, EINVAL, "the allocation is on another topology");
     int n = topomap_profile_nranks(p), nn = topomap_topology_nnodes(t);
     for (int k = 0; k < npl; k++) {
         if (!pl[k].node)
-            return topomap_fail(err, errlen, EINVAL, "placement %d has no nodes", k + 1);
+            return plot_fail(err, errlen, EINVAL, "placement %d has no nodes", k + 1);
         for (int r = 0; r < n; r++)
             if (pl[k].node[r] < 0 || pl[k].node[r] >= nn ||
                 (pl[k].core && (pl[k].core[r] < 0 ||
                                 pl[k].core[r] >= topomap_topology_node_cores(t, pl[k].node[r]))))
-                return topomap_fail(err, errlen, EINVAL, "placement %d: rank %d: %s out of range",
+                return plot_fail(err, errlen, EINVAL, "placement %d: rank %d: %s out of range",
                                  k + 1, r, pl[k].node[r] < 0 || pl[k].node[r] >= nn ? "node" : "core");
     }
     return 0;
@@ -53,11 +53,11 @@ int scene_begin(struct scene *sc, const char *path, const topomap_plot_opts_t *o
         sc->label[k] = pl[k].label ? pl[k].label : npl > 1 ? (k ? "right" : "left") : "mapping";
     int *zero = calloc((size_t)n + 1, sizeof(int));
     if (!zero)
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+        return plot_fail(err, errlen, ENOMEM, "out of memory");
     for (int k = 0; k < npl; k++)
         if (topomap_eval(p, t, pl[k].node, pl[k].core ? pl[k].core : zero, &sc->met[k]) < 0) {
             free(zero);
-            return topomap_fail(err, errlen, errno, "cannot evaluate placement %d", k + 1);
+            return plot_fail(err, errlen, errno, "cannot evaluate placement %d", k + 1);
         }
     free(zero);
 

@@ -107,10 +107,10 @@ static void test_legalize(void)
         }
         memset(&mv, 0, sizeof mv);
         mv.B = &B;
-        topomap_an_move_trace = trace;
+        topomap_tuning()->an_move_trace = trace;
         struct an_legal_stats st;
         int rc = topomap_an_legalize(&P.pb, &P.pb.g, &B, vbin, &st, err, sizeof err);
-        topomap_an_move_trace = NULL;
+        topomap_tuning()->an_move_trace = NULL;
         memset(load, 0, sizeof(int) * (size_t)B.nbins);
         int bad = 0;
         for (int v = 0; v < n; v++)

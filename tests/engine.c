@@ -144,9 +144,9 @@ static void check_splits(const char *what, const topomap_topology_t *t, const ch
     for (int s = 0; s < ns; s++)
         tr.slots_of[topomap_alloc_slot_node(a, s)]++;
     int *r2s = malloc(sizeof(int) * (size_t)n);
-    topomap_drb_trace = trace;
+    topomap_tuning()->drb_trace = trace;
     int rc = topomap_map("drb", p, a, NULL, r2s, err, sizeof err);
-    topomap_drb_trace = NULL;
+    topomap_tuning()->drb_trace = NULL;
     ok(rc == 0 && valid(r2s, n, ns), "%s: valid injective mapping %s", what, rc ? err : "");
     ok(tr.bad_sizes == 0 && tr.bad_caps == 0,
        "%s: every split halves the nodes, capacities = the halves' slots (%d splits) %s", what,
@@ -470,8 +470,8 @@ static void test_work_budget(void)
 
     /* No budget: block, then drb + refine, so auto gives drb + refine's
      * mapping, which beats block. */
-    double budget = topomap_auto_work_budget;
-    topomap_auto_work_budget = 0;
+    double budget = topomap_tuning()->auto_work_budget;
+    topomap_tuning()->auto_work_budget = 0;
     int same = 1;
     ok(topomap_map("drb+refine", p, a, NULL, ref, err, sizeof err) == 0, "drb+refine");
     for (int th = 1; th <= 4; th *= 2) {
@@ -487,7 +487,7 @@ static void test_work_budget(void)
     double budgets[] = {1e6, 2e8, 4e8, 1e12};
     int skipped[4];
     for (int b = 0; b < 4; b++) {
-        topomap_auto_work_budget = budgets[b];
+        topomap_tuning()->auto_work_budget = budgets[b];
         same = 1;
         for (int th = 1; th <= 4; th *= 2) {
             topomap_opts_t o;
@@ -508,7 +508,7 @@ static void test_work_budget(void)
     ok(skipped[0] > skipped[2] && skipped[2] > skipped[3] && skipped[3] == 0,
        "the smaller the budget, the more candidates skipped (%d, %d, %d, %d)", skipped[0],
        skipped[1], skipped[2], skipped[3]);
-    topomap_auto_work_budget = budget;
+    topomap_tuning()->auto_work_budget = budget;
     free(r2s);
     free(ref);
     topomap_profile_free(p);

@@ -141,8 +141,8 @@ static void test_paths(void)
     } cases[] = {{random_profile(120, 3, 100), a, "random 120 on Tianhe-3"},
                  {stencil(8, 6, 9, 10), at, "stencil 8x6x9 on a torus"},
                  {random_profile(400, 2, 7), at, "random 400 on a torus"}};
-    long par0 = topomap_ohtma_par_work, dc0 = topomap_ohtma_dcache_max;
-    int table0 = topomap_ohtma_table_max;
+    long par0 = topomap_tuning()->ohtma_par_work, dc0 = topomap_tuning()->ohtma_dcache_max;
+    int table0 = topomap_tuning()->ohtma_table_max;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int n = topomap_profile_nranks(cases[c].p);
         int *ref = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
@@ -150,20 +150,20 @@ static void test_paths(void)
             const char *al = k ? "ohtma-fast" : "ohtma";
             topomap_opts_t o;
             topomap_opts_init(&o);
-            topomap_ohtma_par_work = par0;
-            topomap_ohtma_dcache_max = dc0;
+            topomap_tuning()->ohtma_par_work = par0;
+            topomap_tuning()->ohtma_dcache_max = dc0;
             int same = topomap_map(al, cases[c].p, cases[c].a, &o, ref, err, sizeof err) == 0;
             for (int v = 0; v < 8 && same; v++) {
-                topomap_ohtma_par_work = v % 2 ? 0 : par0;
-                topomap_ohtma_dcache_max = v / 2 == 1 ? 0 : dc0;
-                topomap_ohtma_table_max = v < 6 ? table0 : 0;
+                topomap_tuning()->ohtma_par_work = v % 2 ? 0 : par0;
+                topomap_tuning()->ohtma_dcache_max = v / 2 == 1 ? 0 : dc0;
+                topomap_tuning()->ohtma_table_max = v < 6 ? table0 : 0;
                 o.nthreads = v < 4 ? 2 : 4;
                 same = topomap_map(al, cases[c].p, cases[c].a, &o, got, err, sizeof err) == 0 &&
                        !memcmp(ref, got, sizeof(int) * (size_t)n);
                 if (!same)
                     diag("variant %d differs", v);
             }
-            topomap_ohtma_table_max = table0;
+            topomap_tuning()->ohtma_table_max = table0;
             ok(same, "%s, %s: same mapping with every loop parallel, without the cost cache, "
                "without the hop table (tori), 2 and 4 threads", al, cases[c].what);
         }
@@ -171,8 +171,8 @@ static void test_paths(void)
         free(got);
         topomap_profile_free(cases[c].p);
     }
-    topomap_ohtma_par_work = par0;
-    topomap_ohtma_dcache_max = dc0;
+    topomap_tuning()->ohtma_par_work = par0;
+    topomap_tuning()->ohtma_dcache_max = dc0;
     topomap_alloc_free(a);
     topomap_alloc_free(at);
     topomap_topology_free(t);

@@ -4,7 +4,7 @@
  * gain of every candidate pair from scratch and takes the best (lowest pair
  * on ties), then backtracks as Algorithm 1 does; validity and the same mapping
  * for 1, 2 and 4 threads with every loop parallel. Sampling is forced on
- * small jobs through topomap_ohtma_sample_min. */
+ * small jobs through ohtma_sample_min (libtopomap/tuning.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,8 +168,9 @@ int main(void)
                  {random_profile(200, 2), at, "random 200 ranks on the torus (partly full nodes)"},
                  {stencil(8, 8, 4, 0, 1), a3, "shuffled stencil 8x8x4 on Tianhe-3"},
                  {random_profile(180, 2), ah, "random 180 ranks on the torus with holes"}};
-    int sample_min = topomap_ohtma_sample_min, table_max = topomap_ohtma_table_max;
-    long par0 = topomap_ohtma_par_work;
+    int sample_min = topomap_tuning()->ohtma_sample_min;
+    int table_max = topomap_tuning()->ohtma_table_max;
+    long par0 = topomap_tuning()->ohtma_par_work;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const topomap_profile_t *p = cases[c].p;
         const topomap_alloc_t *a = cases[c].a;
@@ -181,7 +182,7 @@ int main(void)
         int nodes = topomap_alloc_nnodes(a);
         int sample = (int)ceil((double)n / nodes);
         naive_sampled(&P, sample, ref);
-        topomap_ohtma_sample_min = 0;
+        topomap_tuning()->ohtma_sample_min = 0;
         int rc = topomap_map("ohtma-fast", p, a, NULL, got, err, sizeof err);
         ok(rc == 0 && valid(got, n, ns) && !memcmp(ref, got, sizeof(int) * (size_t)n),
            "%s: sampled ohtma-fast (%d classes) equals the naive exchange loop", cases[c].what,
@@ -191,25 +192,25 @@ int main(void)
             topomap_opts_t o;
             topomap_opts_init(&o);
             o.nthreads = 1 << v;
-            topomap_ohtma_par_work = v ? 0 : par0;
+            topomap_tuning()->ohtma_par_work = v ? 0 : par0;
             same = topomap_map("ohtma-fast", p, a, &o, got, err, sizeof err) == 0 &&
                    !memcmp(ref, got, sizeof(int) * (size_t)n);
         }
-        topomap_ohtma_par_work = par0;
+        topomap_tuning()->ohtma_par_work = par0;
         ok(same, "%s: the same mapping for 1, 2 and 4 threads, every loop parallel",
            cases[c].what);
         /* Without the hop table (tori of many nodes): near lists from the
          * coordinates, hops computed; the same answer. */
         int torus = topomap_topology_grid(topomap_alloc_topology(a), NULL, NULL, 0) > 0;
-        topomap_ohtma_table_max = 0;
+        topomap_tuning()->ohtma_table_max = 0;
         if (torus)
             ok(topomap_map("ohtma-fast", p, a, NULL, got, err, sizeof err) == 0 &&
                    !memcmp(ref, got, sizeof(int) * (size_t)n),
                "%s: the same mapping without the hop table", cases[c].what);
         /* Below the threshold: the unsampled lists. */
-        topomap_ohtma_sample_min = sample_min;
+        topomap_tuning()->ohtma_sample_min = sample_min;
         int notab = torus && topomap_map("ohtma-fast", p, a, NULL, got, err, sizeof err) == 0;
-        topomap_ohtma_table_max = table_max;
+        topomap_tuning()->ohtma_table_max = table_max;
         ok(topomap_map("ohtma-fast", p, a, NULL, plain, err, sizeof err) == 0 &&
                valid(plain, n, ns),
            "%s: unsampled ohtma-fast below the threshold", cases[c].what);
@@ -224,7 +225,7 @@ int main(void)
         free(plain);
         topomap_profile_free(cases[c].p);
     }
-    topomap_ohtma_sample_min = sample_min;
+    topomap_tuning()->ohtma_sample_min = sample_min;
     topomap_alloc_free(at);
     topomap_alloc_free(a3);
     topomap_alloc_free(ah);

@@ -107,11 +107,11 @@ static void test_cliques(void)
             loc[i] = -1;
         }
         for (int solver = 0; solver < 2; solver++) {
-            int saved = topomap_cpnsc_dense_max;
-            topomap_cpnsc_dense_max = solver ? 0 : saved; /* 0: ARPACK */
+            int saved = topomap_tuning()->cpnsc_dense_max;
+            topomap_tuning()->cpnsc_dense_max = solver ? 0 : saved; /* 0: ARPACK */
             memset(label, -1, sizeof label);
             int k = topomap_cpnsc(&P.pb, ranks, NCL * CS, NCL, loc, label, err, sizeof err);
-            topomap_cpnsc_dense_max = saved;
+            topomap_tuning()->cpnsc_dense_max = saved;
             is_int(k, NCL, "CP-NSC (%s, %s): %d clusters", solver ? "ARPACK" : "dsyevr",
                    weakcase ? "weak links" : "disjoint", NCL);
             ok(same_partition(label, perm, NCL, CS), "CP-NSC (%s, %s) finds exactly the cliques",
@@ -306,8 +306,8 @@ static void test_threads(void)
         return;
     int *ref = malloc(sizeof(int) * 2 * (size_t)n), *got = malloc(sizeof(int) * (size_t)n);
     for (int solver = 0; solver < 2; solver++) {
-        int saved = topomap_cpnsc_dense_max;
-        topomap_cpnsc_dense_max = solver ? 32 : saved;
+        int saved = topomap_tuning()->cpnsc_dense_max;
+        topomap_tuning()->cpnsc_dense_max = solver ? 32 : saved;
         for (int th = 1; th <= 4; th *= 2) {
             topomap_opts_t o;
             topomap_opts_init(&o);
@@ -324,7 +324,7 @@ static void test_threads(void)
                        solver ? "ARPACK" : "dsyevr", th);
             }
         }
-        topomap_cpnsc_dense_max = saved;
+        topomap_tuning()->cpnsc_dense_max = saved;
     }
     /* Another seed may give another mapping, but always a valid one. */
     topomap_opts_t o;
@@ -409,8 +409,8 @@ static void test_fit_torus_grid(void)
     topomap_alloc_t *a = t ? prob_all_nodes(t, NULL, err, sizeof err) : NULL;
     topomap_profile_t *p = topomap_profile_create(N, NE, src, dst, b, NULL, err, sizeof err);
     for (int solver = 0; solver < 2; solver++) {
-        int saved = topomap_cpnsc_dense_max;
-        topomap_cpnsc_dense_max = solver ? 0 : saved;
+        int saved = topomap_tuning()->cpnsc_dense_max;
+        topomap_tuning()->cpnsc_dense_max = solver ? 0 : saved;
         for (int th = 1; th <= 4; th *= 2) {
             topomap_opts_t o;
             topomap_opts_init(&o);
@@ -432,7 +432,7 @@ static void test_fit_torus_grid(void)
                    th);
             }
         }
-        topomap_cpnsc_dense_max = saved;
+        topomap_tuning()->cpnsc_dense_max = saved;
     }
     topomap_profile_free(p);
     topomap_alloc_free(a);

@@ -116,8 +116,8 @@ static void test_exact(void)
 
     /* The list method (the paper's Algorithm 2) and the greedy one give
      * valid groups of k too. */
-    long saved = tm_exact_max;
-    tm_exact_max = 0;
+    long saved = topomap_tuning()->tm_exact_max;
+    topomap_tuning()->tm_exact_max = 0;
     double W[64];
     random_matrix(W, 8, 60);
     topomap_graph_t g = dense_graph(W, 8);
@@ -127,16 +127,16 @@ static void test_exact(void)
     for (int e = 0; e < 8; e++)
         size[grp[e]]++;
     ok(size[0] == 4 && size[1] == 4, "the list method's groups have 4 members each");
-    long lsaved = tm_list_max;
-    tm_list_max = 0;
+    long lsaved = topomap_tuning()->tm_list_max;
+    topomap_tuning()->tm_list_max = 0;
     memset(size, 0, sizeof size);
     ok(tm_group_classic(&g, 4, grp, &method) == 0 && method == TM_SPLIT,
        "a composite arity too large for the list is split into factors");
     for (int e = 0; e < 8; e++)
         size[grp[e]]++;
     ok(size[0] == 4 && size[1] == 4, "the split groups have 4 members each");
-    tm_list_max = lsaved;
-    tm_exact_max = saved;
+    topomap_tuning()->tm_list_max = lsaved;
+    topomap_tuning()->tm_exact_max = saved;
     tm_graph_free(&g);
 }
 
