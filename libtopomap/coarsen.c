@@ -5,20 +5,25 @@
  * drb + refine bisects the whole rank graph once per level of the node
  * hierarchy and then refines rank by rank; past 65,536 ranks both cost
  * minutes (doc/scaling.md). Here, as in the multilevel static mappers
- * (Scotch's, and the "partition then map the parts" schemes surveyed by
+ * (Scotch's, and the "partition, then map the parts" schemes surveyed by
  * Hoefler and Snir, ICS 2011):
- *  1. coarsen: METIS_PartGraphKway cuts the ranks into as many parts as
- *     the job needs nodes, of the node's slot count each (target weights);
- *     METIS balances only within its tolerance, so the parts are then made
- *     exact (ours: the least attached ranks of an over-full part go to the
- *     under-full part they talk to most, else to the first under-full part);
+ *  1. coarsen, in two stages: METIS_PartGraphKway cuts the ranks into parts
+ *     of COARSE_STAGE node-sized groups each (target weights: the slots of
+ *     those nodes); inside each part, greedy graph growing and swap passes
+ *     (ours, grow() and polish()) cut it into its groups. METIS balances
+ *     only within its tolerance, so its parts are made exact first (ours:
+ *     the least attached ranks of an over-full part go to the under-full
+ *     part they send most to, else to the first under-full part). Why not
+ *     one METIS call into as many parts as nodes: at 32,768 parts it costs
+ *     more than drb itself (doc/scaling.md);
  *  2. map the groups: the quotient graph (one vertex per group, the bytes
  *     between groups on its edges) on the nodes with one slot each, by drb
- *     and the refinement engine, as for a job of one rank per node;
- *  3. the ranks of a group on its node's slots in rank order, then the rank
- *     refinement (refine.c) from there, within the deadline and at most
- *     COARSE_RANK_PASSES passes (ours: the passes after the first few
- *     remove little, see doc/scaling.md).
+ *     and at most COARSE_GROUP_PASSES passes of the refinement engine, as
+ *     for a job of one rank per node;
+ *  3. the ranks of a group on its node's slots in rank order, then
+ *     COARSE_RANK_PASSES pass of the rank refinement (refine.c) within the
+ *     deadline: a pass costs about ranks x slots per node x the near nodes
+ *     searched, the first removes most (doc/scaling.md).
  * Every step is serial or thread-count independent (METIS seeded by the
  * options' seed, drb, refine.c), so the answer does not depend on the thread
  * count. Nodes with unequal slot counts are declined (ECANCELED): a group
@@ -38,14 +43,17 @@
 int topomap_coarse_min = 65536;
 
 /* Groups per part of the coarsening's first stage: METIS k-way into as many
- * parts as nodes costs seconds at 32,768 parts (65,536 ranks: 3 s of CPU,
- * more than drb), into 1/32 of that and then each part into its 32 groups
- * a fraction (doc/scaling.md). */
+ * parts as nodes costs 3 s of CPU at 32,768 parts of 65,536 ranks, more
+ * than drb; into 1/32 of that 0.6 s. 128 halves that again, for 7% more
+ * hop-bytes at 262,144 ranks (doc/scaling.md). */
 #define COARSE_STAGE 32
-/* Swap passes inside a part after the greedy growth (polish()). */
+/* Swap passes inside a part after the greedy growth (polish()): 4 took the
+ * hop-bytes at 262,144 ranks from 2.61e9 to 2.35e9 for 0.2 s. */
 #define COARSE_POLISH_PASSES 4
 /* Passes of the group refinement on the quotient graph and of the rank
- * refinement after it (doc/scaling.md: what each pass removes). */
+ * refinement after it: at 262,144 ranks (8 per node) the rank passes remove
+ * 1.1e8, 1.3e8, ... of 2.5e9 for 0.8 s each; at 1,048,576 ranks (32 per
+ * node) a pass costs about 6 s (doc/scaling.md). */
 #define COARSE_GROUP_PASSES 4
 #define COARSE_RANK_PASSES 1
 
@@ -90,6 +98,10 @@ static int kway(const topomap_graph_t *G, uint64_t seed, int np, const int *size
 {
     int n = G->n;
     int64_t ne = G->xadj[n];
+    if (ne > INT32_MAX)
+        return topomap_fail(err, errlen, E2BIG,
+                            "coarsen: %lld graph entries exceed METIS's 32-bit indices",
+                            (long long)ne);
     idx_t *xadj = malloc(sizeof(idx_t) * ((size_t)n + 1));
     idx_t *adj = malloc(sizeof(idx_t) * (size_t)(ne ? ne : 1));
     idx_t *wgt = malloc(sizeof(idx_t) * (size_t)(ne ? ne : 1));
@@ -362,11 +374,14 @@ static double swap_gain(const topomap_graph_t *G, const int *part, int v, int u,
  * member of that group for which the swap gains most (ties: the lower
  * index); group sizes stay. Only unhappy ranks search, so a pass costs
  * about (unhappy ranks) x (group size) x degree. mem/pos: the members of
- * each group from mstart[g], and each vertex's index there. */
+ * each group from mstart[g], and each vertex's index there; acc: gk
+ * doubles of scratch. */
 static void polish(const topomap_graph_t *G, int gk, int *part, const int *mstart, int *mem,
                    int *pos, double *acc)
 {
     int n = G->n;
+    for (int g = 0; g < gk; g++)
+        acc[g] = 0;
     for (int pass = 0; pass < COARSE_POLISH_PASSES; pass++) {
         int swaps = 0;
         for (int v = 0; v < n; v++) {
@@ -400,7 +415,6 @@ static void polish(const topomap_graph_t *G, int gk, int *part, const int *mstar
         if (!swaps)
             break;
     }
-    (void)gk;
 }
 
 /* Stage 2 of the coarsening: the ranks of each part (part[], np parts of
@@ -498,6 +512,18 @@ int topomap_coarsen_groups(const struct topomap_problem *pb, int cap, int *group
     return rc;
 }
 
+/* An entry of a quotient row, sorted by group. */
+struct qpair {
+    int h;
+    double w;
+};
+
+static int cmp_qpair(const void *a, const void *b)
+{
+    int x = ((const struct qpair *)a)->h, y = ((const struct qpair *)b)->h;
+    return (x > y) - (x < y);
+}
+
 /* The quotient graph of the groups: CSR rows sorted, no diagonal, the bytes
  * between two groups summed (symmetric, as pb->g). *members: the ranks of
  * each group in rank order, from mstart[g]. 0, or -1 on out of memory. */
@@ -510,8 +536,9 @@ static int quotient(const struct topomap_problem *pb, int np, const int *group, 
     *qa = malloc(sizeof(int) * (size_t)(ne ? ne : 1));
     *qw = malloc(sizeof(double) * (size_t)(ne ? ne : 1));
     int *mark = malloc(sizeof(int) * (size_t)np);
-    if (!*qx || !*qa || !*qw || !mark) {
-        free(mark);
+    struct qpair *pair = malloc(sizeof(struct qpair) * (size_t)np);
+    if (!*qx || !*qa || !*qw || !mark || !pair) {
+        free(mark), free(pair);
         return -1;
     }
     memset(mstart, 0, sizeof(int) * ((size_t)np + 1));
@@ -544,21 +571,17 @@ static int quotient(const struct topomap_problem *pb, int np, const int *group, 
         }
         for (int64_t e = row; e < k; e++)
             mark[(*qa)[e]] = -1;
-        /* Rows sorted (topomap_adj_find): insertion sort, rows are short. */
-        for (int64_t a = row + 1; a < k; a++) {
-            int h = (*qa)[a];
-            double w = (*qw)[a];
-            int64_t b = a;
-            for (; b > row && (*qa)[b - 1] > h; b--) {
-                (*qa)[b] = (*qa)[b - 1];
-                (*qw)[b] = (*qw)[b - 1];
-            }
-            (*qa)[b] = h;
-            (*qw)[b] = w;
+        /* Rows sorted (topomap_adj_find). */
+        for (int64_t e = row; e < k; e++)
+            pair[e - row] = (struct qpair){(*qa)[e], (*qw)[e]};
+        qsort(pair, (size_t)(k - row), sizeof *pair, cmp_qpair);
+        for (int64_t e = row; e < k; e++) {
+            (*qa)[e] = pair[e - row].h;
+            (*qw)[e] = pair[e - row].w;
         }
         (*qx)[g + 1] = k;
     }
-    free(mark);
+    free(mark), free(pair);
     return 0;
 }
 

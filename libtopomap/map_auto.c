@@ -8,7 +8,9 @@
  * bench`, see the README):
  *  1. block, as it is: the floor, O(edges);
  *  2. drb + refine: dual recursive bisection, the best single candidate on
- *     every network in the benchmark;
+ *     every network in the benchmark; above topomap_coarse_min ranks on
+ *     nodes of equal slot counts, the multilevel scheme (coarsen.c) instead,
+ *     whose cost grows about like n log n where drb + refine's does not;
  *  3. on tori and meshes, up to 16,384 ranks, analytic-anchor
  *     (map_analytic.c, refined): best where drb's straight cuts miss, e.g.
  *     scattered allocations;
