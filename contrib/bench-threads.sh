@@ -100,8 +100,12 @@ timer=
 run() { # PROFILE TASKS_PER_NODE THREADS OUT
     local log=$4.log
     if [ -n "$timer" ]; then
-        OMP_NUM_THREADS=$3 $timer -v "$topomap" map --profile "$1" --topology "$topo" \
-            --nodes all --tasks-per-node "$2" --algo auto -o "$4" 2>"$log"
+        if ! OMP_NUM_THREADS=$3 $timer -v "$topomap" map --profile "$1" --topology "$topo" \
+            --nodes all --tasks-per-node "$2" --algo auto -o "$4" 2>"$log"; then
+            echo "bench-threads.sh: topomap map failed, $3 threads: $(grep topomap: "$log" | tail -1)" >&2
+            echo "failed - - -"
+            return 0
+        fi
         awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); w = 0;
                         for (i = 1; i <= n; i++) w = w * 60 + t[i]}
                     /User time/ {u = $2} /System time/ {s = $2}
@@ -109,8 +113,12 @@ run() { # PROFILE TASKS_PER_NODE THREADS OUT
                     END {printf "%.2f %.2f %.2f %.0f\n", w, u, s, m}' "$log"
     else
         local TIMEFORMAT='%R %U %S'
-        { time OMP_NUM_THREADS=$3 "$topomap" map --profile "$1" --topology "$topo" \
-              --nodes all --tasks-per-node "$2" --algo auto -o "$4" 2>"$log"; } 2>"$log.time"
+        if ! { time OMP_NUM_THREADS=$3 "$topomap" map --profile "$1" --topology "$topo" \
+              --nodes all --tasks-per-node "$2" --algo auto -o "$4" 2>"$log"; } 2>"$log.time"; then
+            echo "bench-threads.sh: topomap map failed, $3 threads: $(tail -1 "$log")" >&2
+            echo "failed - - -"
+            return 0
+        fi
         echo "$(tail -1 "$log.time") -"
     fi
 }
@@ -118,14 +126,17 @@ run() { # PROFILE TASKS_PER_NODE THREADS OUT
 printf '%-28s %7s %8s %8s %8s %9s %s\n' profile threads wall_s user_s sys_s peak_MB \
     "same mapping as 1 thread"
 status=0
-for job in "$stencil 32" "$graph 8"; do
-    set -- $job
+profs=("$stencil" "$graph") tpns=(32 8)
+for k in 0 1; do
+    set -- "${profs[k]}" "${tpns[k]}"
     name=$(basename "$1" .bin)
     first=
     for th in $threads; do
         out=$tmp/$name.t$th.map
         read -r wall user sys rss < <(run "$1" "$2" "$th" "$out")
-        if [ -z "$first" ]; then
+        if [ "$wall" = failed ]; then
+            same=failed status=1
+        elif [ -z "$first" ]; then
             first=$out same="(reference)"
         elif cmp -s "$first" "$out"; then
             same=yes
@@ -134,6 +145,6 @@ for job in "$stencil 32" "$graph 8"; do
         fi
         printf '%-28s %7s %8s %8s %8s %9s %s\n' "$name" "$th" "$wall" "$user" "$sys" "$rss" "$same"
     done
-    grep -h "hop-bytes" "$first.log" | sed 's/^/  /' | tail -1
+    [ -z "$first" ] || grep -h "hop-bytes" "$first.log" | sed 's/^/  /' | tail -1
 done
 exit $status
