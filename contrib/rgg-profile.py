@@ -4,8 +4,8 @@
 list: the irregular input of the scaling measurements (doc/scaling.md).
 
 Usage: rgg-profile.py N [SEED] > PROFILE.txt
-The same graph as topomap-bench's rgg-N (contrib/bench_gen.c, bench_rgg;
-SEED defaults to its 20240607): N points uniform in the unit cube, from
+bench_rgg of contrib/bench_gen.c (topomap-bench's rgg-N) transcribed, SEED
+defaulting to its 20240607 (not compared entry by entry): N points uniform in the unit cube, from
 splitmix64; two ranks within distance r (N 4/3 pi r^3 = 6) exchange
 floor(1 + 1e4 (1 - d / r)) bytes each way in one message."""
 import math
