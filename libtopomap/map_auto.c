@@ -8,7 +8,9 @@
  * bench`, see the README):
  *  1. block, as it is: the floor, O(edges);
  *  2. drb + refine: dual recursive bisection, the best single candidate on
- *     every network in the benchmark;
+ *     every network in the benchmark; above topomap_coarse_min ranks on
+ *     nodes of equal slot counts, the multilevel scheme (coarsen.c) instead,
+ *     whose cost grows about like n log n where drb + refine's does not;
  *  3. on tori and meshes, up to 16,384 ranks, analytic-anchor
  *     (map_analytic.c, refined): best where drb's straight cuts miss, e.g.
  *     scattered allocations;
@@ -97,6 +99,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coarsen.h"
 #include "internal.h"
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
@@ -282,7 +285,13 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
     c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0, COST_ALWAYS};
     if (has_grid)
         c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
-    c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0, COST_ALWAYS};
+    /* Large jobs: the multilevel scheme (coarsen.c) in drb + refine's place,
+     * and no other drb seeds (doc/scaling.md). */
+    int multilevel = pb->n > topomap_coarse_min && topomap_coarse_applies(pb);
+    if (multilevel)
+        c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
+    else
+        c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0, COST_ALWAYS};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
         c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1, COST_ALWAYS};
@@ -314,8 +323,10 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
     if (pb->n <= AUTO_SPECTRAL_MAX)
         c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0,
                                2.0};
-    c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
-    c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
+    if (!multilevel)
+        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
+    if (!multilevel)
+        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
     if (small)
         c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, 2.0};
     return k;
@@ -432,7 +443,7 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
             return -1;
         }
         tried++;
-        if (w_drb < 0 && c[k].fn == topomap_map_drb)
+        if (w_drb < 0 && (c[k].fn == topomap_map_drb || c[k].fn == topomap_map_coarse))
             w_drb = cw;
         double hb = score(pb, tmp, sumcom);
         topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c[k].name,
