@@ -40,7 +40,6 @@
 
 /* METIS's tolerance on the part sizes (1.03 is its default for k-way). */
 #define COARSE_UBFACTOR 1.03f
-int topomap_coarse_min = 65536;
 
 /* Groups per part of the coarsening's first stage: METIS k-way into as many
  * parts as nodes costs 3 s of CPU at 32,768 parts of 65,536 ranks, more

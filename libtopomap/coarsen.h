@@ -4,10 +4,8 @@
 #define TOPOMAP_COARSEN_H
 
 #include "internal.h"
+#include "tuning.h"
 
-/* Above this many ranks auto runs topomap_map_coarse where it ran drb +
- * refine (measured in doc/scaling.md). A variable for the tests. */
-extern int topomap_coarse_min;
 
 /* 1 when topomap_map_coarse applies: every node holds as many slots. */
 int topomap_coarse_applies(const struct topomap_problem *pb);

@@ -8,7 +8,7 @@
  * bench`, see the README):
  *  1. block, as it is: the floor, O(edges);
  *  2. drb + refine: dual recursive bisection, the best single candidate on
- *     every network in the benchmark; above topomap_coarse_min ranks on
+ *     every network in the benchmark; above the tuning's coarse_min ranks on
  *     nodes of equal slot counts, the multilevel scheme (coarsen.c) instead,
  *     whose cost grows about like n log n where drb + refine's does not;
  *  3. on tori and meshes, up to 16,384 ranks, analytic-anchor
@@ -287,7 +287,7 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
         c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
     /* Large jobs: the multilevel scheme (coarsen.c) in drb + refine's place,
      * and no other drb seeds (doc/scaling.md). */
-    int multilevel = pb->n > topomap_coarse_min && topomap_coarse_applies(pb);
+    int multilevel = pb->n > topomap_tuning()->coarse_min && topomap_coarse_applies(pb);
     if (multilevel)
         c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
     else

@@ -30,6 +30,10 @@ static struct topomap_tuning tuning = {
     /* Every tree of up to 8 leaves is searched exhaustively. */
     .tm_exact_max = 20000,
     .tm_list_max = 100000,
+    /* At 65,536 ranks drb+refine is still within the budget and 3.9% better
+     * than the multilevel scheme; past it its cost grows far above n log n
+     * (doc/scaling.md). */
+    .coarse_min = 65536,
 };
 
 struct topomap_tuning *topomap_tuning(void)

@@ -32,6 +32,9 @@ struct topomap_tuning {
      * there are at most tm_exact_max of them, the paper's list of all groups
      * when there are at most tm_list_max groups. */
     long tm_exact_max, tm_list_max;
+    /* map_auto.c: above this many ranks, where no grid is found, the
+     * multilevel scheme (coarsen.c) replaces drb+refine. */
+    int coarse_min;
     /* map_drb.c: called at every split of dual recursive bisection with the
      * topology nodes of the two halves, their slots and the ranks each
      * receives. NULL outside tests. */

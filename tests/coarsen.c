@@ -2,7 +2,7 @@
 /* The multilevel mapping of large jobs (coarsen.c): node-sized groups that
  * respect the slot counts, valid mappings no worse than block, the same
  * answer for any thread count, nodes of unequal slot counts declined, and
- * auto's switch to it above topomap_coarse_min ranks. */
+ * auto's switch to it above the tuning's coarse_min ranks. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -131,13 +131,13 @@ static void test_unequal(void)
     ok(!topomap_coarse_applies(&P.pb), "unequal slot counts: multilevel does not apply");
     int rc = topomap_map_coarse(&P.pb, r2s, err, sizeof err);
     ok(rc < 0 && errno == ECANCELED && strstr(err, "unequal"), "declined: %s", err);
-    int min = topomap_coarse_min;
-    topomap_coarse_min = 16;
+    int min = topomap_tuning()->coarse_min;
+    topomap_tuning()->coarse_min = 16;
     topomap_opts_t o;
     topomap_opts_init(&o);
     rc = topomap_map("auto", p, a, &o, r2s, err, sizeof err);
     ok(rc == 0 && valid(r2s, 62, 62), "auto above the threshold on them: valid (drb + refine)");
-    topomap_coarse_min = min;
+    topomap_tuning()->coarse_min = min;
     free(r2s);
     prob_free(&P);
     topomap_profile_free(p);
@@ -157,8 +157,8 @@ static void test_auto_threads(void)
     int n = 2048;
     topomap_profile_t *p = random_profile(n, 3);
     int *ref = malloc(sizeof(int) * n), *got = malloc(sizeof(int) * n), *blk = malloc(sizeof(int) * n);
-    int min = topomap_coarse_min, same = 1;
-    topomap_coarse_min = 1024;
+    int min = topomap_tuning()->coarse_min, same = 1;
+    topomap_tuning()->coarse_min = 1024;
     for (int th = 1; th <= 4; th *= 2) {
         topomap_opts_t o;
         topomap_opts_init(&o);
@@ -171,7 +171,7 @@ static void test_auto_threads(void)
         }
     }
     ok(same, "auto through multilevel, 2048 ranks: same mapping for 1, 2 and 4 threads");
-    topomap_coarse_min = min;
+    topomap_tuning()->coarse_min = min;
     topomap_opts_t o;
     topomap_opts_init(&o);
     topomap_map("block", p, a, &o, blk, err, sizeof err);
