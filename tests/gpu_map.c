@@ -210,6 +210,37 @@ static void shared(void)
     }
 }
 
+/* The second shipped GPU node (topologies/frontier-mi250x.yaml: 8 MI250X
+ * GCDs with 4, 2, 1 or no Infinity Fabric links per pair): auto's SumCom
+ * below block's for the synthetic profiles on its 4 nodes. */
+static void frontier(void)
+{
+    topomap_topology_t *t = topomap_topology_load(SHIPPED "frontier-mi250x.yaml", err, sizeof err);
+    if (!ok(t != NULL, "frontier-mi250x loads%s%s", t ? "" : ": ", t ? "" : err))
+        return;
+    topomap_alloc_t *a = topomap_alloc_create(t, "frontier[00001-00004]", NULL, err, sizeof err);
+    static const char *const names[] = {"tensor-groups", "stencil 8x4", "random"};
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    for (int k = 0; a && k < 3; k++) {
+        topomap_profile_t *p = synthetic(k, 32);
+        int r2s[32];
+        double sb = -1, sa = -1;
+        if (p && topomap_map("block", p, a, &o, r2s, err, sizeof err) == 0)
+            sb = sumcom(p, a, r2s);
+        if (p && topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0)
+            sa = sumcom(p, a, r2s);
+        printf("# frontier-mi250x %-14s block %.6g  auto %.6g  (auto/block %.4f)\n", names[k], sb,
+               sa, sa / sb);
+        ok(sa >= 0 && sb > 0 && sa < sb, "frontier-mi250x, synthetic %s: auto below block",
+           names[k]);
+        topomap_profile_free(p);
+    }
+    ok(a != NULL, "frontier-mi250x: 4 nodes allocated%s%s", a ? "" : ": ", a ? "" : err);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     aware = topomap_topology_load(SHIPPED "dgx1-v100.yaml", err, sizeof err);
@@ -227,6 +258,7 @@ int main(void)
     }
     exact_node();
     shared();
+    frontier();
     topomap_topology_free(aware);
     topomap_topology_free(unaware);
     return done_testing();
