@@ -437,6 +437,7 @@ struct auto_run {
     int sumcom;
     double floor_hb;
     double t0, end; /* start, and the caller's deadline for auto (0: none) */
+    double start_by;  /* no candidate starts after this (0: none) */
 };
 
 static void run_free(struct auto_run *ar)
@@ -481,12 +482,16 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
     if (pb->deadline > 0) {
         /* On dragonflies the spread step (spread_step), on networks of
          * uneven bandwidths the final congestion refinement, keep
-         * AUTO_DF_SPREAD_SHARE of the time. */
+         * AUTO_DF_SPREAD_SHARE of the time: no candidate (nor the iterated
+         * local search) starts after start_by, but one that runs may go on
+         * to the deadline (on a loaded machine the first drb + refine of
+         * 4096 ranks needs it; a candidate beats no candidate). */
         double share = AUTO_BUDGET_SHARE;
         if (has_global_links(pb->topo) || topomap_channels_uneven(pb->topo))
             share *= 1 - AUTO_DF_SPREAD_SHARE;
         ar->end = ar->t0 + (pb->deadline - ar->t0) * AUTO_BUDGET_SHARE;
-        ar->sub.deadline = ar->t0 + (pb->deadline - ar->t0) * share;
+        ar->start_by = ar->t0 + (pb->deadline - ar->t0) * share;
+        ar->sub.deadline = ar->end;
     }
     return 0;
 }
@@ -561,7 +566,7 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
     const struct topomap_problem *pb = ar->pb;
     const struct cand *c = &ar->c[k];
     /* Out of time: keep what we have (block has always been tried). */
-    if (ar->best >= 0 && ar->sub.deadline > 0 && topomap_now() > ar->sub.deadline) {
+    if (ar->best >= 0 && ar->start_by > 0 && topomap_now() > ar->start_by) {
         topomap_log(pb, "auto: time limit reached before %s", c->name);
         return 1;
     }
@@ -633,11 +638,12 @@ static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     const struct topomap_problem *pb = ar->pb;
     if (ar->sumcom || !small_job(pb) || ar->w_drb < 0 ||
         (ar->floor_hb > 0 && ar->best_hb <= ar->floor_hb) ||
-        AUTO_WORK_BUDGET - ar->spent < AUTO_ILS_COST * ar->w_drb || topomap_expired(&ar->sub))
+        AUTO_WORK_BUDGET - ar->spent < AUTO_ILS_COST * ar->w_drb ||
+        (ar->start_by > 0 && topomap_now() > ar->start_by))
         return 0;
     double removed = 0, ti = topomap_now();
     memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
-    if (topomap_refine_ils(&ar->sub, ar->tmp, AUTO_ILS_TRIES, ar->sub.deadline, &removed, err,
+    if (topomap_refine_ils(&ar->sub, ar->tmp, AUTO_ILS_TRIES, ar->start_by, &removed, err,
                            errlen) < 0)
         return -1;
     topomap_log(pb, "auto: iterated local search (%d kicks) %.6g -> %.6g in %.3f s",
