@@ -94,14 +94,15 @@
  * the candidates, the spread step refines the kept mapping and the one of
  * lowest hop-bytes with the congestion objective over the global links
  * alone, which moves ranks off the busiest global link onto the other links
- * between the same groups and onto other group pairs; with a time limit it
- * has AUTO_DF_SPREAD_SHARE of it. auto's answer is then "NAME+spread".
+ * between the same groups and onto other group pairs; with a time limit no
+ * candidate starts in the last AUTO_DF_SPREAD_SHARE of auto's time, which
+ * is left to it. auto's answer is then "NAME+spread".
  *
  * Uneven bandwidths (a tapered fat-tree; ours): when the channels do not all
  * have one bandwidth (topomap_channels_uneven) and the network is no
  * dragonfly, candidates are keyed as with the congestion objective, whose
  * busiest link is in seconds (each channel's bytes weighted by its
- * bandwidth), and the final congestion refinement runs, with
+ * bandwidth), and the final congestion refinement runs, in the last
  * AUTO_DF_SPREAD_SHARE of a time limit: hop-bytes alone cannot see that a
  * byte over the thin level costs more.
  *
