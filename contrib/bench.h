@@ -10,6 +10,7 @@
  *   bench_tree.c     the tree set: treematch and SumCom on hierarchical machines
  *   bench_dragonfly.c the dragonfly set: the busiest global link
  *   bench_cong.c     the congestion set: the busiest link on scattered tori
+ *   bench_taper.c    its tapered fat-tree table: auto with and without the taper
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
 #ifndef TOPOMAP_BENCH_H
@@ -151,6 +152,8 @@ void bench_dragonfly_run(const char *tdir, const char *wdir, int quick);
 /* bench_cong.c: the congestion set (busiest link on scattered torus
  * allocations; its own table). */
 void bench_cong_run(const char *tdir, const char *wdir, int quick);
+/* bench_taper.c: the tapered fat-tree table (run by the congestion set). */
+void bench_taper_run(const char *wdir);
 
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */

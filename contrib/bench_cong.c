@@ -172,4 +172,5 @@ void bench_cong_run(const char *tdir, const char *wdir, int quick)
         topomap_profile_free(P[i]);
     topomap_alloc_free(a);
     topomap_topology_free(t);
+    bench_taper_run(wdir);
 }

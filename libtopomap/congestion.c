@@ -249,6 +249,11 @@ const char *topomap_link_class_name(int k)
     return k >= 0 && k < TOPOMAP_LINK_CLASSES ? names[k] : NULL;
 }
 
+int topomap_channel_class(const topomap_topology_t *t, int64_t c)
+{
+    return t->ops->channel_class ? t->ops->channel_class(t, c) : TOPOMAP_LINK_LOCAL;
+}
+
 double topomap_channel_weight(const topomap_topology_t *t, int64_t c)
 {
     if (!t->ops->channel_bandwidth || !(t->link_bandwidth > 0))
@@ -257,8 +262,35 @@ double topomap_channel_weight(const topomap_topology_t *t, int64_t c)
     return bw > 0 ? t->link_bandwidth / bw : 1;
 }
 
+int topomap_channels_uneven(const topomap_topology_t *t)
+{
+    if (!t->ops->channel_bandwidth || t->nnodes < 2)
+        return 0;
+    /* Routes from node 0 to nodes 1, 2, 4, ... and the last: on a tree the
+     * last one climbs to the top, on a dragonfly it leaves the group, so
+     * together they meet every level and class of channel. */
+    int64_t *chan = malloc(sizeof *chan * (size_t)(t->route_max > 0 ? t->route_max : 1));
+    if (!chan)
+        return 0;
+    double first = 0;
+    int uneven = 0;
+    for (int b = 1; !uneven; b = b < t->nnodes / 2 ? 2 * b : t->nnodes - 1) {
+        int h = t->ops->route(t, 0, b, chan);
+        for (int k = 0; k < h && !uneven; k++) {
+            double w = topomap_channel_weight(t, chan[k]);
+            if (first == 0)
+                first = w;
+            uneven = w != first;
+        }
+        if (b == t->nnodes - 1)
+            break;
+    }
+    free(chan);
+    return uneven;
+}
+
 int topomap_congestion_weighted(const topomap_profile_t *p, const topomap_topology_t *t,
-                                const int *node, double *wmax)
+                                const int *node, int cls, double *wmax)
 {
     struct chan_load *cl;
     size_t n;
@@ -266,6 +298,8 @@ int topomap_congestion_weighted(const topomap_profile_t *p, const topomap_topolo
         return -1;
     double max = 0;
     for (size_t i = 0; i < n; i++) {
+        if (cls >= 0 && topomap_channel_class(t, cl[i].c) != cls)
+            continue;
         double l = cl[i].load * topomap_channel_weight(t, cl[i].c);
         if (l > max)
             max = l;

@@ -27,6 +27,7 @@
 
 struct topomap_cload {
     const struct topomap_problem *pb;
+    int cls; /* the class of channel loaded (-1: every class) */
     /* The directed byte graph (rows: senders) and its transpose (rows:
      * receivers), self pairs dropped. */
     int64_t *oxadj, *ixadj;
@@ -227,6 +228,8 @@ static int add_route(struct topomap_cload *cl, int a, int b, double w)
     const topomap_topology_t *t = cl->pb->topo;
     int h = t->ops->route(t, a, b, cl->route);
     for (int k = 0; k < h; k++) {
+        if (cl->cls >= 0 && topomap_channel_class(t, cl->route[k]) != cl->cls)
+            continue;
         int d = id_of(cl, cl->route[k]);
         if (d < 0)
             return -1;
@@ -291,12 +294,19 @@ void topomap_cload_free(struct topomap_cload *cl)
 
 struct topomap_cload *topomap_cload_create(const struct topomap_problem *pb, const int *r2s)
 {
+    return topomap_cload_create_class(pb, r2s, -1);
+}
+
+struct topomap_cload *topomap_cload_create_class(const struct topomap_problem *pb, const int *r2s,
+                                                 int cls)
+{
     struct topomap_cload *cl = calloc(1, sizeof *cl);
     if (!cl) {
         errno = ENOMEM;
         return NULL;
     }
     cl->pb = pb;
+    cl->cls = cls;
     int rm = pb->topo->route_max > 0 ? pb->topo->route_max : 1;
     cl->r2s = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
     cl->s2r = malloc(sizeof(int) * (size_t)(pb->nslots ? pb->nslots : 1));

@@ -537,14 +537,27 @@ struct topomap_cload;
  * level tapered 2:1), so that loads compare as seconds; 1 when the network
  * has no per-channel bandwidths or either is unknown. */
 double topomap_channel_weight(const topomap_topology_t *t, int64_t c);
+/* congestion.c: 1 when the channels of t do not all have one bandwidth (a
+ * tapered tree, a dragonfly's slower global links), judged on the routes
+ * from node 0 to nodes 1, 2, 4, ... and the last; 0 otherwise. */
+int topomap_channels_uneven(const topomap_topology_t *t);
+/* congestion.c: the class of channel c (TOPOMAP_LINK_*; LOCAL on networks
+ * without classes). */
+int topomap_channel_class(const topomap_topology_t *t, int64_t c);
 /* The busiest channel's load so weighted, of ranks on nodes node[]
- * (congestion.c's routes and sums); 0, or -1 + errno. */
+ * (congestion.c's routes and sums), over the channels of class cls (-1:
+ * every channel); 0, or -1 + errno. */
 int topomap_congestion_weighted(const topomap_profile_t *p, const topomap_topology_t *t,
-                                const int *node, double *wmax);
+                                const int *node, int cls, double *wmax);
 /* Weight of hop-bytes against the busiest link in the congestion objective
  * (refine_congestion.c, map_auto.c). */
 #define TOPOMAP_CONG_LAMBDA 0.5
 struct topomap_cload *topomap_cload_create(const struct topomap_problem *pb, const int *r2s);
+/* The same, loading only the channels of class cls (TOPOMAP_LINK_*; -1:
+ * all): a dragonfly's global links alone, whose busiest one is the
+ * objective there while every rank's node cable carries its fixed bytes. */
+struct topomap_cload *topomap_cload_create_class(const struct topomap_problem *pb, const int *r2s,
+                                                 int cls);
 void topomap_cload_free(struct topomap_cload *cl);
 int topomap_cload_move(struct topomap_cload *cl, int r, int slot);
 double topomap_cload_max(const struct topomap_cload *cl);
@@ -562,10 +575,16 @@ int topomap_cload_crossing(const struct topomap_cload *cl, int64_t c, double *cr
  * *cmax = the busiest link's load after, when not NULL. 0, or -1 + errno. */
 int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
                               double *cmax, char *err, size_t errlen);
+/* The same with C and Q over the channels of class cls only (-1: all;
+ * TOPOMAP_LINK_GLOBAL on a dragonfly, for map_auto.c's spread step). */
+int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, long max_moves,
+                                    int cls, double *cmax, char *err, size_t errlen);
 /* The busiest link's load of r2s, weighted as topomap_channel_weight says
  * (congestion.c's congestion_max where the network has one bandwidth), or
  * -1 + errno. */
 double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s);
+/* The same over the channels of class cls only (-1: all). */
+double topomap_slots_congestion_class(const struct topomap_problem *pb, const int *r2s, int cls);
 
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */

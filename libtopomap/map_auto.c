@@ -88,6 +88,26 @@
  * limit, and a result is kept when its key is lower and it passes the
  * guard.
  *
+ * Dragonflies (networks with a global link class; ours, beyond the
+ * candidates' papers): the objective of dragonfly mapping studies (Bhatele
+ * et al., SC 2011; Jain et al., SC 2014) is the busiest global link, so
+ * candidates are keyed by it first and by hop-bytes second (dfly_key), and
+ * one whose hop-bytes or busiest link are above block's is not kept. After
+ * the candidates, the spread step refines the kept mapping and the one of
+ * lowest hop-bytes with the congestion objective over the global links
+ * alone, which moves ranks off the busiest global link onto the other links
+ * between the same groups and onto other group pairs; with a time limit no
+ * candidate starts in the last AUTO_DF_SPREAD_SHARE of auto's time, which
+ * is left to it. auto's answer is then "NAME+spread".
+ *
+ * Uneven bandwidths (a tapered fat-tree; ours): when the channels do not all
+ * have one bandwidth (topomap_channels_uneven) and the network is no
+ * dragonfly, candidates are keyed as with the congestion objective, whose
+ * busiest link is in seconds (each channel's bytes weighted by its
+ * bandwidth), and the final congestion refinement runs, in the last
+ * AUTO_DF_SPREAD_SHARE of a time limit: hop-bytes alone cannot see that a
+ * byte over the thin level costs more.
+ *
  * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
  * time_limit) auto as a whole stays within the limit: each candidate runs
  * with the deadline, a candidate cut short by it is dropped (an unfinished
@@ -126,6 +146,11 @@
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
+/* On dragonflies, the share of that time kept for the spread step (ours,
+ * see spread_step): the candidates' hop-bytes gains come in their first
+ * half-second at 2048 ranks, the busiest global link's in the steps of the
+ * congestion refinement. */
+#define AUTO_DF_SPREAD_SHARE 0.35
 
 /* Work budget of auto (work units, about a nanosecond each on the benchmark
  * machine: see TOPOMAP_WORK_* in internal.h), in tuning.c for the tests. */
@@ -188,12 +213,35 @@ static double hop_bytes_floor(const struct topomap_problem *pb)
 struct auto_guard {
     int on;       /* 0: guard off (time), nothing checked */
     int mixed;    /* 1: objective congestion, candidates keyed by mixed() */
+    int dfly;     /* 1: a network with global links, candidates keyed by dfly_key() */
+    int uneven;   /* 1: channels of several bandwidths (not dfly), keyed by mixed() */
     double cb, hb; /* block's busiest link and hop-bytes (score) */
+    double gb;    /* block's busiest global link (dfly) */
 };
 
 static double mixed(const struct auto_guard *gd, double c, double h)
 {
     return (gd->cb > 0 ? c / gd->cb : 0) + TOPOMAP_CONG_LAMBDA * (gd->hb > 0 ? h / gd->hb : 0);
+}
+
+/* Networks with a global link class (dragonflies): told by the topology's
+ * channel classes, not by its kind's name. */
+static int has_global_links(const topomap_topology_t *t)
+{
+    return topomap_topology_link_classes(t) > TOPOMAP_LINK_GLOBAL;
+}
+
+/* On dragonflies (ours, the objective of Bhatele et al., SC 2011 and Jain et
+ * al., SC 2014 made a key): the busiest global link g first, hop-bytes h
+ * second. A lexicographic order as one number: AUTO_DF_TIE is far below
+ * any difference of g/gb between two mappings (a byte in a job's busiest
+ * global link), and h/hb is near 1 (h <= hb is required, see judge()). When
+ * block sends nothing between groups (gb = 0), g is in bytes: any global
+ * traffic loses. */
+#define AUTO_DF_TIE 1e-9
+static double dfly_key(const struct auto_guard *gd, double g, double h)
+{
+    return (gd->gb > 0 ? g / gd->gb : g) + AUTO_DF_TIE * (gd->hb > 0 ? h / gd->hb : 0);
 }
 
 /* Set up the guard from block's mapping r2s and its score hb. 0, or -1 +
@@ -202,27 +250,51 @@ static int guard_init(struct auto_guard *gd, const struct topomap_problem *pb,
                       const struct topomap_problem *sub, const int *r2s, double hb)
 {
     double t = topomap_now();
-    gd->mixed = pb->opts->objective == TOPOMAP_OBJECTIVE_CONGESTION;
+    gd->dfly = has_global_links(pb->topo);
+    /* Uneven bandwidths (a tapered tree; ours): the hop-bytes candidates
+     * cannot see that a byte over a thin level costs more, so the key is the
+     * congestion objective's, whose busiest link is in seconds. */
+    gd->uneven = !gd->dfly && topomap_channels_uneven(pb->topo);
+    gd->mixed = pb->opts->objective == TOPOMAP_OBJECTIVE_CONGESTION || gd->uneven;
     gd->hb = hb;
     gd->cb = topomap_slots_congestion(pb, r2s);
     if (gd->cb < 0)
         return -1;
+    if (gd->dfly && (gd->gb = topomap_slots_congestion_class(pb, r2s, TOPOMAP_LINK_GLOBAL)) < 0)
+        return -1;
     double took = topomap_now() - t;
     gd->on = !(sub->deadline > 0 && 4 * took > sub->deadline - topomap_now());
-    if (!gd->on)
+    if (!gd->on) {
         topomap_log(pb, "auto: busiest link of block %.6g took %.3f s: no busiest-link guard "
                         "within the time limit",
                     gd->cb, took);
-    else
-        topomap_log(pb, "auto: busiest link of block %.6g", gd->cb);
+        gd->dfly = 0;
+    } else if (gd->dfly) {
+        topomap_log(pb, "auto: busiest link of block %.6g, busiest global link %.6g: candidates "
+                        "judged by the busiest global link, then hop-bytes",
+                    gd->cb, gd->gb);
+    } else {
+        topomap_log(pb, "auto: busiest link of block %.6g%s", gd->cb,
+                    gd->uneven ? " (in seconds x link_bandwidth: the channels' bandwidths differ; "
+                                 "candidates judged by the congestion objective)"
+                               : "");
+    }
     return 0;
+}
+
+/* The key of block's own mapping. */
+static double block_key(const struct auto_guard *gd)
+{
+    if (gd->dfly)
+        return dfly_key(gd, gd->gb, gd->hb);
+    return gd->mixed ? mixed(gd, gd->cb, gd->hb) : gd->hb;
 }
 
 /* The key of a mapping of score hb (hop-bytes or SumCom): *key, lower is
  * better; returns 1 when it may be kept (its busiest link is not above
- * block's), 0 when not (*key then unset), -1 + errno. The busiest link is
- * only computed when the key alone would keep it (below `best`; best < 0:
- * none yet). */
+ * block's; on dragonflies, nor its hop-bytes), 0 when not (*key then
+ * unset), -1 + errno. The busiest link is only computed when the key alone
+ * would keep it (below `best`; best < 0: none yet). */
 static int judge(const struct auto_guard *gd, const struct topomap_problem *pb, const int *r2s,
                  double hb, double best, double *key)
 {
@@ -230,12 +302,23 @@ static int judge(const struct auto_guard *gd, const struct topomap_problem *pb, 
         *key = gd->mixed ? mixed(gd, gd->cb, hb) : hb;
         return best < 0 || *key < best;
     }
-    if (!gd->mixed && best >= 0 && hb >= best)
+    if (!gd->mixed && !gd->dfly && best >= 0 && hb >= best)
+        return 0;
+    /* A lower busiest global link bought with more hop-bytes than block's
+     * is no gain over block. */
+    if (gd->dfly && hb > gd->hb)
         return 0;
     double c = topomap_slots_congestion(pb, r2s);
     if (c < 0)
         return -1;
-    *key = gd->mixed ? mixed(gd, c, hb) : hb;
+    if (gd->dfly) {
+        double g = topomap_slots_congestion_class(pb, r2s, TOPOMAP_LINK_GLOBAL);
+        if (g < 0)
+            return -1;
+        *key = dfly_key(gd, g, hb);
+    } else {
+        *key = gd->mixed ? mixed(gd, c, hb) : hb;
+    }
     if (c > gd->cb) {
         topomap_log(pb, "auto: busiest link %.6g above block's %.6g: not kept", c, gd->cb);
         return 0;
@@ -253,20 +336,23 @@ static int keep_if(const struct auto_guard *gd, const struct topomap_problem *pb
     return keep;
 }
 
-/* Objective congestion: `from` refined for it in tmp, copied to r2s when
- * keep_if() keeps it. Nothing at the deadline. 0, or -1 + errno. */
+/* `from` refined in tmp for the congestion objective over the channels of
+ * class cls (-1: all), copied to r2s when keep_if() keeps it. Nothing at
+ * the deadline. 0, or -1 + errno. */
 static int refine_kept(const struct auto_guard *gd, const struct topomap_problem *sub,
-                       const int *from, int *r2s, int *tmp, int sumcom, double *best, char *err,
-                       size_t errlen)
+                       const int *from, int *r2s, int *tmp, int sumcom, int cls, double *best,
+                       char *err, size_t errlen)
 {
     if (sub->deadline > 0 && topomap_now() > sub->deadline)
         return 0;
     memcpy(tmp, from, sizeof(int) * (size_t)sub->n);
-    if (topomap_refine_congestion(sub, tmp, 0, NULL, err, errlen) < 0)
+    if (topomap_refine_congestion_class(sub, tmp, 0, cls, NULL, err, errlen) < 0)
         return -1;
     double key;
-    if (keep_if(gd, sub, tmp, score(sub, tmp, sumcom), best, &key) == 1)
+    if (keep_if(gd, sub, tmp, score(sub, tmp, sumcom), best, &key) == 1) {
         memcpy(r2s, tmp, sizeof(int) * (size_t)sub->n);
+        return 1;
+    }
     return 0;
 }
 
@@ -332,216 +418,354 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
     return k;
 }
 
-int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
-{
-    struct cand c[24];
-    double t0 = topomap_now();
-    /* The process grid, found once for the candidate list and for grid. */
+/* The state of one run of auto, shared by its steps. */
+struct auto_run {
+    const struct topomap_problem *pb;
+    struct topomap_problem sub; /* pb with auto's grid, options and deadline */
+    topomap_opts_t so;
     topomap_grid_t g;
-    int *gc = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1) * TOPOMAP_GRID_MAXDIMS);
-    int has_grid = gc && topomap_grid_detect(pb->profile, pb->opts->grid_weak, &g, gc) > 0;
-    int nc = candidates(pb, has_grid, c);
-    int *tmp = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
+    struct cand c[24];
+    int nc;
+    int *gc, *tmp;
     /* raw: the mapping of candidate `rawk` before refinement, reused by a
      * next candidate of the same algorithm and seed (treematch, then
      * treematch+refine). */
-    int *raw = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1)), rawk = -1;
-    /* low: with the congestion objective, the candidate of lowest score
-     * (low_hb), kept or not. */
-    int *low = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
-    if (!tmp || !raw || !gc || !low) {
-        free(tmp), free(raw), free(gc), free(low);
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    }
-    struct topomap_problem sub = *pb;
-    if (has_grid) {
-        sub.grid = &g;
-        sub.grid_coords = gc;
-    }
-    topomap_opts_t so = *pb->opts;
-    sub.opts = &so;
-    if (pb->deadline > 0)
-        sub.deadline = t0 + (pb->deadline - t0) * AUTO_BUDGET_SHARE;
+    int *raw, rawk;
+    /* low: with the congestion objective or on dragonflies, the candidate of
+     * lowest score (low_hb), kept or not. */
+    int *low, low_k;
+    double low_hb;
     /* best: the key of the kept mapping (judge()), best_hb its score. */
-    double best = -1, best_hb = -1, low_hb = -1;
-    int chosen = -1, tried = 0;
-    struct auto_guard gd = {0, 0, 0, 0};
+    double best, best_hb;
+    int chosen, tried;
+    int spread; /* 1: the kept mapping is the spread step's, from candidate chosen */
+    struct auto_guard gd;
     /* Work spent so far and that of the first drb + refine (-1: not yet). */
-    double spent = 0, w_drb = -1;
+    double spent, w_drb;
     /* Hierarchical nodes: every candidate gets the node-internal placement
      * and candidates are compared by SumCom, which sees the node levels;
      * otherwise by hop-bytes. */
-    int sumcom = topomap_topology_node_nlevels(pb->topo) > 1 &&
+    int sumcom;
+    double floor_hb;
+    double t0, end; /* start, and the caller's deadline for auto (0: none) */
+    double start_by;  /* no candidate starts after this (0: none) */
+};
+
+static void run_free(struct auto_run *ar)
+{
+    free(ar->tmp), free(ar->raw), free(ar->gc), free(ar->low);
+}
+
+/* Everything but the candidates' runs. 0, or -1 + errno (ENOMEM). */
+static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
+{
+    memset(ar, 0, sizeof *ar);
+    ar->pb = pb;
+    ar->t0 = topomap_now();
+    size_t n = (size_t)(pb->n ? pb->n : 1);
+    /* The process grid, found once for the candidate list and for grid. */
+    ar->gc = malloc(sizeof(int) * n * TOPOMAP_GRID_MAXDIMS);
+    int has_grid =
+        ar->gc && topomap_grid_detect(pb->profile, pb->opts->grid_weak, &ar->g, ar->gc) > 0;
+    ar->nc = candidates(pb, has_grid, ar->c);
+    ar->tmp = malloc(sizeof(int) * n);
+    ar->raw = malloc(sizeof(int) * n);
+    ar->low = malloc(sizeof(int) * n);
+    if (!ar->tmp || !ar->raw || !ar->gc || !ar->low) {
+        run_free(ar);
+        errno = ENOMEM;
+        return -1;
+    }
+    ar->sub = *pb;
+    if (has_grid) {
+        ar->sub.grid = &ar->g;
+        ar->sub.grid_coords = ar->gc;
+    }
+    ar->so = *pb->opts;
+    ar->sub.opts = &ar->so;
+    ar->rawk = -1;
+    ar->best = ar->best_hb = ar->low_hb = -1;
+    ar->chosen = -1;
+    ar->w_drb = -1;
+    ar->sumcom = topomap_topology_node_nlevels(pb->topo) > 1 &&
                  pb->opts->node_place != TOPOMAP_NODE_PLACE_OFF;
-    double floor_hb = sumcom ? 0 : hop_bytes_floor(pb);
-    for (int k = 0; k < nc; k++) {
-        /* Out of time: keep what we have (block has always been tried). */
-        if (best >= 0 && sub.deadline > 0 && topomap_now() > sub.deadline) {
-            topomap_log(pb, "auto: time limit reached before %s", c[k].name);
-            break;
-        }
-        /* The work budget (see the top of the file): a candidate whose
-         * estimate does not fit in what is left is skipped. */
-        double left = AUTO_WORK_BUDGET - spent, est = c[k].cost * w_drb;
-        sub.work_limit = 0;
-        if (c[k].cost > 0 && w_drb >= 0 && est > left) {
-            topomap_log(pb, "auto: %s skipped: about %.3g work units, %.3g left of the budget",
-                        c[k].name, est, left);
-            continue;
-        }
-        if (c[k].cost == COST_SELF) {
-            /* What it may spend besides its preparation (grouping the ranks
-             * by METIS bisections) and its refinement, each about what drb +
-             * refine cost; below an eighth of the budget it is not worth
-             * starting (the preparation is spent before it can estimate). */
-            sub.work_limit = left - 2 * (w_drb > 0 ? w_drb : 0);
-            if (sub.work_limit < AUTO_WORK_BUDGET / 8) {
-                topomap_log(pb, "auto: %s skipped: %.3g work units left of the budget",
-                            c[k].name, left);
-                continue;
-            }
-        }
-        double tc = topomap_now(), cw = 0;
-        sub.work = &cw;
-        so.seed = pb->opts->seed + c[k].seed_offset;
-        int rc = 0;
-        if (rawk == k - 1 && k > 0 && c[k].fn == c[k - 1].fn &&
-            c[k].seed_offset == c[k - 1].seed_offset) {
-            memcpy(tmp, raw, sizeof(int) * (size_t)pb->n);
-        } else if ((rc = c[k].fn(&sub, tmp, err, errlen)) == 0) {
-            memcpy(raw, tmp, sizeof(int) * (size_t)pb->n);
-            rawk = k;
-        }
-        if (rc == 0 && c[k].refine) {
-            struct topomap_refine_params rp = {0, sub.deadline, REFINE_MIN_GAIN,
-                                               TOPOMAP_REFINE_AUTO};
-            rc = topomap_refine(&sub, tmp, &rp, NULL, err, errlen);
-        }
-        if (rc == 0 && sumcom)
-            rc = topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen);
-        sub.work = NULL;
-        /* Work that a candidate does not count is assumed to be at least
-         * its estimate. */
-        spent += c[k].cost > 0 && w_drb >= 0 && est > cw ? est : cw;
-        if (rc < 0 && errno == ECANCELED) {
-            topomap_log(pb, "auto: %s skipped: %s", c[k].name, err);
-            continue;
-        }
-        if (rc < 0) {
-            if (errno == ETIMEDOUT && best >= 0) {
-                topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c[k].name,
-                            topomap_now() - tc);
-                break;
-            }
-            if (c[k].optional && errno != ENOMEM) {
-                topomap_log(pb, "auto: %s skipped: %s", c[k].name, err);
-                continue;
-            }
-            int e = errno;
-            free(tmp), free(raw), free(gc), free(low);
-            errno = e;
-            return -1;
-        }
-        tried++;
-        if (w_drb < 0 && (c[k].fn == topomap_map_drb || c[k].fn == topomap_map_coarse))
-            w_drb = cw;
-        double hb = score(pb, tmp, sumcom);
-        topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c[k].name,
-                    sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
-        double key = hb;
-        int keep;
-        if (k == 0) { /* block: the guard's reference, always kept */
-            keep = guard_init(&gd, pb, &sub, tmp, hb) < 0 ? -1 : 1;
-            key = gd.mixed ? mixed(&gd, gd.cb, hb) : hb;
-        } else {
-            keep = judge(&gd, pb, tmp, hb, best, &key);
-        }
-        if (keep < 0) {
-            int e = errno;
-            free(tmp), free(raw), free(low);
-            return topomap_fail(err, errlen, e, "out of memory");
-        }
-        if (gd.mixed && (low_hb < 0 || hb < low_hb)) {
-            low_hb = hb;
-            memcpy(low, tmp, sizeof(int) * (size_t)pb->n);
-        }
-        if (keep) {
-            best = key;
-            best_hb = hb;
-            chosen = k;
-            memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
-        }
-        /* A grid the guard refused does not end the search. */
-        if (c[k].fn == topomap_map_grid && chosen == k && pb->n > AUTO_GRID_ALONE) {
-            topomap_log(pb, "auto: grid embedded the process grid of %d ranks: the search ends",
-                        pb->n);
-            break;
-        }
-        if (!gd.mixed && floor_hb > 0 && best_hb <= floor_hb) {
-            topomap_log(pb, "auto: %s reaches the floor (every byte one hop): optimal, the "
-                            "search ends",
-                        c[k].name);
-            break;
+    ar->floor_hb = ar->sumcom ? 0 : hop_bytes_floor(pb);
+    if (pb->deadline > 0) {
+        /* On dragonflies the spread step (spread_step), on networks of
+         * uneven bandwidths the final congestion refinement, keep
+         * AUTO_DF_SPREAD_SHARE of the time: no candidate (nor the iterated
+         * local search) starts after start_by, but one that runs may go on
+         * to the deadline (on a loaded machine the first drb + refine of
+         * 4096 ranks needs it; a candidate beats no candidate). */
+        double share = AUTO_BUDGET_SHARE;
+        if (has_global_links(pb->topo) || topomap_channels_uneven(pb->topo))
+            share *= 1 - AUTO_DF_SPREAD_SHARE;
+        ar->end = ar->t0 + (pb->deadline - ar->t0) * AUTO_BUDGET_SHARE;
+        ar->start_by = ar->t0 + (pb->deadline - ar->t0) * share;
+        ar->sub.deadline = ar->end;
+    }
+    return 0;
+}
+
+/* Whether candidate k fits in the work budget (see the top of the file);
+ * sets sub.work_limit for those that estimate themselves. */
+static int fits_budget(struct auto_run *ar, int k, double *est)
+{
+    const struct cand *c = &ar->c[k];
+    double left = AUTO_WORK_BUDGET - ar->spent;
+    *est = c->cost * ar->w_drb;
+    ar->sub.work_limit = 0;
+    if (c->cost > 0 && ar->w_drb >= 0 && *est > left) {
+        topomap_log(ar->pb, "auto: %s skipped: about %.3g work units, %.3g left of the budget",
+                    c->name, *est, left);
+        return 0;
+    }
+    if (c->cost == COST_SELF) {
+        /* What it may spend besides its preparation (grouping the ranks by
+         * METIS bisections) and its refinement, each about what drb +
+         * refine cost; below an eighth of the budget it is not worth
+         * starting (the preparation is spent before it can estimate). */
+        ar->sub.work_limit = left - 2 * (ar->w_drb > 0 ? ar->w_drb : 0);
+        if (ar->sub.work_limit < AUTO_WORK_BUDGET / 8) {
+            topomap_log(ar->pb, "auto: %s skipped: %.3g work units left of the budget", c->name,
+                        left);
+            return 0;
         }
     }
-    /* Small jobs: iterated local search from the best candidate
-     * (refine_ils.c), kept when it lowers the hop-bytes, when what is left
-     * of the work budget holds its estimate (AUTO_ILS_COST x the first drb +
-     * refine). */
-    if (!sumcom && small_job(pb) && w_drb >= 0 && !(floor_hb > 0 && best_hb <= floor_hb) &&
-        AUTO_WORK_BUDGET - spent >= AUTO_ILS_COST * w_drb &&
-        !(sub.deadline > 0 && topomap_now() > sub.deadline)) {
-        double removed = 0, ti = topomap_now();
-        memcpy(tmp, r2s, sizeof(int) * (size_t)pb->n);
-        if (topomap_refine_ils(&sub, tmp, AUTO_ILS_TRIES, sub.deadline, &removed, err, errlen) < 0) {
-            int e = errno;
-            free(tmp), free(raw), free(gc), free(low);
-            errno = e;
-            return -1;
-        }
-        topomap_log(pb, "auto: iterated local search (%d kicks) %.6g -> %.6g in %.3f s",
-                    AUTO_ILS_TRIES, best_hb, best_hb - removed, topomap_now() - ti);
-        double key;
-        if (removed > 0 && keep_if(&gd, pb, tmp, best_hb - removed, &best, &key) == 1) {
-            best_hb -= removed;
-            memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
-        }
-    }
-    /* Trees with hierarchical nodes: the SumCom refinement of the kept
-     * mapping (treematch_sumcom.c), kept when it lowers SumCom. */
-    if (sumcom && topomap_topology_net_depth(pb->topo) >= 0 &&
-        !(sub.deadline > 0 && topomap_now() > sub.deadline)) {
-        double tr = topomap_now();
-        memcpy(tmp, r2s, sizeof(int) * (size_t)pb->n);
-        if (topomap_refine_sumcom(&sub, tmp, err, errlen) == 0 &&
-            topomap_node_place(&sub, tmp, pb->opts->node_place, NULL, err, errlen) == 0) {
-            double sc = score(pb, tmp, 1);
-            topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", best_hb, sc,
-                        topomap_now() - tr);
-            double key;
-            if (keep_if(&gd, pb, tmp, sc, &best, &key) == 1) {
-                best_hb = sc;
-                memcpy(r2s, tmp, sizeof(int) * (size_t)pb->n);
-            }
-        } else if (errno == ENOMEM) {
-            free(tmp), free(raw), free(gc), free(low);
-            return -1;
-        }
-    }
-    /* Objective congestion: the winner and the lowest score refined for it
-     * (see the top). */
+    return 1;
+}
+
+/* Run candidate k into ar->tmp (with its refinement and node placement).
+ * 0, or -1 + errno and the message in err. */
+static int run_one(struct auto_run *ar, int k, double est, double *work, char *err,
+                   size_t errlen)
+{
+    const struct cand *c = &ar->c[k];
+    double cw = 0;
+    ar->sub.work = &cw;
+    ar->so.seed = ar->pb->opts->seed + c->seed_offset;
     int rc = 0;
-    if (gd.mixed && (rc = refine_kept(&gd, &sub, r2s, r2s, tmp, sumcom, &best, err, errlen)) == 0 &&
-        memcmp(low, r2s, sizeof(int) * (size_t)pb->n))
-        rc = refine_kept(&gd, &sub, low, r2s, tmp, sumcom, &best, err, errlen);
+    size_t sz = sizeof(int) * (size_t)ar->pb->n;
+    if (ar->rawk == k - 1 && k > 0 && c->fn == ar->c[k - 1].fn &&
+        c->seed_offset == ar->c[k - 1].seed_offset) {
+        memcpy(ar->tmp, ar->raw, sz);
+    } else if ((rc = c->fn(&ar->sub, ar->tmp, err, errlen)) == 0) {
+        memcpy(ar->raw, ar->tmp, sz);
+        ar->rawk = k;
+    }
+    if (rc == 0 && c->refine) {
+        struct topomap_refine_params rp = {0, ar->sub.deadline, REFINE_MIN_GAIN,
+                                           TOPOMAP_REFINE_AUTO};
+        rc = topomap_refine(&ar->sub, ar->tmp, &rp, NULL, err, errlen);
+    }
+    if (rc == 0 && ar->sumcom)
+        rc = topomap_node_place(&ar->sub, ar->tmp, ar->pb->opts->node_place, NULL, err, errlen);
+    ar->sub.work = NULL;
+    /* Work that a candidate does not count is assumed to be at least its
+     * estimate. */
+    ar->spent += c->cost > 0 && ar->w_drb >= 0 && est > cw ? est : cw;
+    if (rc == 0 && ar->w_drb < 0 && (c->fn == topomap_map_drb || c->fn == topomap_map_coarse))
+        ar->w_drb = cw;
+    *work = cw;
+    return rc;
+}
+
+/* Candidate k: run, judge, keep. 0 to go on, 1 to end the search, -1 +
+ * errno. */
+static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    const struct cand *c = &ar->c[k];
+    /* Out of time: keep what we have (block has always been tried). */
+    if (ar->best >= 0 && ar->start_by > 0 && topomap_now() > ar->start_by) {
+        topomap_log(pb, "auto: time limit reached before %s", c->name);
+        return 1;
+    }
+    double est, tc = topomap_now(), cw = 0;
+    if (!fits_budget(ar, k, &est))
+        return 0;
+    int rc = run_one(ar, k, est, &cw, err, errlen);
+    if (rc < 0 && errno == ECANCELED) {
+        topomap_log(pb, "auto: %s skipped: %s", c->name, err);
+        return 0;
+    }
+    if (rc < 0) {
+        if (errno == ETIMEDOUT && ar->best >= 0) {
+            topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c->name,
+                        topomap_now() - tc);
+            return 1;
+        }
+        if (c->optional && errno != ENOMEM) {
+            topomap_log(pb, "auto: %s skipped: %s", c->name, err);
+            return 0;
+        }
+        return -1;
+    }
+    ar->tried++;
+    double hb = score(pb, ar->tmp, ar->sumcom);
+    topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c->name,
+                ar->sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
+    double key = hb;
+    int keep;
+    if (k == 0) { /* block: the guard's reference, always kept */
+        keep = guard_init(&ar->gd, pb, &ar->sub, ar->tmp, hb) < 0 ? -1 : 1;
+        key = block_key(&ar->gd);
+    } else {
+        keep = judge(&ar->gd, pb, ar->tmp, hb, ar->best, &key);
+    }
+    if (keep < 0)
+        return topomap_fail(err, errlen, errno, "out of memory");
+    if ((ar->gd.mixed || ar->gd.dfly) && (ar->low_hb < 0 || hb < ar->low_hb)) {
+        ar->low_hb = hb;
+        ar->low_k = k;
+        memcpy(ar->low, ar->tmp, sizeof(int) * (size_t)pb->n);
+    }
+    if (keep) {
+        ar->best = key;
+        ar->best_hb = hb;
+        ar->chosen = k;
+        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
+    }
+    /* A grid the guard refused does not end the search. */
+    if (c->fn == topomap_map_grid && ar->chosen == k && pb->n > AUTO_GRID_ALONE) {
+        topomap_log(pb, "auto: grid embedded the process grid of %d ranks: the search ends",
+                    pb->n);
+        return 1;
+    }
+    if (!ar->gd.mixed && !ar->gd.dfly && ar->floor_hb > 0 && ar->best_hb <= ar->floor_hb) {
+        topomap_log(pb, "auto: %s reaches the floor (every byte one hop): optimal, the search ends",
+                    c->name);
+        return 1;
+    }
+    return 0;
+}
+
+/* Small jobs: iterated local search from the best candidate (refine_ils.c),
+ * kept when it lowers the hop-bytes, when what is left of the work budget
+ * holds its estimate (AUTO_ILS_COST x the first drb + refine). 0, or -1 +
+ * errno. */
+static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    if (ar->sumcom || !small_job(pb) || ar->w_drb < 0 ||
+        (ar->floor_hb > 0 && ar->best_hb <= ar->floor_hb) ||
+        AUTO_WORK_BUDGET - ar->spent < AUTO_ILS_COST * ar->w_drb ||
+        (ar->start_by > 0 && topomap_now() > ar->start_by))
+        return 0;
+    double removed = 0, ti = topomap_now();
+    memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
+    if (topomap_refine_ils(&ar->sub, ar->tmp, AUTO_ILS_TRIES, ar->start_by, &removed, err,
+                           errlen) < 0)
+        return -1;
+    topomap_log(pb, "auto: iterated local search (%d kicks) %.6g -> %.6g in %.3f s",
+                AUTO_ILS_TRIES, ar->best_hb, ar->best_hb - removed, topomap_now() - ti);
+    double key;
+    if (removed > 0 && keep_if(&ar->gd, pb, ar->tmp, ar->best_hb - removed, &ar->best, &key) == 1) {
+        ar->best_hb -= removed;
+        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
+    }
+    return 0;
+}
+
+/* Trees with hierarchical nodes: the SumCom refinement of the kept mapping
+ * (treematch_sumcom.c), kept when it lowers SumCom. 0, or -1 + errno. */
+static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    if (!ar->sumcom || topomap_topology_net_depth(pb->topo) < 0 || topomap_expired(&ar->sub))
+        return 0;
+    double tr = topomap_now();
+    memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
+    if (topomap_refine_sumcom(&ar->sub, ar->tmp, err, errlen) == 0 &&
+        topomap_node_place(&ar->sub, ar->tmp, pb->opts->node_place, NULL, err, errlen) == 0) {
+        double sc = score(pb, ar->tmp, 1);
+        topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", ar->best_hb, sc,
+                    topomap_now() - tr);
+        double key;
+        if (keep_if(&ar->gd, pb, ar->tmp, sc, &ar->best, &key) == 1) {
+            ar->best_hb = sc;
+            memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
+        }
+    } else if (errno == ENOMEM) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Dragonflies (ours): the spread step. The hop-bytes candidates put the
+ * ranks that talk to another group on the switches whose global links land
+ * there (fewer hops), so a pair of groups sends its bytes over one of its
+ * links while the others idle: the hot spots of Bhatele et al. (SC 2011).
+ * The congestion refinement over the global links alone
+ * (refine_congestion.c, C and Q of that class) moves ranks and whole nodes
+ * off the busiest global link, hop-bytes weighed in; it starts from the kept
+ * mapping and from the candidate of lowest hop-bytes, and a result is kept
+ * by dfly_key (and the guard: hop-bytes and busiest link not above
+ * block's). It runs in the time the candidates left (AUTO_DF_SPREAD_SHARE
+ * of a time limit). 0, or -1 + errno. */
+static int spread_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    if (!ar->gd.dfly)
+        return 0;
+    ar->sub.deadline = ar->end;
+    double ts = topomap_now(), before = ar->best;
+    int rc = refine_kept(&ar->gd, &ar->sub, r2s, r2s, ar->tmp, ar->sumcom, TOPOMAP_LINK_GLOBAL,
+                         &ar->best, err, errlen);
+    ar->spread = rc == 1;
+    if (rc >= 0 && ar->low_hb >= 0 && memcmp(ar->low, r2s, sizeof(int) * (size_t)ar->pb->n) &&
+        (rc = refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom,
+                          TOPOMAP_LINK_GLOBAL, &ar->best, err, errlen)) == 1) {
+        ar->spread = 1;
+        ar->chosen = ar->low_k;
+    }
+    if (rc < 0)
+        return -1;
+    if (ar->spread)
+        ar->best_hb = score(ar->pb, r2s, ar->sumcom);
+    topomap_log(ar->pb, "auto: spread over global links: key %.6g -> %.6g in %.3f s", before,
+                ar->best, topomap_now() - ts);
+    return 0;
+}
+
+int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
+{
+    struct auto_run ar;
+    if (run_init(&ar, pb) < 0)
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    int rc = 0;
+    for (int k = 0; k < ar.nc && rc == 0; k++)
+        rc = candidate(&ar, k, r2s, err, errlen);
+    if (rc >= 0)
+        rc = ils_step(&ar, r2s, err, errlen);
+    if (rc >= 0)
+        rc = sumcom_step(&ar, r2s, err, errlen);
+    if (rc >= 0)
+        rc = spread_step(&ar, r2s, err, errlen);
+    /* Objective congestion: the winner and the lowest score refined for it
+     * (see the top); on dragonflies the spread step did it for the global
+     * links. */
+    if (ar.gd.mixed && !ar.gd.dfly)
+        ar.sub.deadline = ar.end;
+    if (rc >= 0 && ar.gd.mixed && !ar.gd.dfly &&
+        (rc = refine_kept(&ar.gd, &ar.sub, r2s, r2s, ar.tmp, ar.sumcom, -1, &ar.best, err,
+                          errlen)) >= 0 &&
+        memcmp(ar.low, r2s, sizeof(int) * (size_t)pb->n))
+        rc = refine_kept(&ar.gd, &ar.sub, ar.low, r2s, ar.tmp, ar.sumcom, -1, &ar.best, err,
+                         errlen);
     if (rc < 0) {
         int e = errno;
-        free(tmp), free(raw), free(low);
+        run_free(&ar);
         errno = e;
         return -1;
     }
-    topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", c[chosen].name, tried,
-                nc, topomap_now() - t0);
-    free(tmp), free(raw), free(gc), free(low);
+    /* "NAME+spread": the spread step's result from candidate NAME (one word:
+     * map's summary takes the first). */
+    char name[64];
+    size_t len = strcspn(ar.c[ar.chosen].name, " ");
+    snprintf(name, sizeof name, "%.*s%s", (int)len, ar.c[ar.chosen].name,
+             ar.spread ? "+spread" : ar.c[ar.chosen].name + len);
+    topomap_log(pb, "auto: chose %s (%d of %d candidates tried, %.3f s)", name, ar.tried, ar.nc,
+                topomap_now() - ar.t0);
+    run_free(&ar);
     return 0;
 }

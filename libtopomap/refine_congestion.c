@@ -286,8 +286,14 @@ static void cstate_free(struct cstate *x)
 int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
                               double *cmax, char *err, size_t errlen)
 {
+    return topomap_refine_congestion_class(pb, r2s, max_moves, -1, cmax, err, errlen);
+}
+
+int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, long max_moves,
+                                    int cls, double *cmax, char *err, size_t errlen)
+{
     struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
-    x.cl = topomap_cload_create(pb, r2s);
+    x.cl = topomap_cload_create_class(pb, r2s, cls);
     double *cross = malloc(sizeof *cross * (size_t)(pb->n ? pb->n : 1));
     struct crank *cr = malloc(sizeof *cr * (size_t)(pb->n ? pb->n : 1));
     int cand[REFINE_CONG_RANKS];
@@ -361,6 +367,11 @@ int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long m
 
 double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s)
 {
+    return topomap_slots_congestion_class(pb, r2s, -1);
+}
+
+double topomap_slots_congestion_class(const struct topomap_problem *pb, const int *r2s, int cls)
+{
     /* congestion.c's serial sum: no heap to keep, the same value as the
      * metrics report. */
     int *node = malloc(sizeof(int) * (size_t)(pb->n ? pb->n : 1));
@@ -371,7 +382,7 @@ double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s
     for (int r = 0; r < pb->n; r++)
         node[r] = pb->slot_node[r2s[r]];
     double wmax;
-    int rc = topomap_congestion_weighted(pb->profile, pb->topo, node, &wmax);
+    int rc = topomap_congestion_weighted(pb->profile, pb->topo, node, cls, &wmax);
     free(node);
     return rc < 0 ? -1 : wmax;
 }

@@ -210,6 +210,49 @@ static void shared(void)
     }
 }
 
+/* The second shipped GPU node (topologies/frontier-mi250x.yaml: 8 MI250X
+ * GCDs with 4, 2, 1 or no Infinity Fabric links per pair): auto's SumCom
+ * below block's for the synthetic profiles on its 4 nodes. */
+static void frontier(void)
+{
+    topomap_topology_t *t = topomap_topology_load(SHIPPED "frontier-mi250x.yaml", err, sizeof err);
+    if (!ok(t != NULL, "frontier-mi250x loads%s%s", t ? "" : ": ", t ? "" : err))
+        return;
+    topomap_topology_t *tu = topomap_topology_load(TOPOS "frontier-nolinks.yaml", err, sizeof err);
+    topomap_alloc_t *a = topomap_alloc_create(t, "frontier[00001-00004]", NULL, err, sizeof err);
+    topomap_alloc_t *u =
+        tu ? topomap_alloc_create(tu, "frontier[00001-00004]", NULL, err, sizeof err) : NULL;
+    static const char *const names[] = {"tensor-groups", "stencil 8x4", "random"};
+    topomap_opts_t o;
+    topomap_opts_init(&o);
+    for (int k = 0; a && u && k < 3; k++) {
+        topomap_profile_t *p = synthetic(k, 32);
+        int r2s[32];
+        double sb = -1, sa = -1, su = -1;
+        if (p && topomap_map("block", p, a, &o, r2s, err, sizeof err) == 0)
+            sb = sumcom(p, a, r2s);
+        if (p && topomap_map("auto", p, u, &o, r2s, err, sizeof err) == 0)
+            su = sumcom(p, a, r2s);
+        if (p && topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0)
+            sa = sumcom(p, a, r2s);
+        printf("# frontier-mi250x %-14s block %.6g  gpu-unaware %.6g  auto %.6g  (auto/block "
+               "%.4f, auto/unaware %.4f)\n",
+               names[k], sb, su, sa, sa / sb, sa / su);
+        ok(sa >= 0 && sb > 0 && sa < sb, "frontier-mi250x, synthetic %s: auto below block",
+           names[k]);
+        ok(sa >= 0 && su > 0 && sa <= su, "frontier-mi250x, synthetic %s: auto not above "
+                                          "GPU-unaware",
+           names[k]);
+        topomap_profile_free(p);
+    }
+    ok(a && u, "frontier-mi250x and its GPU-unaware copy: 4 nodes allocated%s%s",
+       a && u ? "" : ": ", a && u ? "" : err);
+    topomap_alloc_free(a);
+    topomap_alloc_free(u);
+    topomap_topology_free(tu);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     aware = topomap_topology_load(SHIPPED "dgx1-v100.yaml", err, sizeof err);
@@ -227,6 +270,7 @@ int main(void)
     }
     exact_node();
     shared();
+    frontier();
     topomap_topology_free(aware);
     topomap_topology_free(unaware);
     return done_testing();
