@@ -187,6 +187,16 @@ static int kind_names(struct topo_yctx *c, yaml_node_t *net, yaml_node_t *nodes_
     return 0;
 }
 
+/* The kind's build t, its failure (berr) named at the nodes or network. */
+static topomap_topology_t *kind_built(struct topo_yctx *c, yaml_node_t *net,
+                                      yaml_node_t *nodes_node, topomap_topology_t *t,
+                                      const char *berr)
+{
+    if (!t)
+        topo_y_fail(c, nodes_node ? nodes_node : net, errno, "%s", berr);
+    return t;
+}
+
 /* Tori and meshes: dims, and wrap (default: every dimension for a torus,
  * none for a mesh). */
 static topomap_topology_t *load_grid(struct topo_yctx *c, yaml_node_t *net,
@@ -230,9 +240,7 @@ static topomap_topology_t *load_grid(struct topo_yctx *c, yaml_node_t *net,
     if (kind_names(c, net, nodes_node, count, berr, kind, &names) < 0)
         return NULL;
     topomap_topology_t *t = topo_torus_build(ndims, dims, wrap, 1, names, berr, sizeof berr);
-    if (!t)
-        topo_y_fail(c, nodes_node ? nodes_node : net, errno, "%s", berr);
-    return t;
+    return kind_built(c, net, nodes_node, t, berr);
 }
 
 static topomap_topology_t *load_torus(struct topo_yctx *c, yaml_node_t *net,
@@ -274,9 +282,7 @@ static topomap_topology_t *load_tianhe3(struct topo_yctx *c, yaml_node_t *net,
     if (kind_names(c, net, nodes_node, count, berr, kind, &names) < 0)
         return NULL;
     topomap_topology_t *t = topo_tianhe3_build(rows, cols, npc, 1, names, berr, sizeof berr);
-    if (!t)
-        topo_y_fail(c, nodes_node ? nodes_node : net, errno, "%s", berr);
-    return t;
+    return kind_built(c, net, nodes_node, t, berr);
 }
 
 /* A tree given by a Slurm topology.conf beside the YAML file (its path
@@ -369,10 +375,8 @@ static topomap_topology_t *load_tree(struct topo_yctx *c, yaml_node_t *net,
     if (kind_names(c, net, nodes_node, count, berr, kind, &names) < 0)
         return NULL;
     topomap_topology_t *t = topo_tree_build(nlevels, arity, hops, 1, names, berr, sizeof berr);
-    if (t)
+    if (kind_built(c, net, nodes_node, t, berr))
         memcpy(t->u.tree.bandwidth, levbw, sizeof levbw);
-    else
-        topo_y_fail(c, nodes_node ? nodes_node : net, errno, "%s", berr);
     return t;
 }
 
