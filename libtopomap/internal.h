@@ -272,9 +272,14 @@ int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, 
 /* Same; hop_table 0: no ngrp^2 hop table (hops asked from the topology). */
 int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
                             int hop_table, char *err, size_t errlen);
-/* Build x->near (once; see near_x above): for every group, up to 12 groups
- * closest to it in the network. 0, or -1 (ENOMEM). */
+/* Build x->near (once; see near_x above): for every group, up to
+ * TOPOMAP_XCHG_NEAR_MAX groups closest to it in the network. 0, or -1
+ * (ENOMEM). */
+#define TOPOMAP_XCHG_NEAR_MAX 12
 int topomap_xchg_near(struct topomap_xchg *x);
+/* 1 when t's near lists come from coordinates (tori and meshes whose
+ * 2 x dims neighbours fit in a list), 0 when they need the hop table. */
+int topomap_xchg_near_coords(const topomap_topology_t *t);
 /* Place rank i on slot r2s[i] for every rank (distinct valid slots), compute costs. */
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);
@@ -377,7 +382,7 @@ int topomap_refine_groups(struct topomap_xchg *x, double deadline, double *remov
  * found better; *removed = hop-bytes removed. 0, or -1 + errno (ENOMEM). */
 int topomap_refine_ils(const struct topomap_problem *pb, int *r2s, int tries, double deadline,
                        double *removed, char *err, size_t errlen);
-/* The rank refinement (topomap_xchg_refine), then whole-node exchanges and
+/* refine.c: the rank refinement (topomap_xchg_refine), then whole-node exchanges and
  * the rank refinement again while they find something (at most
  * REFINE_GROUP_ROUNDS rounds); st sums all of it. What topomap_refine runs. */
 int topomap_xchg_refine_full(struct topomap_xchg *x, const struct topomap_refine_params *rp,
