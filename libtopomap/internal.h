@@ -530,6 +530,9 @@ int topomap_topology_net_depth(const topomap_topology_t *t);
  * levels, a dragonfly's group and switch; 0 for other networks. Lets the
  * algorithms that split by level treat every hierarchical kind alike. */
 int topomap_topology_group_levels(const topomap_topology_t *t);
+/* 1 when t's hops obey the triangle inequality (lengths of shortest
+ * routes: tori, meshes, Tianhe-3). */
+int topomap_topology_shortest_hops(const topomap_topology_t *t);
 /* keys[0 .. net_depth): the switch above node at each level from the top
  * (numbered within the level; unbalanced trees padded, see the file). */
 void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys);

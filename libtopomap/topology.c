@@ -251,6 +251,16 @@ int topomap_topology_group_levels(const topomap_topology_t *t)
     return t->ops->group_levels ? t->ops->group_levels(t) : 0;
 }
 
+int topomap_topology_shape(const topomap_topology_t *t)
+{
+    return t->ops->shape;
+}
+
+int topomap_topology_shortest_hops(const topomap_topology_t *t)
+{
+    return t->ops->shortest_hops;
+}
+
 int topomap_topology_link_classes(const topomap_topology_t *t)
 {
     return t->ops->channel_class ? TOPOMAP_LINK_CLASSES : 1;

@@ -62,8 +62,7 @@ void topomap_xchg_free(struct topomap_xchg *x)
  * counts may not meet (then no pruning: slower, same result). */
 static int detect_metric(const struct topomap_xchg *x)
 {
-    const char *kind = topomap_topology_kind(x->pb->topo);
-    if (kind && (!strcmp(kind, "torus") || !strcmp(kind, "mesh") || !strcmp(kind, "tianhe3")))
+    if (topomap_topology_shortest_hops(x->pb->topo))
         return 1;
     if (!x->hop)
         return 0;

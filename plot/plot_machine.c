@@ -533,11 +533,11 @@ int machine_layout(struct machine *m, const topomap_topology_t *t, const topomap
         for (int r = 0; r < nranks; r++)
             m->allocated[pl[k].node[r]] = show[pl[k].node[r]] = 1;
     const char *kind = topomap_topology_kind(t);
-    int rc;
-    if (!strcmp(kind, "tianhe3")) {
+    int rc, shape = topomap_topology_shape(t);
+    if (shape == TOPOMAP_SHAPE_CHIPS) {
         m->kind = 'h';
         rc = layout_tianhe3(m, show, whole);
-    } else if (!strcmp(kind, "fat-tree")) {
+    } else if (shape == TOPOMAP_SHAPE_TREE) {
         m->kind = 'f';
         rc = layout_tree(m, show, whole);
     } else {
