@@ -312,7 +312,7 @@ topomap_profile_t *topomap_store_read_at(int dfd, const struct stat *dst, const 
     topomap_store_close(fd, 0);
     if (!p)
         return NULL;
-    /* Another rank count: a grid is rescaled (issue 12), the rest refused. */
+    /* Another rank count: a grid is rescaled (grid_rescale.c), the rest refused. */
     if (nranks > 0 && topomap_profile_nranks(p) != nranks) {
         topomap_profile_t *r = topomap_grid_rescale(p, nranks, 0, NULL, NULL, 0);
         if (!r)

@@ -156,7 +156,7 @@ static void refine_grid_tests(struct topomap_site *s, const char *const *env, co
     topomap_srun_free(&o);
 
     /* A grid recorded at another rank count: synthesised, said under
-     * --topomap-verbose (issue 12). A 2 x 2 halo stored at 4 ranks, used by
+     * --topomap-verbose. A 2 x 2 halo stored at 4 ranks, used by
      * an 8-rank step: MPI_Dims_create(8, 2) = 4 x 2, the 4 on the slowest
      * dimension as the recorded extents tie (x = 2, y = 4). */
     {
@@ -191,7 +191,7 @@ static void gain_tests(struct topomap_site *s, const char *const *env, const cha
     char err[TOPOMAP_ERRLEN];
     struct topomap_srun o;
     struct topomap_decision d;
-    /* gain_metric=congestion (issue 15): the busiest link decides. Profile
+    /* gain_metric=congestion: the busiest link decides. Profile
      * hb8: 0->2 1000 bytes, 0<->4 100 each way. Block (n1: 0 1, n2: 2 3,
      * n3: 4 5) loads n1->n2 with 1000 and n1<->n3 with 100: hop-bytes 1200;
      * cyclic (n1: 0 4, n3: 2 6) keeps 0<->4 on n1 and sends 0->2 over
@@ -478,8 +478,8 @@ static void decide_tests(const char *store)
 /* Scale: 4096 ranks on the 4096 nodes of the shipped 16x16x16 torus, one
  * slot per node, a 3D stencil whose rank order is shuffled (Slurm's layout
  * is poor). With the default time_limit (2000 ms) --topomap=auto must remap
- * and say nothing about a time-out (issue 8: the plugin used to fall back to
- * Slurm's layout exactly on such jobs). */
+ * and say nothing about a time-out (the plugin once fell back to Slurm's
+ * layout exactly on such jobs). */
 static void scale_tests(const char *store)
 {
     char err[TOPOMAP_ERRLEN];
