@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "spectral.h"
 
 #define SPEC_MAXD 20
 #define IRREGULAR_CV 1.0

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "problem.h"
+#include "spectral.h"
 #include "tap.h"
 
 static char err[TOPOMAP_ERRLEN];
