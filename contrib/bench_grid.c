@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "internal.h"
+#include "grid.h"
 
 static const char *grid_algos[] = {"block", "drb+refine", "grid", "auto", "scotch"};
 #define NGRID_ALGOS ((int)(sizeof grid_algos / sizeof grid_algos[0]))

@@ -316,39 +316,6 @@ int topomap_profile_set_meta(topomap_profile_t *p, const char *key, const char *
 /* Every metadata entry of src into dst (later values win). */
 int topomap_profile_copy_meta(topomap_profile_t *dst, const topomap_profile_t *src);
 
-/* grid_embed.c: embeddings of an object grid into a processor grid of the
- * same number of cells (Bhatele et al. 2010, sections V and VI); cells are
- * numbered x fastest. The 2D -> 2D heuristics: */
-enum {
-    TOPOMAP_GRID_MXOVLP, TOPOMAP_GRID_MXOVAL, TOPOMAP_GRID_EXCO, TOPOMAP_GRID_COCE,
-    TOPOMAP_GRID_AFFN, TOPOMAP_GRID_STEP, TOPOMAP_GRID_NH2D
-};
-extern const char *const topomap_grid_heuristic_names[TOPOMAP_GRID_NH2D];
-/* Heuristic h: map[x + ox * y] = px_cell + PX * py_cell for the ox x oy
- * object grid on the px x py mesh (ox * oy == px * py). 0, or -1 + errno
- * (EINVAL, ENOMEM). */
-int topomap_grid_embed2d(int h, int ox, int oy, int px, int py, int *map);
-/* A grid's extents (d[0] fastest) and a plan: steps that reduce an object
- * grid and a processor grid to a base heuristic (grid_embed.c explains). */
-struct topomap_grid_shape {
-    int nd, d[TOPOMAP_GRID_MAXDIMS];
-};
-#define TOPOMAP_GRID_MAXSTEPS 8
-struct topomap_grid_step {
-    int kind, a, b, h;
-};
-struct topomap_grid_plan {
-    int nsteps;
-    struct topomap_grid_step s[TOPOMAP_GRID_MAXSTEPS];
-    char name[96]; /* e.g. "fold x>z, MXOV+AL" */
-};
-/* Up to max plans embedding o into p (same number of cells); how many. */
-int topomap_grid_plans(const struct topomap_grid_shape *o, const struct topomap_grid_shape *p,
-                       struct topomap_grid_plan *plans, int max);
-/* map[object cell] = processor cell under plan pl. 0, or -1 + errno. */
-int topomap_grid_plan_run(const struct topomap_grid_plan *pl, const struct topomap_grid_shape *o,
-                          const struct topomap_grid_shape *p, int *map);
-
 /* topo_torus.c: the shape of a torus/mesh: fills dims[k] and wrap[k] for
  * k < min(ndims, maxdims) and returns ndims; 0 for other kinds. */
 int topomap_topology_grid(const topomap_topology_t *t, int *dims, int *wrap, int maxdims);
