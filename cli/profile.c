@@ -147,6 +147,101 @@ static void profile_list_json(const char *dir, const topomap_store_entry_t *e, s
     printf("]}\n");
 }
 
+/* What the subcommands read from the command line. */
+struct profile_cmd {
+    const char *store; /* --store or NULL */
+    const char *dir;   /* where the profiles go, for messages */
+    int format, site;
+    unsigned kinds;
+    char **pos; /* the subcommand, its arguments */
+    int npos;
+    char *err; /* the command's message buffer */
+    size_t errlen;
+};
+
+/* add NAME FILE...: a format given (or standard input) reads one file;
+ * else whatever recorded it. */
+static void profile_add(struct profile_cmd *pc)
+{
+    const char *const *files = (const char *const *)pc->pos + 2;
+    topomap_profile_t *p =
+        pc->format != TOPOMAP_FMT_AUTO || !strcmp(pc->pos[2], "-")
+            ? topomap_profile_load(pc->pos[2], pc->format, pc->err, pc->errlen)
+            : topomap_import(files, (size_t)(pc->npos - 2), pc->kinds, pc->err, pc->errlen);
+    if (!p)
+        input_error("%s", liberr(pc->err, pc->pos[2], errno));
+    if ((pc->site ? topomap_store_add(pc->store, pc->pos[1], p, pc->err, pc->errlen)
+                  : topomap_store_user_add(pc->store, getuid(), getgid(), pc->pos[1], p,
+                                           pc->err, pc->errlen)) < 0)
+        input_error("%s", liberr(pc->err, pc->dir, errno));
+    printf("stored '%s' (%d ranks) in %s\n", pc->pos[1], topomap_profile_nranks(p), pc->dir);
+    topomap_profile_free(p);
+}
+
+/* list: a table, or JSON. */
+static void profile_list(struct profile_cmd *pc, int json)
+{
+    topomap_store_entry_t *e = NULL;
+    size_t n = 0;
+    if (topomap_store_user_list(pc->store, getuid(), &e, &n, pc->err, pc->errlen) < 0)
+        input_error("%s", liberr(pc->err, pc->dir, errno));
+    if (json) {
+        profile_list_json(topomap_store_dir(pc->store), e, n);
+        free(e);
+        return;
+    }
+    printf("%-24s %8s %12s  %-19s  %s\n", "NAME", "RANKS", "BYTES", "MODIFIED", "SCOPE");
+    for (size_t i = 0; i < n; i++) {
+        char when[32] = "?", ranks[16] = "?";
+        time_t t = (time_t)e[i].mtime;
+        struct tm tm;
+        if (localtime_r(&t, &tm))
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+        if (e[i].nranks > 0)
+            snprintf(ranks, sizeof ranks, "%d", e[i].nranks);
+        printf("%-24s %8s %12lld  %-19s  %s\n", e[i].name, ranks, e[i].bytes, when,
+               e[i].scope == TOPOMAP_STORE_USER ? "user" : "site");
+    }
+    free(e);
+}
+
+/* show NAME: what the store knows of one profile. */
+static void profile_show(struct profile_cmd *pc)
+{
+    char path[4096] = "", b[40];
+    int scope = TOPOMAP_STORE_SITE;
+    topomap_profile_t *p = topomap_store_find(pc->store, getuid(), pc->pos[1], 0, &scope, path,
+                                              sizeof path, pc->err, pc->errlen);
+    if (!p)
+        input_error("%s", liberr(pc->err, pc->pos[1], errno));
+    /* Metadata and paths come from files and the environment: printed
+     * safe for a terminal (control characters as '?'). */
+    char safe[sizeof path];
+    printf("%-12s %s\n", "name", pc->pos[1]);
+    printf("%-12s %s\n", "file", topomap_printable(path, safe, sizeof safe));
+    printf("%-12s %s\n", "scope", scope == TOPOMAP_STORE_USER ? "user" : "site");
+    printf("%-12s %d\n", "ranks", topomap_profile_nranks(p));
+    printf("%-12s %zu\n", "entries", topomap_profile_nedges(p));
+    printf("%-12s %s\n", "total bytes", num(topomap_profile_total_bytes(p), b, sizeof b));
+    printf("%-12s %s\n", "messages", topomap_profile_has_msgs(p) ? "yes" : "no");
+    static const char *const keys[] = {"application", "date", "counted", "source", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (topomap_profile_meta(p, keys[i]))
+            printf("%-12s %s\n", keys[i],
+                   topomap_printable(topomap_profile_meta(p, keys[i]), safe, sizeof safe));
+    topomap_profile_free(p);
+}
+
+/* rm NAME */
+static void profile_rm(struct profile_cmd *pc)
+{
+    if ((pc->site ? topomap_store_remove(pc->store, pc->pos[1], pc->err, pc->errlen)
+                  : topomap_store_user_remove(pc->store, getuid(), pc->pos[1], pc->err,
+                                              pc->errlen)) < 0)
+        input_error("%s", liberr(pc->err, pc->pos[1], errno));
+    printf("removed '%s' from %s\n", pc->pos[1], pc->dir);
+}
+
 int cmd_profile(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -231,73 +326,14 @@ int cmd_profile(int argc, char **argv)
                                          sizeof err) == 0)
         dir = mine; /* where your profiles go */
 
-    if (!strcmp(sub, "add")) {
-        /* An explicit format (or standard input) reads one file; else
-         * whatever recorded it. */
-        const char *const *files = (const char *const *)pos + 2;
-        topomap_profile_t *p =
-            format != TOPOMAP_FMT_AUTO || !strcmp(pos[2], "-")
-                ? topomap_profile_load(pos[2], format, err, sizeof err)
-                : topomap_import(files, (size_t)(npos - 2), kinds, err, sizeof err);
-        if (!p)
-            input_error("%s", liberr(err, pos[2], errno));
-        if ((site ? topomap_store_add(store, pos[1], p, err, sizeof err)
-                  : topomap_store_user_add(store, getuid(), getgid(), pos[1], p, err,
-                                           sizeof err)) < 0)
-            input_error("%s", liberr(err, dir, errno));
-        printf("stored '%s' (%d ranks) in %s\n", pos[1], topomap_profile_nranks(p), dir);
-        topomap_profile_free(p);
-    } else if (!strcmp(sub, "list")) {
-        topomap_store_entry_t *e = NULL;
-        size_t n = 0;
-        if (topomap_store_user_list(store, getuid(), &e, &n, err, sizeof err) < 0)
-            input_error("%s", liberr(err, dir, errno));
-        if (json) {
-            profile_list_json(topomap_store_dir(store), e, n);
-            free(e);
-            return finish_stdout(0);
-        }
-        printf("%-24s %8s %12s  %-19s  %s\n", "NAME", "RANKS", "BYTES", "MODIFIED", "SCOPE");
-        for (size_t i = 0; i < n; i++) {
-            char when[32] = "?", ranks[16] = "?";
-            time_t t = (time_t)e[i].mtime;
-            struct tm tm;
-            if (localtime_r(&t, &tm))
-                strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-            if (e[i].nranks > 0)
-                snprintf(ranks, sizeof ranks, "%d", e[i].nranks);
-            printf("%-24s %8s %12lld  %-19s  %s\n", e[i].name, ranks, e[i].bytes, when,
-                   e[i].scope == TOPOMAP_STORE_USER ? "user" : "site");
-        }
-        free(e);
-    } else if (!strcmp(sub, "show")) {
-        char path[4096] = "", b[40];
-        int scope = TOPOMAP_STORE_SITE;
-        topomap_profile_t *p = topomap_store_find(store, getuid(), pos[1], 0, &scope, path,
-                                                  sizeof path, err, sizeof err);
-        if (!p)
-            input_error("%s", liberr(err, pos[1], errno));
-        /* Metadata and paths come from files and the environment: printed
-         * safe for a terminal (control characters as '?'). */
-        char safe[sizeof path];
-        printf("%-12s %s\n", "name", pos[1]);
-        printf("%-12s %s\n", "file", topomap_printable(path, safe, sizeof safe));
-        printf("%-12s %s\n", "scope", scope == TOPOMAP_STORE_USER ? "user" : "site");
-        printf("%-12s %d\n", "ranks", topomap_profile_nranks(p));
-        printf("%-12s %zu\n", "entries", topomap_profile_nedges(p));
-        printf("%-12s %s\n", "total bytes", num(topomap_profile_total_bytes(p), b, sizeof b));
-        printf("%-12s %s\n", "messages", topomap_profile_has_msgs(p) ? "yes" : "no");
-        static const char *const keys[] = {"application", "date", "counted", "source", NULL};
-        for (int i = 0; keys[i]; i++)
-            if (topomap_profile_meta(p, keys[i]))
-                printf("%-12s %s\n", keys[i],
-                       topomap_printable(topomap_profile_meta(p, keys[i]), safe, sizeof safe));
-        topomap_profile_free(p);
-    } else {
-        if ((site ? topomap_store_remove(store, pos[1], err, sizeof err)
-                  : topomap_store_user_remove(store, getuid(), pos[1], err, sizeof err)) < 0)
-            input_error("%s", liberr(err, pos[1], errno));
-        printf("removed '%s' from %s\n", pos[1], dir);
-    }
+    struct profile_cmd pc = {store, dir, format, site, kinds, pos, npos, err, sizeof err};
+    if (!strcmp(sub, "add"))
+        profile_add(&pc);
+    else if (!strcmp(sub, "list"))
+        profile_list(&pc, json);
+    else if (!strcmp(sub, "show"))
+        profile_show(&pc);
+    else
+        profile_rm(&pc);
     return finish_stdout(0);
 }

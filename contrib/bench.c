@@ -393,22 +393,31 @@ static int parse_sets(char *list)
     return sets;
 }
 
-int main(int argc, char **argv)
-{
-    const char *wdir = getenv("TOPOMAP_WORKLOADS"), *tdir = BENCH_TOPOLOGIES;
-    const char *prefix = "bench-results";
+/* The command line, with its defaults. */
+struct bench_args {
+    const char *wdir, *tdir, *prefix;
     const char *algos[BENCH_MAXALG];
-    int nalgo = 0, quick = 0, sets = 0, extra = 0, chosen = 0, ret, opt;
+    int nalgo, quick, sets;
+};
+
+/* Reads the options into a. -1 to go on, else main's exit status. */
+static int parse_args(int argc, char **argv, struct bench_args *a)
+{
+    int extra = 0, chosen = 0, ret, opt;
     double limit = -1;
     char *alist = NULL, *end;
-    if (!wdir || !*wdir)
-        wdir = BENCH_WORKLOADS;
+    a->wdir = getenv("TOPOMAP_WORKLOADS");
+    a->tdir = BENCH_TOPOLOGIES;
+    a->prefix = "bench-results";
+    a->nalgo = a->quick = a->sets = 0;
+    if (!a->wdir || !*a->wdir)
+        a->wdir = BENCH_WORKLOADS;
     while ((opt = getopt(argc, argv, "w:t:g:o:a:T:j:s:LSqh")) != -1) {
         switch (opt) {
-        case 'w': wdir = optarg; break;
-        case 't': tdir = optarg; break;
+        case 'w': a->wdir = optarg; break;
+        case 't': a->tdir = optarg; break;
         case 'g': gdir = optarg; break;
-        case 'o': prefix = optarg; break;
+        case 'o': a->prefix = optarg; break;
         case 'a': alist = optarg; break;
         case 'T':
             limit = strtod(optarg, &end);
@@ -428,12 +437,12 @@ int main(int argc, char **argv)
         case 's':
             if ((ret = parse_sets(optarg)) < 0)
                 return 2;
-            sets |= ret;
+            a->sets |= ret;
             chosen = 1;
             break;
         case 'L': extra |= SET_LARGE; break;
         case 'S': extra |= SET_SCALING; break;
-        case 'q': quick = 1; break;
+        case 'q': a->quick = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -444,23 +453,114 @@ int main(int argc, char **argv)
     }
     /* -s names the sets, else base, one and tree (quick: all); -L and -S add. */
     if (!chosen)
-        sets = quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
-                           SET_DRAGONFLY | SET_CONG
-                     : SET_BASE | SET_ONE | SET_TREE | SET_DRAGONFLY | SET_CONG;
-    sets |= extra;
-    bench_time_limit = limit >= 0 ? limit : quick ? 10 : 60;
+        a->sets = a->quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
+                                 SET_DRAGONFLY | SET_CONG
+                           : SET_BASE | SET_ONE | SET_TREE | SET_DRAGONFLY | SET_CONG;
+    a->sets |= extra;
+    bench_time_limit = limit >= 0 ? limit : a->quick ? 10 : 60;
     if (alist) {
-        for (char *tok = strtok(alist, ","); tok && nalgo < BENCH_MAXALG; tok = strtok(NULL, ","))
-            algos[nalgo++] = tok;
+        for (char *tok = strtok(alist, ","); tok && a->nalgo < BENCH_MAXALG;
+             tok = strtok(NULL, ","))
+            a->algos[a->nalgo++] = tok;
     } else {
-        for (size_t k = 0; k < sizeof default_algos / sizeof default_algos[0] && nalgo < BENCH_MAXALG;
-             k++)
-            algos[nalgo++] = default_algos[k];
+        for (size_t k = 0;
+             k < sizeof default_algos / sizeof default_algos[0] && a->nalgo < BENCH_MAXALG; k++)
+            a->algos[a->nalgo++] = default_algos[k];
     }
-    if (!nalgo) {
+    if (!a->nalgo) {
         fprintf(stderr, "topomap-bench: -a names no algorithm\n");
         return 2;
     }
+    return -1;
+}
+
+/* The head of the table: version, machine, inputs, sets. */
+static void emit_header(const struct bench_args *a)
+{
+    int sets = a->sets;
+    double load[3] = {0};
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (la) {
+        if (fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = NAN;
+        fclose(la);
+    }
+    time_t now_t = time(NULL);
+    bench_emit("# topomap %s benchmark, %s", topomap_version(), ctime(&now_t));
+    bench_emit("# %ld CPUs online, load average %.2f at start; Scotch: %s\n",
+               sysconf(_SC_NPROCESSORS_ONLN), load[0],
+#ifdef HAVE_SCOTCH
+               "yes"
+#else
+               "no"
+#endif
+    );
+    bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", a->wdir, a->tdir, gdir);
+    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+               sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
+               sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
+               sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
+               sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_HUGE ? " huge" : "",
+               sets & SET_CONG ? " cong" : "",
+               a->quick ? " (quick)" : "", bench_time_limit, bench_threads);
+}
+
+/* Profiles: the shared workloads (their count in *nshared), then synthetic
+ * ones (the random graph first: it draws from the shared generator).
+ * profs: room for 64. Returns how many. */
+static int load_profiles(const struct bench_args *a, char **pfiles, int npf, struct prof *profs,
+                         int *nshared)
+{
+    char path[4096];
+    int nprof = 0;
+    *nshared = 0;
+    for (int i = 0; i < npf && nprof < 60; i++) {
+        snprintf(path, sizeof path, "%s/%s", a->wdir, pfiles[i]);
+        topomap_profile_t *p = topomap_profile_load(path, TOPOMAP_FMT_AUTO, bench_err,
+                                                    sizeof bench_err);
+        if (!p) {
+            fprintf(stderr, "topomap-bench: skipping %s\n", bench_err);
+            continue;
+        }
+        snprintf(profs[nprof].name, sizeof profs[0].name, "%.*s", (int)strlen(pfiles[i]) - 4,
+                 pfiles[i]);
+        profs[nprof++].p = p;
+        (*nshared)++;
+    }
+    if ((a->sets & SET_BASE) && !a->quick) {
+        if (synth(&profs[nprof], "stencil", 8, 8, 8) == 0)
+            nprof++;
+        snprintf(profs[nprof].name, sizeof profs[0].name, "random-1024");
+        if ((profs[nprof].p = bench_random_sparse(1024, 6)))
+            nprof++;
+        if (synth(&profs[nprof], "stencil", 16, 16, 16) == 0)
+            nprof++;
+    }
+    return nprof;
+}
+
+/* The plot, drawn from the table just written (topomap plot bench). */
+static void draw_plot(const char *prefix, const char *paper_topo)
+{
+    char table[4096], path[4096], err[TOPOMAP_ERRLEN] = "";
+    topomap_plot_bench_opts_t po;
+    topomap_plot_bench_opts_init(&po);
+    po.topology = paper_topo;
+    snprintf(table, sizeof table, "%s.txt", prefix);
+    snprintf(path, sizeof path, "%s.svg", prefix);
+    if (topomap_plot_bench(path, NULL, table, &po, err, sizeof err) < 0)
+        printf("# no plot: %s\n", err);
+}
+
+int main(int argc, char **argv)
+{
+    static struct bench_args args;
+    int ret = parse_args(argc, argv, &args);
+    if (ret >= 0)
+        return ret;
+    const char *wdir = args.wdir, *tdir = args.tdir, *prefix = args.prefix;
+    const char **algos = args.algos;
+    int nalgo = args.nalgo, quick = args.quick, sets = args.sets;
     char path[4096];
     snprintf(path, sizeof path, "%s.txt", prefix);
     bench_out = fopen(path, "w");
@@ -478,60 +578,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "topomap-bench: no topologies in %s\n", tdir);
         return 1;
     }
-    double load[3] = {0};
-    FILE *la = fopen("/proc/loadavg", "r");
-    if (la) {
-        if (fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
-            load[0] = NAN;
-        fclose(la);
-    }
-    time_t now_t = time(NULL);
     double t_start = bench_now();
-    bench_emit("# topomap %s benchmark, %s", topomap_version(), ctime(&now_t));
-    bench_emit("# %ld CPUs online, load average %.2f at start; Scotch: %s\n",
-               sysconf(_SC_NPROCESSORS_ONLN), load[0],
-#ifdef HAVE_SCOTCH
-               "yes"
-#else
-               "no"
-#endif
-    );
-    bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", wdir, tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
-               sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
-               sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
-               sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
-               sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_HUGE ? " huge" : "",
-               sets & SET_CONG ? " cong" : "",
-               quick ? " (quick)" : "", bench_time_limit, bench_threads);
+    emit_header(&args);
     bench_table_head();
 
-    /* Profiles: the shared workloads, then synthetic ones (the random graph
-     * first: it draws from the shared generator). */
     struct prof profs[64];
-    int nprof = 0, nshared = 0;
-    for (int i = 0; i < npf && nprof < 60; i++) {
-        snprintf(path, sizeof path, "%s/%s", wdir, pfiles[i]);
-        topomap_profile_t *p = topomap_profile_load(path, TOPOMAP_FMT_AUTO, bench_err,
-                                                    sizeof bench_err);
-        if (!p) {
-            fprintf(stderr, "topomap-bench: skipping %s\n", bench_err);
-            continue;
-        }
-        snprintf(profs[nprof].name, sizeof profs[0].name, "%.*s", (int)strlen(pfiles[i]) - 4,
-                 pfiles[i]);
-        profs[nprof++].p = p;
-        nshared++;
-    }
-    if ((sets & SET_BASE) && !quick) {
-        if (synth(&profs[nprof], "stencil", 8, 8, 8) == 0)
-            nprof++;
-        snprintf(profs[nprof].name, sizeof profs[0].name, "random-1024");
-        if ((profs[nprof].p = bench_random_sparse(1024, 6)))
-            nprof++;
-        if (synth(&profs[nprof], "stencil", 16, 16, 16) == 0)
-            nprof++;
-    }
+    int nshared, nprof = load_profiles(&args, pfiles, npf, profs, &nshared);
     static struct bench_plan all, large;
     all.algos = large.algos = algos;
     all.nalgo = large.nalgo = nalgo;
@@ -574,15 +626,7 @@ int main(int argc, char **argv)
     bench_emit("\n# %.0f s in all; table: %s.txt, plot: %s.svg\n", bench_now() - t_start, prefix,
                prefix);
     fclose(bench_out);
-    /* The plot, drawn from the table just written (topomap plot bench). */
-    char table[4096], err[TOPOMAP_ERRLEN] = "";
-    topomap_plot_bench_opts_t po;
-    topomap_plot_bench_opts_init(&po);
-    po.topology = paper_topo;
-    snprintf(table, sizeof table, "%s.txt", prefix);
-    snprintf(path, sizeof path, "%s.svg", prefix);
-    if (topomap_plot_bench(path, NULL, table, &po, err, sizeof err) < 0)
-        printf("# no plot: %s\n", err);
+    draw_plot(prefix, paper_topo);
     free_profs(profs, nprof);
     for (int i = 0; i < ngraphs; i++)
         bench_graph_free(graphs[i].g);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The grid case set (issue 12, Bhatele et al. 2010):
+/* The grid case set (Bhatele et al. 2010):
  *  1. the aspect-ratio study of the paper's Fig. 6: 2D object grids onto 2D
  *     meshes of as many processors, the average hops per byte of each 2D
  *     heuristic of grid_embed.c (called directly, through internal.h: the
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "internal.h"
+#include "grid.h"
 
 static const char *grid_algos[] = {"block", "drb+refine", "grid", "auto", "scotch"};
 #define NGRID_ALGOS ((int)(sizeof grid_algos / sizeof grid_algos[0]))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The tree case set (issue 10): treematch and SumCom on hierarchical
+/* The tree case set: treematch and SumCom on hierarchical
  * machines, with Scotch's static mapping onto the whole hierarchy (its tleaf
  * over the switch levels and the node's levels with SumCom costs, or a deco
  * architecture of the slots' costs on an unbalanced tree; bench_scotch.c):
@@ -16,7 +16,7 @@
  * geometric graph of 1024 ranks. The table gives SumCom and hop-bytes, each
  * with its ratio to Scotch's; NAME:off is NAME without the node-internal
  * placement (its SumCom gain is the ratio of the two). The summary gives
- * the geometric means over the tree cases and the issue's targets. Node
+ * the geometric means over the tree cases and the targets. Node
  * costs everywhere: 0.5 (sockets), 0.25 (NUMA), 0.125 (cores), hop_cost 1. */
 #include <errno.h>
 #include <math.h>
@@ -178,7 +178,7 @@ void bench_tree_run(const char *tdir, const char *wdir, int quick)
     plan.scaling = 1; /* own table and summary */
     plan.sumcom = 1;
     bench_scotch_hier = 1;
-    bench_emit("\n## Tree set (issue 10): SumCom over the whole hierarchy, treematch, the "
+    bench_emit("\n## Tree set: SumCom over the whole hierarchy, treematch, the "
                "node-internal placement (NAME:off: without it), Scotch on the whole hierarchy\n\n");
     bench_table_head_sumcom();
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """A shuffled periodic 3D stencil profile (6 neighbours per rank) as an edge
-list: the large inputs of the profile I/O measurements (README, issue 26).
+list: the large inputs of the profile I/O measurements (README).
 
 Usage: stencil-profile.py X Y Z [SEED] > PROFILE.txt
 Ranks are the grid points in a random order (SEED, default 1; 0: in order);

@@ -38,8 +38,8 @@
  *    there) and its other edges are ignored. Rank 0 may thus also be a
  *    corner of an open grid with as many collective edges as it has
  *    neighbours, which a degree test would not notice.
- *  - Rank orders other than the grid's own (a permuted grid, the issue's
- *    "shuffled" ranks), which the paper does not consider: grid coordinates
+ *  - Rank orders other than the grid's own (a permuted grid, "shuffled"
+ *    ranks), which the paper does not consider: grid coordinates
  *    are grown from one rank over the graph. The neighbours of the starting
  *    rank fall into axes (two neighbours on one axis have no common neighbour
  *    but the start; two on different axes close a square); then, breadth

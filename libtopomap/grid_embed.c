@@ -61,7 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "grid.h"
 
 const char *const topomap_grid_heuristic_names[TOPOMAP_GRID_NH2D] = {
     "MXOVLP", "MXOV+AL", "EXCO", "COCE", "AFFN", "STEP",

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A grid profile recorded at one rank count, synthesised for another (issue
- * 12, item 3). A stencil code run on more ranks cuts the same global domain
- * into more, smaller boxes: the process grid is what the application's own
- * factorisation gives (here MPI_Dims_create's, the most common), the rank
+/* A grid profile recorded at one rank count, synthesised for another, so
+ * that a profile recorded once serves every job size. A stencil code run on
+ * more ranks cuts the same global domain into more, smaller boxes: the
+ * process grid is what the application's own factorisation gives (here
+ * MPI_Dims_create's, the most common), the rank
  * order stays x fastest, and the bytes between two neighbours follow the
  * area of the face they share (surface-to-volume). topomap.h documents the
  * rule; what a real application does may differ (LAMMPS picks its grid from

@@ -137,85 +137,6 @@ int topomap_ohtma_greedy(const struct topomap_problem *pb, int *r2s, int *order,
  * component in turn) into order[0..g->n-1]. 0, or -1 on out of memory. */
 int topomap_rcm_order(const topomap_graph_t *g, int *order);
 
-/* spectral_cluster.c: CP-NSC (Wang et al. 2015, Algorithm 1) on the
- * subgraph of pb->g induced by the distinct ranks ranks[0..nr): at most k
- * clusters, label[i] = cluster of ranks[i], clusters numbered in order of
- * their first member. loc: n ints, all -1, used as scratch and left all -1.
- * Seeded by pb->opts->seed; stops with ETIMEDOUT at pb's deadline.
- * Returns the number of clusters (<= k; fewer only when k-means finds fewer
- * distinct points), or -1 + errno. */
-int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
-                  int *label, char *err, size_t errlen);
-/* spectral_cluster.c: steps 1-5 of CP-NSC on the subgraph induced by
- * ranks[0..nr), 2 <= k < nr: the rows of U (nr x *dimp, row major, caller
- * frees), the paper's rows of norm sqrt(k - 1). 0, or -1 + errno. */
-int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k,
-                        int *loc, double **Up, int *dimp, char *err, size_t errlen);
-/* spectral_cluster.c, for spectral-fit: the k leading eigenvectors of the
- * walk matrix D^-1 S of the graph of n vertices whose similarities are w
- * (CSR xadj/adj, symmetric, no diagonal) and self[i] on the diagonal (d_ii =
- * self[i] + sum_j w_ij), with CP-NSC's solvers (dense up to
- * cpnsc_dense_max vertices (tuning.h), ARPACK beyond). X: n x k column major,
- * columns by decreasing eigenvalue (lambda[0..k)), each D^-1/2 v for a unit
- * v. k < n. Returns the number of columns found (<= k), or -1 + errno. */
-int topomap_walk_vectors(const struct topomap_problem *pb, int n, const int64_t *xadj,
-                         const int *adj, const double *w, const double *self, int k, double *X,
-                         double *lambda, char *err, size_t errlen);
-/* spectral_fit.c, ours (spectral-fit): ranks[0..nr) cut into the k
- * parts of cap[0..k) slots by recursive bisection: the parts split in two
- * runs of about half the slots, the ranks by topomap_fit_bisect. label[i] =
- * part of ranks[i]. 0, or -1 + errno (ENOSPC: fewer slots than ranks, ENOMEM,
- * ETIMEDOUT). */
-int topomap_cpnsc_fit(const struct topomap_problem *pb, const int *ranks, int nr, int k,
-                      const int *cap, int *loc, int *label, char *err, size_t errlen);
-/* A weighted graph for spectral-fit's bisection: traffic w on the edges
- * (CSR, symmetric, no diagonal), vw ranks per vertex, self the similarity
- * inside each vertex (the diagonal of CP-NSC's S, summed when vertices are
- * merged). */
-struct topomap_bgraph {
-    int n;
-    int64_t *xadj;
-    int *adj;
-    double *w;
-    double *self;
-    int *vw;
-};
-/* spectral_bisect.c: frees G's arrays and zeroes it. */
-void topomap_bgraph_free(struct topomap_bgraph *G);
-/* spectral_bisect.c, ours: side[i] = 0 (left) or 1 (right) for the vertices
- * of G, the vertex weight on the left in [lo, hi] (lo <= hi, reachable),
- * closest to target among the cuts of least traffic found; multilevel
- * spectral bisection with Fiduccia-Mattheyses refinement (see the file).
- * With nalt > 1, up to nalt different cuts (side: nalt * G->n chars), the
- * best first, the others from the coarse cuts within 1% of the best one;
- * cuts[j] (may be NULL): the traffic across cut j. Deterministic for a given
- * seed. Returns the number of cuts (>= 1), or -1 + errno. */
-int topomap_fit_bisect(const struct topomap_problem *pb, const struct topomap_bgraph *G, long lo,
-                       long hi, long target, uint64_t seed, int nalt, char *side, double *cuts,
-                       char *err, size_t errlen);
-
-/* spectral_place.c: the cluster mapping schemes of section 4.4.2. */
-enum { TOPOMAP_CLUSTER_PLAIN = 1, TOPOMAP_CLUSTER_FF = 2, TOPOMAP_CLUSTER_MR = 3 };
-/* The scheme the stdev/threshold rule picks for nclus clusters of sizes
- * cx[c + 1] - cx[c]. */
-int topomap_cluster_scheme(int nclus, const int *cx);
-/* "plain", "first-fit", "most-reservation". */
-const char *topomap_cluster_scheme_name(int scheme);
-/* Place nclus clusters (cluster c: members cmem[cx[c]..cx[c+1]), in
- * increasing order, numbered in order of their first member) onto nbins
- * nodes of cap[b] slots, in order, with scheme TOPOMAP_CLUSTER_*: fills
- * bin_of[member] for every member. 0, or -1 + errno (ENOSPC: more members
- * than slots, ENOMEM). */
-int topomap_cluster_map(int scheme, int nclus, const int *cx, const int *cmem, int nbins,
-                        const int *cap, int *bin_of);
-
-/* spectral_ape.c: APE (Wang et al. 2015, Algorithm 4) on the mapping r2s,
- * updated in place: piece[r] in [0, np) is the cluster of rank r (every
- * cluster on one node; empty clusters allowed). 0, or -1 + errno (ENOMEM).
- * Stops at the deadline or after opts->loop exchanges tried (when >= 0). */
-int topomap_ape(const struct topomap_problem *pb, int *r2s, const int *piece, int np, char *err,
-                size_t errlen);
-
 /* xchg.c: the pair-exchange engine. A placement of the n ranks of a problem
  * on its slots. Hop-bytes only depend on the node of each rank, so slots are
  * grouped by node ("groups", numbered in order of first slot); cost[i] is
@@ -253,9 +174,14 @@ int topomap_xchg_init(struct topomap_xchg *x, const struct topomap_problem *pb, 
 /* Same; hop_table 0: no ngrp^2 hop table (hops asked from the topology). */
 int topomap_xchg_init_table(struct topomap_xchg *x, const struct topomap_problem *pb,
                             int hop_table, char *err, size_t errlen);
-/* Build x->near (once; see near_x above): for every group, up to 12 groups
- * closest to it in the network. 0, or -1 (ENOMEM). */
+/* Build x->near (once; see near_x above): for every group, up to
+ * TOPOMAP_XCHG_NEAR_MAX groups closest to it in the network. 0, or -1
+ * (ENOMEM). */
+#define TOPOMAP_XCHG_NEAR_MAX 12
 int topomap_xchg_near(struct topomap_xchg *x);
+/* 1 when t's near lists come from coordinates (tori and meshes whose
+ * 2 x dims neighbours fit in a list), 0 when they need the hop table. */
+int topomap_xchg_near_coords(const topomap_topology_t *t);
 /* Place rank i on slot r2s[i] for every rank (distinct valid slots), compute costs. */
 void topomap_xchg_place(struct topomap_xchg *x, const int *r2s);
 void topomap_xchg_free(struct topomap_xchg *x);
@@ -358,7 +284,7 @@ int topomap_refine_groups(struct topomap_xchg *x, double deadline, double *remov
  * found better; *removed = hop-bytes removed. 0, or -1 + errno (ENOMEM). */
 int topomap_refine_ils(const struct topomap_problem *pb, int *r2s, int tries, double deadline,
                        double *removed, char *err, size_t errlen);
-/* The rank refinement (topomap_xchg_refine), then whole-node exchanges and
+/* refine.c: the rank refinement (topomap_xchg_refine), then whole-node exchanges and
  * the rank refinement again while they find something (at most
  * REFINE_GROUP_ROUNDS rounds); st sums all of it. What topomap_refine runs. */
 int topomap_xchg_refine_full(struct topomap_xchg *x, const struct topomap_refine_params *rp,
@@ -373,39 +299,6 @@ int topomap_congestion(const topomap_profile_t *p, const topomap_topology_t *t, 
 int topomap_profile_set_meta(topomap_profile_t *p, const char *key, const char *val);
 /* Every metadata entry of src into dst (later values win). */
 int topomap_profile_copy_meta(topomap_profile_t *dst, const topomap_profile_t *src);
-
-/* grid_embed.c: embeddings of an object grid into a processor grid of the
- * same number of cells (Bhatele et al. 2010, sections V and VI); cells are
- * numbered x fastest. The 2D -> 2D heuristics: */
-enum {
-    TOPOMAP_GRID_MXOVLP, TOPOMAP_GRID_MXOVAL, TOPOMAP_GRID_EXCO, TOPOMAP_GRID_COCE,
-    TOPOMAP_GRID_AFFN, TOPOMAP_GRID_STEP, TOPOMAP_GRID_NH2D
-};
-extern const char *const topomap_grid_heuristic_names[TOPOMAP_GRID_NH2D];
-/* Heuristic h: map[x + ox * y] = px_cell + PX * py_cell for the ox x oy
- * object grid on the px x py mesh (ox * oy == px * py). 0, or -1 + errno
- * (EINVAL, ENOMEM). */
-int topomap_grid_embed2d(int h, int ox, int oy, int px, int py, int *map);
-/* A grid's extents (d[0] fastest) and a plan: steps that reduce an object
- * grid and a processor grid to a base heuristic (grid_embed.c explains). */
-struct topomap_grid_shape {
-    int nd, d[TOPOMAP_GRID_MAXDIMS];
-};
-#define TOPOMAP_GRID_MAXSTEPS 8
-struct topomap_grid_step {
-    int kind, a, b, h;
-};
-struct topomap_grid_plan {
-    int nsteps;
-    struct topomap_grid_step s[TOPOMAP_GRID_MAXSTEPS];
-    char name[96]; /* e.g. "fold x>z, MXOV+AL" */
-};
-/* Up to max plans embedding o into p (same number of cells); how many. */
-int topomap_grid_plans(const struct topomap_grid_shape *o, const struct topomap_grid_shape *p,
-                       struct topomap_grid_plan *plans, int max);
-/* map[object cell] = processor cell under plan pl. 0, or -1 + errno. */
-int topomap_grid_plan_run(const struct topomap_grid_plan *pl, const struct topomap_grid_shape *o,
-                          const struct topomap_grid_shape *p, int *map);
 
 /* topo_torus.c: the shape of a torus/mesh: fills dims[k] and wrap[k] for
  * k < min(ndims, maxdims) and returns ndims; 0 for other kinds. */
@@ -506,6 +399,9 @@ int topomap_topology_net_depth(const topomap_topology_t *t);
  * levels, a dragonfly's group and switch; 0 for other networks. Lets the
  * algorithms that split by level treat every hierarchical kind alike. */
 int topomap_topology_group_levels(const topomap_topology_t *t);
+/* 1 when t's hops obey the triangle inequality (lengths of shortest
+ * routes: tori, meshes, Tianhe-3). */
+int topomap_topology_shortest_hops(const topomap_topology_t *t);
 /* keys[0 .. net_depth): the switch above node at each level from the top
  * (numbered within the level; unbalanced trees padded, see the file). */
 void topomap_topology_net_path(const topomap_topology_t *t, int node, int *keys);

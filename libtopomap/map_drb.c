@@ -178,7 +178,7 @@ static int drb_init(struct drb *d, const struct topomap_problem *pb)
     const topomap_topology_t *t = pb->topo;
     int dims[DRB_MAXD], wrap[DRB_MAXD];
     int gd = topomap_topology_grid(t, dims, wrap, DRB_MAXD);
-    const char *kind = topomap_topology_kind(t);
+    int shape = topomap_topology_shape(t);
     int tmpc[DRB_MAXD];
     d->nd = 0;
     for (int i = 0; i < d->m; i++) {
@@ -211,7 +211,7 @@ static int drb_init(struct drb *d, const struct topomap_problem *pb)
             d->geom[k] = 1;
             d->cyc[k] = k < gd && wrap[k] ? dims[k] : 0;
         }
-    } else if (kind && !strcmp(kind, "tianhe3") && d->nd >= 4) {
+    } else if (shape == TOPOMAP_SHAPE_CHIPS && d->nd >= 4) {
         d->cls[0] = d->cls[1] = 0; /* chip rows and columns */
         d->cls[2] = 1;             /* sides */
         d->cls[3] = 2;             /* nodes of a side */

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "grid.h"
 
 #define GRID_MAX_PLANS 96
 #define GRID_PLAN_WORK (1L << 23) /* plans x ranks tried at most */

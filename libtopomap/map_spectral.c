@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "spectral.h"
 
 #define SPEC_MAXD 20
 #define IRREGULAR_CV 1.0
@@ -108,15 +108,15 @@ static int cmp_nodes(const void *a, const void *b, void *ctx)
 static int build_levels(struct spec *S)
 {
     const topomap_topology_t *t = S->pb->topo;
-    const char *kind = topomap_topology_kind(t);
+    int shape = topomap_topology_shape(t);
     int dims[SPEC_MAXD], wrap[SPEC_MAXD], c[SPEC_MAXD];
     int gd = topomap_topology_grid(t, dims, wrap, SPEC_MAXD);
     int bits = 0;
     /* Trees (regular or from a topology.conf) and dragonflies: the levels
      * are the leading coordinates. */
-    int hier = (kind && !strcmp(kind, "fat-tree")) || topomap_topology_group_levels(t) > 0;
+    int hier = shape == TOPOMAP_SHAPE_TREE || topomap_topology_group_levels(t) > 0;
     S->nlev = 0;
-    if (kind && !strcmp(kind, "tianhe3")) {
+    if (shape == TOPOMAP_SHAPE_CHIPS) {
         S->nlev = 2; /* chips, sides */
     } else if (hier) {
         for (int i = 0; i < S->m; i++) {
@@ -138,7 +138,7 @@ static int build_levels(struct spec *S)
     for (int i = 0; i < S->m; i++) {
         int64_t *K = S->key + (size_t)i * (size_t)S->nlev;
         int k = topomap_topology_coords(t, S->tn[i], c, SPEC_MAXD);
-        if (kind && !strcmp(kind, "tianhe3")) {
+        if (shape == TOPOMAP_SHAPE_CHIPS) {
             K[0] = (int64_t)c[0] * 65536 + c[1];
             K[1] = K[0] * 2 + c[2];
         } else if (hier) {

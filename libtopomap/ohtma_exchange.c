@@ -235,91 +235,82 @@ static void xp_free(struct xp *X)
     free(X->rb);
 }
 
-/* Lines 20-35 on a placed x. */
-int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *err,
-                           size_t errlen)
+/* The state of the loop: the per-process arrays of both modes, then full
+ * mode's scratch and cost cache, or fast mode's tree, candidate lists and
+ * per-thread workspaces. 0, or -1 when out of memory (X freed by the
+ * caller). */
+static int xp_alloc(struct xp *X)
 {
-    const struct topomap_problem *pb = x->pb;
-    const topomap_graph_t *g = &pb->g;
+    const struct topomap_xchg *x = X->x;
     int n = x->n, ng = x->ngrp;
-    if (loop < 0)
-        loop = n / 2;
-    if (loop > n / 2)
-        loop = n / 2; /* each step uses up two processes */
-    if (loop == 0 || n < 2)
-        return 0;
-    struct xp X;
-    memset(&X, 0, sizeof X);
-    X.x = x;
-    X.fast = fast;
-    int rc = 0;
-    int *ps1 = malloc(sizeof(int) * (size_t)loop), *ps2 = malloc(sizeof(int) * (size_t)loop);
-    double *res = malloc(sizeof(double) * (size_t)loop);
-    int *touched = malloc(sizeof(int) * (size_t)n);
-    X.elig = malloc((size_t)n);
-    X.ub = malloc(sizeof(double) * (size_t)n);
-    X.part = malloc(sizeof(int) * (size_t)n);
-    X.exact = calloc((size_t)n, 1);
-    X.head = malloc(sizeof(int) * (size_t)n);
-    X.nxt = malloc(sizeof(int) * (size_t)n);
-    X.prv = malloc(sizeof(int) * (size_t)n);
-    X.mark = calloc((size_t)n, 1);
-    if (!ps1 || !ps2 || !res || !touched || !X.elig || !X.ub || !X.part || !X.exact || !X.head ||
-        !X.nxt || !X.prv || !X.mark)
-        goto nomem;
+    X->elig = malloc((size_t)n);
+    X->ub = malloc(sizeof(double) * (size_t)n);
+    X->part = malloc(sizeof(int) * (size_t)n);
+    X->exact = calloc((size_t)n, 1);
+    X->head = malloc(sizeof(int) * (size_t)n);
+    X->nxt = malloc(sizeof(int) * (size_t)n);
+    X->prv = malloc(sizeof(int) * (size_t)n);
+    X->mark = calloc((size_t)n, 1);
+    if (!X->elig || !X->ub || !X->part || !X->exact || !X->head || !X->nxt || !X->prv || !X->mark)
+        return -1;
     for (int i = 0; i < n; i++) {
-        X.elig[i] = 1;
-        X.part[i] = X.head[i] = X.nxt[i] = X.prv[i] = -1;
-        X.ub[i] = -INFINITY;
+        X->elig[i] = 1;
+        X->part[i] = X->head[i] = X->nxt[i] = X->prv[i] = -1;
+        X->ub[i] = -INFINITY;
     }
-    if (!fast) {
-        X.wsc = calloc((size_t)n, sizeof(double));
-        X.drow = malloc(sizeof(double) * (size_t)ng);
-        X.drows = malloc(sizeof(double) * 64 * (size_t)ng);
-        X.adjmask = calloc((size_t)n, sizeof(uint64_t));
-        X.np = malloc(sizeof(int) * (size_t)n);
-        X.elist = malloc(sizeof(int) * (size_t)n);
-        if (!X.wsc || !X.drow || !X.drows || !X.adjmask || !X.np || !X.elist)
-            goto nomem;
+    if (!X->fast) {
+        X->wsc = calloc((size_t)n, sizeof(double));
+        X->drow = malloc(sizeof(double) * (size_t)ng);
+        X->drows = malloc(sizeof(double) * 64 * (size_t)ng);
+        X->adjmask = calloc((size_t)n, sizeof(uint64_t));
+        X->np = malloc(sizeof(int) * (size_t)n);
+        X->elist = malloc(sizeof(int) * (size_t)n);
+        if (!X->wsc || !X->drow || !X->drows || !X->adjmask || !X->np || !X->elist)
+            return -1;
         for (int i = 0; i < n; i++)
-            X.np[i] = -1;
+            X->np[i] = -1;
         if ((long)n * ng <= topomap_tuning()->ohtma_dcache_max) {
-            X.dc = malloc(sizeof(double) * (size_t)n * (size_t)ng);
-            if (X.dc) {
-                double *dc = X.dc;
+            X->dc = malloc(sizeof(double) * (size_t)n * (size_t)ng);
+            if (X->dc) {
+                double *dc = X->dc;
 #pragma omp parallel for schedule(dynamic, 4) if ((long)n * ng > PAR_WORK)
                 for (int u = 0; u < ng; u++)
                     for (int i = 0; i < n; i++)
                         dc[(size_t)u * (size_t)n + (size_t)i] = topomap_xchg_cost_at(x, i, u);
             }
         }
-    } else {
-        for (X.tsize = 1; X.tsize < n; X.tsize *= 2)
-            ;
-        X.tree = malloc(sizeof(int) * 2 * (size_t)X.tsize);
-        X.elist = malloc(sizeof(int) * (size_t)n);
-#ifdef _OPENMP
-        int nth = omp_get_max_threads();
-#else
-        int nth = 1;
-#endif
-        X.tw = calloc((size_t)nth, sizeof(struct fws));
-        double rpn = (double)n / (ng > 0 ? ng : 1);
-        X.sample = n > topomap_tuning()->ohtma_sample_min && rpn > FAST_SLOTS ? (int)ceil(rpn / FAST_SLOTS)
-                                                                    : 1;
-        if (!X.tree || !X.elist || !X.tw || topomap_ohtma_near_build(&X) < 0 ||
-            (X.sample > 1 && topomap_ohtma_sample_build(&X) < 0))
-            goto nomem;
-        for (; X.ntw < nth; X.ntw++)
-            if (topomap_ohtma_fws_init(&X.tw[X.ntw], n, ng) < 0) {
-                X.ntw++;
-                goto nomem;
-            }
+        return 0;
     }
+    for (X->tsize = 1; X->tsize < n; X->tsize *= 2)
+        ;
+    X->tree = malloc(sizeof(int) * 2 * (size_t)X->tsize);
+    X->elist = malloc(sizeof(int) * (size_t)n);
+#ifdef _OPENMP
+    int nth = omp_get_max_threads();
+#else
+    int nth = 1;
+#endif
+    X->tw = calloc((size_t)nth, sizeof(struct fws));
+    double rpn = (double)n / (ng > 0 ? ng : 1);
+    X->sample = n > topomap_tuning()->ohtma_sample_min && rpn > FAST_SLOTS ? (int)ceil(rpn / FAST_SLOTS) : 1;
+    if (!X->tree || !X->elist || !X->tw || topomap_ohtma_near_build(X) < 0 ||
+        (X->sample > 1 && topomap_ohtma_sample_build(X) < 0))
+        return -1;
+    for (; X->ntw < nth; X->ntw++)
+        if (topomap_ohtma_fws_init(&X->tw[X->ntw], n, ng) < 0) {
+            X->ntw++;
+            return -1;
+        }
+    return 0;
+}
 
-    /* Initial best partners: independent per process, in parallel. Every
-     * thread enters the loop (a worksharing construct must be met by all),
-     * one without scratch memory just flags the failure. */
+/* Initial best partners: independent per process, in parallel. Every
+ * thread enters the loop (a worksharing construct must be met by all),
+ * one without scratch memory just flags the failure. 0, or -1 when out of
+ * memory. */
+static int initial_partners(struct xp *X)
+{
+    int n = X->x->n, ng = X->x->ngrp, fast = X->fast;
     int nomem = 0;
 #pragma omp parallel
     {
@@ -343,12 +334,12 @@ int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *er
             if (!ok)
                 continue;
             if (!fast) {
-                X.ub[i] = scan_full(&X, i, drow, wsc, &bj);
-            } else if (topomap_ohtma_rescan_fast(&X, i, &w, &bj) < 0) {
+                X->ub[i] = scan_full(X, i, drow, wsc, &bj);
+            } else if (topomap_ohtma_rescan_fast(X, i, &w, &bj) < 0) {
 #pragma omp atomic write
                 nomem = 1;
             }
-            X.prv[i] = bj; /* linked below: set_part is not thread safe */
+            X->prv[i] = bj; /* linked below: set_part is not thread safe */
         }
         if (!fast) {
             free(drow);
@@ -358,18 +349,209 @@ int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *er
         }
     }
     if (nomem)
-        goto nomem;
+        return -1;
     for (int i = 0; i < n; i++) {
-        int bj = X.prv[i];
-        X.prv[i] = -1;
-        X.exact[i] = 1;
-        set_part(&X, i, bj);
+        int bj = X->prv[i];
+        X->prv[i] = -1;
+        X->exact[i] = 1;
+        set_part(X, i, bj);
     }
     if (fast)
-        topomap_ohtma_tree_build(&X);
+        topomap_ohtma_tree_build(X);
+    return 0;
+}
+
+/* Line 28: the eligible process of the best pair (-1: none left); stale
+ * tops are rescanned until exact. -2 when out of memory. */
+static int best_pair(struct xp *X)
+{
+    int n = X->x->n, m;
+    for (;;) {
+        m = -1;
+        if (X->fast) {
+            m = X->tree[1];
+            if (m >= 0 && !X->elig[m])
+                m = -1;
+        } else {
+            double bv = -INFINITY;
+            for (int i = 0; i < n; i++)
+                if (X->elig[i] && (m < 0 || X->ub[i] > bv)) {
+                    bv = X->ub[i];
+                    m = i;
+                }
+        }
+        if (m < 0 || X->exact[m])
+            return m;
+        int bj;
+        if (X->fast) {
+            if (topomap_ohtma_rescan_fast(X, m, &X->tw[0], &bj) < 0)
+                return -2;
+            set_part(X, m, bj);
+            topomap_ohtma_tree_update(X, m);
+        } else {
+            X->ub[m] = scan_full(X, m, X->drow, X->wsc, &bj);
+            X->exact[m] = 1;
+            set_part(X, m, bj);
+        }
+    }
+}
+
+/* The processes whose pairs change when m and q are exchanged: m, q (marked)
+ * and their neighbours (marked, listed in S); whoever had one of them as
+ * best partner turns stale. Returns how many are in S. */
+static int touched(struct xp *X, int m, int q, int *S)
+{
+    const topomap_graph_t *g = &X->x->pb->g;
+    int ns = 0;
+    X->mark[m] = X->mark[q] = 1;
+    int pair[2] = {m, q};
+    for (int t = 0; t < 2; t++)
+        for (int64_t e = g->xadj[pair[t]]; e < g->xadj[pair[t] + 1]; e++) {
+            int l = g->adj[e];
+            if (!X->mark[l]) {
+                X->mark[l] = 1;
+                S[ns++] = l;
+            }
+        }
+    for (int t = -2; t < ns; t++) {
+        int k = t < 0 ? pair[t + 2] : S[t];
+        while (X->head[k] >= 0) {
+            int j = X->head[k];
+            X->exact[j] = 0;
+            set_part(X, j, -1);
+        }
+    }
+    return ns;
+}
+
+/* Fast mode, after an exchange: the eligible processes of X->elist[0..ne-1]
+ * rescanned, independently and in parallel; their raises are applied
+ * after, in order (a maximum: the order does not matter). 0, or -1 when
+ * out of memory. */
+static int update_fast(struct xp *X, int ne)
+{
+    int n = X->x->n;
+    if (ne > X->nrb) {
+        struct rbuf *nb = realloc(X->rb, sizeof *nb * (size_t)ne);
+        if (!nb)
+            return -1;
+        memset(nb + X->nrb, 0, sizeof *nb * (size_t)(ne - X->nrb));
+        X->rb = nb;
+        X->nrb = ne;
+    }
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) if (ne > 1 && (long)ne * n > PAR_WORK)
+    for (int t = 0; t < ne; t++) {
+        struct fws *w = &X->tw[thread_id()];
+        struct rbuf *r = &X->rb[t];
+        int len = topomap_ohtma_rescan_fast(X, X->elist[t], w, &r->bj);
+        if (len > r->cap) {
+            int *l = realloc(r->list, sizeof(int) * (size_t)len);
+            double *gn = l ? realloc(r->gain, sizeof(double) * (size_t)len) : NULL;
+            if (l)
+                r->list = l;
+            if (gn) {
+                r->gain = gn;
+                r->cap = len;
+            }
+        }
+        if (len < 0 || len > r->cap) {
+#pragma omp atomic write
+            failed = 1;
+            continue;
+        }
+        if (len > 0) {
+            memcpy(r->list, w->list, sizeof(int) * (size_t)len);
+            memcpy(r->gain, w->gain, sizeof(double) * (size_t)len);
+        }
+        r->len = len;
+    }
+    if (failed)
+        return -1;
+    for (int t = 0; t < ne; t++) {
+        int i = X->elist[t];
+        const struct rbuf *r = &X->rb[t];
+        for (int c = 0; c < r->len; c++) {
+            int j = r->list[c];
+            double v = r->gain[c];
+            if (X->mark[j])
+                continue;
+            if (X->exact[j]) {
+                if (v > X->ub[j] || (v == X->ub[j] && (X->part[j] < 0 || i < X->part[j]))) {
+                    X->ub[j] = v;
+                    set_part(X, j, i);
+                    topomap_ohtma_tree_update(X, j);
+                }
+            } else if (v > X->ub[j]) {
+                X->ub[j] = v;
+                topomap_ohtma_tree_update(X, j);
+            }
+        }
+        set_part(X, i, r->bj);
+        topomap_ohtma_tree_update(X, i);
+    }
+    return 0;
+}
+
+/* Line 31 and Status: exchange m and q, take them out of the game, then
+ * rescan the touched eligible processes S[0..ns-1], raising everyone
+ * else. 0, or -1 when out of memory. */
+static int exchange(struct xp *X, int m, int q, const int *S, int ns)
+{
+    struct topomap_xchg *x = X->x;
+    int a = x->rgrp[m], b = x->rgrp[q];
+    topomap_xchg_swap(x, x->r2s[m], x->r2s[q]);
+    if (X->sample > 1 && a != b) {
+        topomap_ohtma_sample_moved(X, m, a, b);
+        topomap_ohtma_sample_moved(X, q, b, a);
+    }
+    if (X->dc && a != b)
+        dc_swapped(X, m, q, a, b);
+    X->elig[m] = X->elig[q] = 0;
+    set_part(X, m, -1);
+    set_part(X, q, -1);
+    if (X->fast) {
+        topomap_ohtma_tree_update(X, m);
+        topomap_ohtma_tree_update(X, q);
+    }
+    int ne = 0;
+    for (int t = 0; t < ns; t++)
+        if (X->elig[S[t]])
+            X->elist[ne++] = S[t];
+    if (!X->fast)
+        update_full(X, X->elist, ne);
+    else if (update_fast(X, ne) < 0)
+        return -1;
+    X->mark[m] = X->mark[q] = 0;
+    for (int t = 0; t < ns; t++)
+        X->mark[S[t]] = 0;
+    return 0;
+}
+
+/* Lines 20-35 on a placed x. */
+int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *err,
+                           size_t errlen)
+{
+    const struct topomap_problem *pb = x->pb;
+    int n = x->n;
+    if (loop < 0)
+        loop = n / 2;
+    if (loop > n / 2)
+        loop = n / 2; /* each step uses up two processes */
+    if (loop == 0 || n < 2)
+        return 0;
+    struct xp X;
+    memset(&X, 0, sizeof X);
+    X.x = x;
+    X.fast = fast;
+    int rc = 0;
+    int *ps1 = malloc(sizeof(int) * (size_t)loop), *ps2 = malloc(sizeof(int) * (size_t)loop);
+    double *res = malloc(sizeof(double) * (size_t)loop);
+    int *S = malloc(sizeof(int) * (size_t)n);
+    if (!ps1 || !ps2 || !res || !S || xp_alloc(&X) < 0 || initial_partners(&X) < 0)
+        goto nomem;
 
     long steps = 0;
-    int *S = touched;
     for (; steps < loop; steps++) {
         if (topomap_expired(pb)) {
             rc = topomap_fail(err, errlen, ETIMEDOUT,
@@ -377,159 +559,18 @@ int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *er
                               fast ? "ohtma-fast" : "ohtma", steps, loop);
             goto out;
         }
-        /* Line 28: the best pair; stale tops are rescanned until exact. */
-        int m;
-        for (;;) {
-            m = -1;
-            if (fast) {
-                m = X.tree[1];
-                if (m >= 0 && !X.elig[m])
-                    m = -1;
-            } else {
-                double bv = -INFINITY;
-                for (int i = 0; i < n; i++)
-                    if (X.elig[i] && (m < 0 || X.ub[i] > bv)) {
-                        bv = X.ub[i];
-                        m = i;
-                    }
-            }
-            if (m < 0 || X.exact[m])
-                break;
-            if (fast) {
-                int bj;
-                if (topomap_ohtma_rescan_fast(&X, m, &X.tw[0], &bj) < 0)
-                    goto nomem;
-                set_part(&X, m, bj);
-                topomap_ohtma_tree_update(&X, m);
-            } else {
-                int bj;
-                X.ub[m] = scan_full(&X, m, X.drow, X.wsc, &bj);
-                X.exact[m] = 1;
-                set_part(&X, m, bj);
-            }
-        }
+        int m = best_pair(&X);
+        if (m == -2)
+            goto nomem;
         int q = m >= 0 ? X.part[m] : -1;
         if (m < 0 || q < 0)
             break; /* fewer than two processes left */
         ps1[steps] = x->r2s[m];
         ps2[steps] = x->r2s[q];
         res[steps] = X.ub[m];
-
-        /* The processes whose pairs change: m, q and their neighbours. */
-        int ns = 0;
-        X.mark[m] = X.mark[q] = 1;
-        int pair[2] = {m, q};
-        for (int t = 0; t < 2; t++)
-            for (int64_t e = g->xadj[pair[t]]; e < g->xadj[pair[t] + 1]; e++) {
-                int l = g->adj[e];
-                if (!X.mark[l]) {
-                    X.mark[l] = 1;
-                    S[ns++] = l;
-                }
-            }
-        /* Stale: whoever had a changed process as best partner. */
-        for (int t = -2; t < ns; t++) {
-            int k = t < 0 ? pair[t + 2] : S[t];
-            while (X.head[k] >= 0) {
-                int j = X.head[k];
-                X.exact[j] = 0;
-                set_part(&X, j, -1);
-            }
-        }
-        /* Line 31 and Status. */
-        int a = x->rgrp[m], b = x->rgrp[q];
-        topomap_xchg_swap(x, ps1[steps], ps2[steps]);
-        if (X.sample > 1 && a != b) {
-            topomap_ohtma_sample_moved(&X, m, a, b);
-            topomap_ohtma_sample_moved(&X, q, b, a);
-        }
-        if (X.dc && a != b)
-            dc_swapped(&X, m, q, a, b);
-        X.elig[m] = X.elig[q] = 0;
-        set_part(&X, m, -1);
-        set_part(&X, q, -1);
-        if (fast) {
-            topomap_ohtma_tree_update(&X, m);
-            topomap_ohtma_tree_update(&X, q);
-        }
-        /* Rescan the touched eligible processes, raising everyone else. */
-        if (!fast) {
-            int ne = 0;
-            for (int t = 0; t < ns; t++)
-                if (X.elig[S[t]])
-                    X.elist[ne++] = S[t];
-            update_full(&X, X.elist, ne);
-        }
-        if (fast) {
-            /* Independent rescans, in parallel; their raises are applied
-             * after, in order (a maximum: the order does not matter). */
-            int ne = 0;
-            for (int t = 0; t < ns; t++)
-                if (X.elig[S[t]])
-                    X.elist[ne++] = S[t];
-            if (ne > X.nrb) {
-                struct rbuf *nb = realloc(X.rb, sizeof *nb * (size_t)ne);
-                if (!nb)
-                    goto nomem;
-                memset(nb + X.nrb, 0, sizeof *nb * (size_t)(ne - X.nrb));
-                X.rb = nb;
-                X.nrb = ne;
-            }
-            int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) if (ne > 1 && (long)ne * n > PAR_WORK)
-            for (int t = 0; t < ne; t++) {
-                struct fws *w = &X.tw[thread_id()];
-                struct rbuf *r = &X.rb[t];
-                int len = topomap_ohtma_rescan_fast(&X, X.elist[t], w, &r->bj);
-                if (len > r->cap) {
-                    int *l = realloc(r->list, sizeof(int) * (size_t)len);
-                    double *gn = l ? realloc(r->gain, sizeof(double) * (size_t)len) : NULL;
-                    if (l)
-                        r->list = l;
-                    if (gn) {
-                        r->gain = gn;
-                        r->cap = len;
-                    }
-                }
-                if (len < 0 || len > r->cap) {
-#pragma omp atomic write
-                    failed = 1;
-                    continue;
-                }
-                if (len > 0) {
-                    memcpy(r->list, w->list, sizeof(int) * (size_t)len);
-                    memcpy(r->gain, w->gain, sizeof(double) * (size_t)len);
-                }
-                r->len = len;
-            }
-            if (failed)
-                goto nomem;
-            for (int t = 0; t < ne; t++) {
-                int i = X.elist[t];
-                const struct rbuf *r = &X.rb[t];
-                for (int c = 0; c < r->len; c++) {
-                    int j = r->list[c];
-                    double v = r->gain[c];
-                    if (X.mark[j])
-                        continue;
-                    if (X.exact[j]) {
-                        if (v > X.ub[j] || (v == X.ub[j] && (X.part[j] < 0 || i < X.part[j]))) {
-                            X.ub[j] = v;
-                            set_part(&X, j, i);
-                            topomap_ohtma_tree_update(&X, j);
-                        }
-                    } else if (v > X.ub[j]) {
-                        X.ub[j] = v;
-                        topomap_ohtma_tree_update(&X, j);
-                    }
-                }
-                set_part(&X, i, r->bj);
-                topomap_ohtma_tree_update(&X, i);
-            }
-        }
-        X.mark[m] = X.mark[q] = 0;
-        for (int t = 0; t < ns; t++)
-            X.mark[S[t]] = 0;
+        int ns = touched(&X, m, q, S);
+        if (exchange(&X, m, q, S, ns) < 0)
+            goto nomem;
     }
 
     /* Lines 33-35: the best prefix (shortest on ties), undo the rest. */
@@ -554,6 +595,6 @@ out:
     free(ps1);
     free(ps2);
     free(res);
-    free(touched);
+    free(S);
     return rc;
 }

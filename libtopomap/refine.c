@@ -267,122 +267,11 @@ static int best_move(const struct topomap_xchg *x, int i, struct rws *w, int all
     return best;
 }
 
-/* x->near: for every group, up to NEAR_MAX groups closest to it in the
- * network. Tori and meshes: the nodes one hop away along each dimension that
- * are allocated. Other networks with a hop table: the closest groups, ties to
- * the nearest in allocation order (Slurm allocates neighbouring nodes
- * consecutively). Without a table (huge non-grid allocations): none, the
- * search then covers the neighbours' groups only. */
-#define NEAR_MAX 12
-#define NEAR_DIMS 16 /* torus/mesh dimensions read for the coordinate lists */
-
-/* 1 when near lists come from coordinates (tori and meshes whose 2 x dims
- * neighbours fit in a list), 0 when they need the hop table. */
-static int near_from_coords(const topomap_topology_t *t)
-{
-    int dims[NEAR_DIMS], wrap[NEAR_DIMS];
-    int nd = topomap_topology_grid(t, dims, wrap, NEAR_DIMS);
-    return nd > 0 && 2 * nd <= NEAR_MAX;
-}
-
 /* 1 when the refinement searches every group (see topomap_xchg_refine). */
 static int searches_all(int scope, int n, int ngrp)
 {
     return scope == TOPOMAP_REFINE_ALL ||
            (scope == TOPOMAP_REFINE_AUTO && (double)n * ngrp <= REFINE_FULL_WORK);
-}
-
-static int build_near(struct topomap_xchg *x)
-{
-    int ng = x->ngrp;
-    x->near_x = calloc((size_t)ng + 1, sizeof(int));
-    x->near = malloc(sizeof(int) * (size_t)ng * NEAR_MAX + 1);
-    if (!x->near_x || !x->near)
-        return -1;
-    const topomap_topology_t *t = x->pb->topo;
-    int dims[NEAR_DIMS], wrap[NEAR_DIMS];
-    int nd = near_from_coords(t) ? topomap_topology_grid(t, dims, wrap, NEAR_DIMS) : 0;
-    if (nd > 0) {
-        int nn = topomap_topology_nnodes(t);
-        int *node_grp = malloc(sizeof(int) * (size_t)nn);
-        if (!node_grp)
-            return -1;
-        for (int v = 0; v < nn; v++)
-            node_grp[v] = -1;
-        for (int u = 0; u < ng; u++)
-            node_grp[x->grp_node[u]] = u;
-        int cnt = 0;
-        for (int u = 0; u < ng; u++) {
-            int c[NEAR_DIMS];
-            topomap_topology_coords(t, x->grp_node[u], c, NEAR_DIMS);
-            for (int k = 0; k < nd; k++)
-                for (int dir = -1; dir <= 1; dir += 2) {
-                    int v = c[k] + dir;
-                    if (v < 0 || v >= dims[k]) {
-                        if (!wrap[k])
-                            continue;
-                        v = (v + dims[k]) % dims[k];
-                    }
-                    if (v == c[k])
-                        continue;
-                    /* Node index = x0 + d0 * (x1 + d1 * (...)). */
-                    int node = 0;
-                    for (int q = nd - 1; q >= 0; q--)
-                        node = node * dims[q] + (q == k ? v : c[q]);
-                    int gu = node_grp[node];
-                    int dup = 0;
-                    for (int z = x->near_x[u]; z < cnt && !dup; z++)
-                        dup = x->near[z] == gu;
-                    if (gu >= 0 && gu != u && !dup)
-                        x->near[cnt++] = gu;
-                }
-            x->near_x[u + 1] = cnt;
-        }
-        free(node_grp);
-        return 0;
-    }
-    if (!x->hop)
-        return 0; /* near_x all zero */
-#pragma omp parallel for schedule(dynamic, 16) if (ng > 256)
-    for (int u = 0; u < ng; u++) {
-        int *lst = x->near + (size_t)u * NEAR_MAX, cnt = 0;
-        const unsigned char *h = x->hop + (size_t)u * (size_t)ng;
-        /* Insertion into a bounded list ordered by (hops, |b - u|, b). */
-        for (int b = 0; b < ng; b++) {
-            if (b == u)
-                continue;
-            int pos = cnt;
-            while (pos > 0) {
-                int o = lst[pos - 1];
-                int ob = o > u ? o - u : u - o, nb = b > u ? b - u : u - b;
-                if (h[o] < h[b] || (h[o] == h[b] && (ob < nb || (ob == nb && o < b))))
-                    break;
-                pos--;
-            }
-            if (pos >= NEAR_MAX)
-                continue;
-            if (cnt < NEAR_MAX)
-                cnt++;
-            memmove(lst + pos + 1, lst + pos, sizeof(int) * (size_t)(cnt - 1 - pos));
-            lst[pos] = b;
-        }
-        x->near_x[u + 1] = cnt; /* a count for now */
-    }
-    /* Counts to offsets, compacting the fixed-size blocks in place. */
-    int off = 0;
-    for (int u = 0; u < ng; u++) {
-        int cnt = x->near_x[u + 1];
-        memmove(x->near + off, x->near + (size_t)u * NEAR_MAX, sizeof(int) * (size_t)cnt);
-        x->near_x[u] = off;
-        off += cnt;
-    }
-    x->near_x[ng] = off;
-    return 0;
-}
-
-int topomap_xchg_near(struct topomap_xchg *x)
-{
-    return x->near_x ? 0 : build_near(x);
 }
 
 int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_params *rp,
@@ -405,9 +294,9 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     int maxdeg = topomap_graph_maxdeg(g, n);
     int all = searches_all(scope, n, x->ngrp);
     st->all = all;
-    if (!all && !x->near_x && build_near(x) < 0)
+    if (!all && topomap_xchg_near(x) < 0)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    long maxcand = all ? 1 : (long)maxdeg * (1 + NEAR_MAX);
+    long maxcand = all ? 1 : (long)maxdeg * (1 + TOPOMAP_XCHG_NEAR_MAX);
     if (maxcand > x->ngrp)
         maxcand = x->ngrp;
     double hb = 0;
@@ -496,7 +385,7 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
      * its cost does not grow with the square of the node count. */
     int scope = rp ? rp->scope : TOPOMAP_REFINE_AUTO;
     int table = searches_all(scope, pb->n, topomap_alloc_nnodes(pb->alloc)) ||
-                !near_from_coords(pb->topo);
+                !topomap_xchg_near_coords(pb->topo);
     if (topomap_xchg_init_table(&x, pb, table, err, errlen) < 0)
         return -1;
     if (x.hop) /* its ngrp^2 entries, each asked from the topology */
@@ -531,9 +420,9 @@ int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
     /* The neighbourhood search (every group only on a few nodes): a descent
      * touches few ranks and must stay cheap on many nodes. */
     int all = x->ngrp <= DESCEND_ALL_GROUPS;
-    if (!all && !x->near_x && build_near(x) < 0)
+    if (!all && topomap_xchg_near(x) < 0)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    long maxcand = all ? 1 : (long)maxdeg * (1 + NEAR_MAX);
+    long maxcand = all ? 1 : (long)maxdeg * (1 + TOPOMAP_XCHG_NEAR_MAX);
     if (maxcand > x->ngrp)
         maxcand = x->ngrp;
     struct rws w;
@@ -584,4 +473,32 @@ int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
     free(q);
     free(in);
     return 0;
+}
+
+int topomap_xchg_refine_full(struct topomap_xchg *x, const struct topomap_refine_params *rp,
+                             struct topomap_refine_stats *st, char *err, size_t errlen)
+{
+    struct topomap_refine_stats local;
+    if (!st)
+        st = &local;
+    int rc = topomap_xchg_refine(x, rp, st, err, errlen);
+    double deadline = rp ? rp->deadline : 0;
+    for (int round = 0; rc == 0 && round < REFINE_GROUP_ROUNDS; round++) {
+        double removed;
+        struct topomap_refine_stats more;
+        rc = topomap_refine_groups(x, deadline, &removed, err, errlen);
+        if (rc < 0 || removed <= 0)
+            break;
+        rc = topomap_xchg_refine(x, rp, &more, err, errlen);
+        if (rc == 0) {
+            st->passes += more.passes;
+            st->swaps += more.swaps;
+            st->moves += more.moves;
+            st->work += more.work;
+            st->looks += more.looks;
+            st->gain += more.gain + removed;
+            st->converged = more.converged;
+        }
+    }
+    return rc;
 }

@@ -319,31 +319,3 @@ int topomap_refine_groups(struct topomap_xchg *x, double deadline, double *remov
     qgraph_free(&q);
     return 0;
 }
-
-int topomap_xchg_refine_full(struct topomap_xchg *x, const struct topomap_refine_params *rp,
-                             struct topomap_refine_stats *st, char *err, size_t errlen)
-{
-    struct topomap_refine_stats local;
-    if (!st)
-        st = &local;
-    int rc = topomap_xchg_refine(x, rp, st, err, errlen);
-    double deadline = rp ? rp->deadline : 0;
-    for (int round = 0; rc == 0 && round < REFINE_GROUP_ROUNDS; round++) {
-        double removed;
-        struct topomap_refine_stats more;
-        rc = topomap_refine_groups(x, deadline, &removed, err, errlen);
-        if (rc < 0 || removed <= 0)
-            break;
-        rc = topomap_xchg_refine(x, rp, &more, err, errlen);
-        if (rc == 0) {
-            st->passes += more.passes;
-            st->swaps += more.swaps;
-            st->moves += more.moves;
-            st->work += more.work;
-            st->looks += more.looks;
-            st->gain += more.gain + removed;
-            st->converged = more.converged;
-        }
-    }
-    return rc;
-}

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "spectral.h"
 
 #define APE_MAX_SWEEPS 8
 

@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "spectral.h"
 
 /* Coarsen down to this many vertices (the dense eigensolver's size). */
 #define FIT_COARSE 128

@@ -39,7 +39,7 @@
 #include <string.h>
 
 
-#include "internal.h"
+#include "spectral.h"
 #include "spectral_eigen.h"
 
 #define MAX_SIMILARITY 1.0

@@ -15,7 +15,7 @@
 #include <arpack.h>
 #include <lapacke.h>
 
-#include "internal.h"
+#include "spectral.h"
 #include "spectral_eigen.h"
 
 /* ARPACK: relative accuracy of the Ritz values, restarts allowed. The

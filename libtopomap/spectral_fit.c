@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "spectral.h"
 
 /* The first cut of a level is tried from up to FIT_VARIANTS near-best ones
  * (ours) on groups of up to FIT_VARIANT_MAX ranks. */

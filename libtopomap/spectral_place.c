@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "spectral.h"
 
 #define SCHEME_TL 0.1
 #define SCHEME_TH 0.5

@@ -312,7 +312,7 @@ topomap_profile_t *topomap_store_read_at(int dfd, const struct stat *dst, const 
     topomap_store_close(fd, 0);
     if (!p)
         return NULL;
-    /* Another rank count: a grid is rescaled (issue 12), the rest refused. */
+    /* Another rank count: a grid is rescaled (grid_rescale.c), the rest refused. */
     if (nranks > 0 && topomap_profile_nranks(p) != nranks) {
         topomap_profile_t *r = topomap_grid_rescale(p, nranks, 0, NULL, NULL, 0);
         if (!r)
@@ -337,6 +337,31 @@ static int open_site(const char *dir, int *dfd, struct stat *st, char *err, size
         return topomap_fail(err, errlen, e, "%s: cannot read the profile store: %s",
                             topomap_store_clean(dir, c, sizeof c), strerror(e));
     }
+    return 0;
+}
+
+/* DIR/users, where the store's users keep their own profiles (store_user.c):
+ * made with the site store, so that it belongs to the store's owner. */
+int topomap_store_make_users(int rfd, const char *dir, char *err, size_t errlen)
+{
+    char c[256];
+    if (mkdirat(rfd, TOPOMAP_STORE_USERS, 0755) < 0) {
+        if (errno == EEXIST)
+            return 0; /* check_users judges it */
+        return topomap_fail(err, errlen, errno, "%s/" TOPOMAP_STORE_USERS ": %s",
+                            topomap_store_clean(dir, c, sizeof c), strerror(errno));
+    }
+    /* Sticky, like /tmp: every user makes his own directory there, nobody
+     * renames or removes another's. */
+    int fd = openat(rfd, TOPOMAP_STORE_USERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fchmod(fd, 01777) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return topomap_fail(err, errlen, e, "%s/" TOPOMAP_STORE_USERS ": %s",
+                            topomap_store_clean(dir, c, sizeof c), strerror(e));
+    }
+    close(fd);
     return 0;
 }
 

@@ -38,29 +38,6 @@ int topomap_store_user_path(const char *dir, uid_t uid, const char *name, char *
     return 0;
 }
 
-int topomap_store_make_users(int rfd, const char *dir, char *err, size_t errlen)
-{
-    char c[256];
-    if (mkdirat(rfd, TOPOMAP_STORE_USERS, 0755) < 0) {
-        if (errno == EEXIST)
-            return 0; /* check_users judges it */
-        return topomap_fail(err, errlen, errno, "%s/" TOPOMAP_STORE_USERS ": %s",
-                            topomap_store_clean(dir, c, sizeof c), strerror(errno));
-    }
-    /* Sticky, like /tmp: every user makes his own directory there, nobody
-     * renames or removes another's. */
-    int fd = openat(rfd, TOPOMAP_STORE_USERS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 || fchmod(fd, 01777) < 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return topomap_fail(err, errlen, e, "%s/" TOPOMAP_STORE_USERS ": %s",
-                            topomap_store_clean(dir, c, sizeof c), strerror(e));
-    }
-    close(fd);
-    return 0;
-}
-
 /* The sticky DIR/users of the store open on @p root (fstat @p rst): owned by
  * the store's owner or root, and either writable by its owner only or
  * sticky. 0, or -1 with a message. */

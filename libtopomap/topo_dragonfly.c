@@ -283,6 +283,7 @@ static void df_channel_ends(const topomap_topology_t *t, int64_t c, int *from, i
 }
 
 static const struct topo_ops df_ops = {
+    .shape = TOPOMAP_SHAPE_GROUPS,
     .hops = df_hops,
     .diameter = df_diameter,
     .coords = df_coords,

@@ -492,6 +492,71 @@ static int push_nodes(struct conf *c, int s, topomap_hostlist_t *names, struct w
     return rc;
 }
 
+/* Depth-first walk from the top switches (or the virtual root nsw):
+ * every switch's nodes appended in order to names and nodes, every switch's
+ * depth set; stack: room for every switch and one more. 0, or -1 with the
+ * error in c (a tree too high, a switch on a cycle). */
+static int walk_tree(struct conf *c, topomap_hostlist_t *const *kids, const int *parent,
+                     int *depth, int *stack, int vroot, topomap_hostlist_t *names,
+                     struct walk *nodes)
+{
+    int nsw = c->nsw;
+    /* The stack holds switches to visit; children pushed in reverse so they
+     * are visited in file order. */
+    int sp = 0;
+    if (vroot) {
+        stack[sp++] = nsw;
+        depth[nsw] = 0;
+    } else {
+        for (int i = 0; i < nsw; i++)
+            if (parent[i] < 0) {
+                stack[sp++] = i;
+                depth[i] = 0;
+            }
+    }
+    while (sp > 0) {
+        int s = stack[--sp];
+        if (s < nsw && c->sw[s].nodes && push_nodes(c, s, names, nodes) < 0)
+            return -1;
+        /* Children: the virtual root's are the top switches. */
+        int first = sp;
+        if (s == nsw) {
+            for (int i = 0; i < nsw; i++)
+                if (parent[i] == nsw)
+                    stack[sp++] = i;
+        } else if (kids[s]) {
+            for (size_t k = 0; k < topomap_hostlist_count(kids[s]); k++)
+                stack[sp++] = find_switch(c, topomap_hostlist_get(kids[s], k));
+        }
+        for (int a = first, b = sp - 1; a < b; a++, b--) {
+            int tmp = stack[a];
+            stack[a] = stack[b];
+            stack[b] = tmp;
+        }
+        for (int k = first; k < sp; k++) {
+            int w = stack[k];
+            depth[w] = depth[s] + 1;
+            /* Every hop climbs the tree switch by switch: bound its height
+             * (as a YAML fat-tree's levels; the virtual root not counted). */
+            if (depth[w] - vroot >= TOPO_MAX_LEVELS) {
+                topomap_fail(c->err, c->errlen, EINVAL,
+                             "%s: switch '%s' is %d levels below the top: at most %d switch "
+                             "levels", sw_at(c, w), c->sw[w].name, depth[w] - vroot,
+                             TOPO_MAX_LEVELS);
+                return -1;
+            }
+        }
+    }
+    for (int i = 0; i < nsw; i++)
+        if (depth[i] < 0) {
+            topomap_fail(c->err, c->errlen, EINVAL,
+                         "%s: switch '%s' is on a cycle of switches (not under a top switch)",
+                         sw_at(c, i), c->sw[i].name);
+            return -1;
+        }
+    return 0;
+}
+
 /* The switches read into an irregular tree; line: the file's last. */
 static topomap_topology_t *conf_tree(struct conf *c, int line)
 {
@@ -541,59 +606,8 @@ static topomap_topology_t *conf_tree(struct conf *c, int line)
         for (int i = 0; i < nsw; i++)
             if (parent[i] < 0)
                 parent[i] = nsw;
-    /* The stack holds switches to visit; children pushed in reverse so they
-     * are visited in file order. */
-    int sp = 0;
-    if (vroot) {
-        stack[sp++] = nsw;
-        depth[nsw] = 0;
-    } else {
-        for (int i = 0; i < nsw; i++)
-            if (parent[i] < 0) {
-                stack[sp++] = i;
-                depth[i] = 0;
-            }
-    }
-    while (sp > 0) {
-        int s = stack[--sp];
-        if (s < nsw && c->sw[s].nodes && push_nodes(c, s, names, &nodes) < 0)
-            goto fail;
-        /* Children: the virtual root's are the top switches. */
-        int first = sp;
-        if (s == nsw) {
-            for (int i = 0; i < nsw; i++)
-                if (parent[i] == nsw)
-                    stack[sp++] = i;
-        } else if (kids[s]) {
-            for (size_t k = 0; k < topomap_hostlist_count(kids[s]); k++)
-                stack[sp++] = find_switch(c, topomap_hostlist_get(kids[s], k));
-        }
-        for (int a = first, b = sp - 1; a < b; a++, b--) {
-            int tmp = stack[a];
-            stack[a] = stack[b];
-            stack[b] = tmp;
-        }
-        for (int k = first; k < sp; k++) {
-            int w = stack[k];
-            depth[w] = depth[s] + 1;
-            /* Every hop climbs the tree switch by switch: bound its height
-             * (as a YAML fat-tree's levels; the virtual root not counted). */
-            if (depth[w] - vroot >= TOPO_MAX_LEVELS) {
-                topomap_fail(err, errlen, EINVAL,
-                             "%s: switch '%s' is %d levels below the top: at most %d switch "
-                             "levels", sw_at(c, w), c->sw[w].name, depth[w] - vroot,
-                             TOPO_MAX_LEVELS);
-                goto fail;
-            }
-        }
-    }
-    for (int i = 0; i < nsw; i++)
-        if (depth[i] < 0) {
-            topomap_fail(err, errlen, EINVAL,
-                         "%s: switch '%s' is on a cycle of switches (not under a top switch)",
-                         sw_at(c, i), c->sw[i].name);
-            goto fail;
-        }
+    if (walk_tree(c, kids, parent, depth, stack, vroot, names, &nodes) < 0)
+        goto fail;
     if (nodes.n == 0) {
         topomap_fail(err, errlen, EINVAL, "%s: no switch has %s", path, c->nodes_key);
         goto fail;

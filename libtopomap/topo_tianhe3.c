@@ -124,6 +124,8 @@ static void th3_channel_ends(const topomap_topology_t *t, int64_t c, int *from, 
 }
 
 static const struct topo_ops th3_ops = {
+    .shape = TOPOMAP_SHAPE_CHIPS,
+    .shortest_hops = 1,
     .hops = th3_hops,
     .diameter = th3_diameter,
     .coords = th3_coords,

@@ -125,6 +125,8 @@ static void torus_channel_ends(const topomap_topology_t *t, int64_t c, int *from
 }
 
 static const struct topo_ops torus_ops = {
+    .shape = TOPOMAP_SHAPE_GRID,
+    .shortest_hops = 1,
     .hops = torus_hops,
     .diameter = torus_diameter,
     .coords = torus_coords,

@@ -154,6 +154,7 @@ static int tree_group_levels(const topomap_topology_t *t)
 }
 
 static const struct topo_ops tree_ops = {
+    .shape = TOPOMAP_SHAPE_TREE,
     .hops = tree_hops,
     .diameter = tree_diameter,
     .coords = tree_coords,
@@ -366,6 +367,7 @@ static void itree_channel_ends(const topomap_topology_t *t, int64_t c, int *from
 }
 
 const struct topo_ops topo_itree_ops = {
+    .shape = TOPOMAP_SHAPE_TREE,
     .hops = itree_hops,
     .diameter = itree_diameter,
     .coords = itree_coords,

@@ -110,8 +110,14 @@ struct yaml_kind {
                                 const char *kind);
 };
 
-static topomap_topology_t *load_classic(struct topo_yctx *c, yaml_node_t *net,
+static topomap_topology_t *load_torus(struct topo_yctx *c, yaml_node_t *net,
+                                      yaml_node_t *nodes_node, const char *kind);
+static topomap_topology_t *load_mesh(struct topo_yctx *c, yaml_node_t *net,
+                                     yaml_node_t *nodes_node, const char *kind);
+static topomap_topology_t *load_tianhe3(struct topo_yctx *c, yaml_node_t *net,
                                         yaml_node_t *nodes_node, const char *kind);
+static topomap_topology_t *load_tree(struct topo_yctx *c, yaml_node_t *net,
+                                     yaml_node_t *nodes_node, const char *kind);
 
 static const char *const torus_keys[] = {"kind", "hop_cost", "link_bandwidth", "dims", "wrap",
                                          NULL};
@@ -120,10 +126,10 @@ static const char *const th3_keys[] = {"kind", "hop_cost", "link_bandwidth", "ro
 static const char *const tree_keys[] = {"kind", "hop_cost", "link_bandwidth", "levels",
                                         "slurm_topology", NULL};
 static const struct yaml_kind yaml_kinds[] = {
-    {{"torus"}, torus_keys, load_classic},
-    {{"mesh"}, torus_keys, load_classic},
-    {{"tianhe3"}, th3_keys, load_classic},
-    {{"fat-tree", "fattree", "tree"}, tree_keys, load_classic},
+    {{"torus"}, torus_keys, load_torus},
+    {{"mesh"}, torus_keys, load_mesh},
+    {{"tianhe3"}, th3_keys, load_tianhe3},
+    {{"fat-tree", "fattree", "tree"}, tree_keys, load_tree},
     {{"dragonfly"}, topo_y_dragonfly_keys, topo_y_dragonfly},
 };
 
@@ -167,160 +173,210 @@ static topomap_topology_t *load_network(struct topo_yctx *c, yaml_node_t *root, 
     return yk->load(c, net, topo_y_get(c, root, "nodes"), kind);
 }
 
-/* Tori, meshes, Tianhe-3 and regular or Slurm trees. */
-static topomap_topology_t *load_classic(struct topo_yctx *c, yaml_node_t *net,
+/* What every kind's loader does once its parameters are read: the node
+ * count (count < 0: berr says why), then the names of the 'nodes' key. */
+static int kind_names(struct topo_yctx *c, yaml_node_t *net, yaml_node_t *nodes_node, int count,
+                      const char *berr, const char *kind, topomap_hostlist_t **names)
+{
+    if (count < 0) {
+        topo_y_fail(c, net, EINVAL, "%s", berr);
+        return -1;
+    }
+    if (nodes_node && topo_y_names(c, nodes_node, count, kind, names) < 0)
+        return -1;
+    return 0;
+}
+
+/* The kind's build t, its failure (berr) named at the nodes or network. */
+static topomap_topology_t *kind_built(struct topo_yctx *c, yaml_node_t *net,
+                                      yaml_node_t *nodes_node, topomap_topology_t *t,
+                                      const char *berr)
+{
+    if (!t)
+        topo_y_fail(c, nodes_node ? nodes_node : net, errno, "%s", berr);
+    return t;
+}
+
+/* Tori and meshes: dims, and wrap (default: every dimension for a torus,
+ * none for a mesh). */
+static topomap_topology_t *load_grid(struct topo_yctx *c, yaml_node_t *net,
+                                     yaml_node_t *nodes_node, const char *kind, int wrap_default)
+{
+    char berr[TOPOMAP_ERRLEN];
+    yaml_node_t *v;
+    topomap_hostlist_t *names = NULL;
+    int dims[TOPO_MAX_DIMS], wrap[TOPO_MAX_DIMS], ndims = 0;
+    if (!(v = topo_y_require(c, net, "dims", "network")))
+        return NULL;
+    if (v->type != YAML_SEQUENCE_NODE || topo_y_len(v) < 1 || topo_y_len(v) > TOPO_MAX_DIMS) {
+        topo_y_fail(c, v, EINVAL, "'dims' must be a list of 1..%d sizes", TOPO_MAX_DIMS);
+        return NULL;
+    }
+    ndims = topo_y_len(v);
+    for (int k = 0; k < ndims; k++) {
+        if (topo_y_int(c, topo_y_item(c, v, k), "dims", 1, TOPO_MAX_NODES, &dims[k]) < 0)
+            return NULL;
+        wrap[k] = wrap_default;
+    }
+    if ((v = topo_y_get(c, net, "wrap"))) {
+        if (v->type == YAML_SEQUENCE_NODE) {
+            if (topo_y_len(v) != ndims) {
+                topo_y_fail(c, v, EINVAL, "'wrap' has %d entries but 'dims' has %d",
+                            topo_y_len(v), ndims);
+                return NULL;
+            }
+            for (int k = 0; k < ndims; k++)
+                if (topo_y_bool(c, topo_y_item(c, v, k), "wrap", &wrap[k]) < 0)
+                    return NULL;
+        } else {
+            int w;
+            if (topo_y_bool(c, v, "wrap", &w) < 0)
+                return NULL;
+            for (int k = 0; k < ndims; k++)
+                wrap[k] = w;
+        }
+    }
+    int count = topo_torus_count(ndims, dims, wrap, berr, sizeof berr);
+    if (kind_names(c, net, nodes_node, count, berr, kind, &names) < 0)
+        return NULL;
+    topomap_topology_t *t = topo_torus_build(ndims, dims, wrap, 1, names, berr, sizeof berr);
+    return kind_built(c, net, nodes_node, t, berr);
+}
+
+static topomap_topology_t *load_torus(struct topo_yctx *c, yaml_node_t *net,
+                                      yaml_node_t *nodes_node, const char *kind)
+{
+    return load_grid(c, net, nodes_node, kind, 1);
+}
+
+static topomap_topology_t *load_mesh(struct topo_yctx *c, yaml_node_t *net,
+                                     yaml_node_t *nodes_node, const char *kind)
+{
+    return load_grid(c, net, nodes_node, kind, 0);
+}
+
+/* Tianhe-3: a mesh of chips, rows x cols, nodes_per_chip (even) each. */
+static topomap_topology_t *load_tianhe3(struct topo_yctx *c, yaml_node_t *net,
                                         yaml_node_t *nodes_node, const char *kind)
+{
+    char berr[TOPOMAP_ERRLEN];
+    yaml_node_t *v;
+    topomap_hostlist_t *names = NULL;
+    int rows = 0, cols = 0, npc = 96;
+    if (!(v = topo_y_require(c, net, "rows", "network")) ||
+        topo_y_int(c, v, "rows", 1, TOPO_MAX_NODES, &rows) < 0)
+        return NULL;
+    if (!(v = topo_y_require(c, net, "cols", "network")) ||
+        topo_y_int(c, v, "cols", 1, TOPO_MAX_NODES, &cols) < 0)
+        return NULL;
+    if ((v = topo_y_get(c, net, "nodes_per_chip"))) {
+        if (topo_y_int(c, v, "nodes_per_chip", 2, TOPO_MAX_NODES, &npc) < 0)
+            return NULL;
+        if (npc % 2) {
+            topo_y_fail(c, v, EINVAL,
+                        "'nodes_per_chip' must be even (left and right halves), not %d", npc);
+            return NULL;
+        }
+    }
+    int count = topo_tianhe3_count(rows, cols, npc, berr, sizeof berr);
+    if (kind_names(c, net, nodes_node, count, berr, kind, &names) < 0)
+        return NULL;
+    topomap_topology_t *t = topo_tianhe3_build(rows, cols, npc, 1, names, berr, sizeof berr);
+    return kind_built(c, net, nodes_node, t, berr);
+}
+
+/* A tree given by a Slurm topology.conf beside the YAML file (its path
+ * relative to it); the names come from that file. */
+static topomap_topology_t *load_tree_conf(struct topo_yctx *c, yaml_node_t *conf_node,
+                                          const char *conf)
+{
+    char berr[TOPOMAP_ERRLEN];
+    topomap_topology_t *t = NULL;
+    char *cpath = relative_path(c->path, conf);
+    size_t len;
+    char *text = cpath ? topomap_input_slurp(cpath, TOPOMAP_MAX_TOPOLOGY_FILE, "a topology", &len,
+                                             berr, sizeof berr)
+                       : NULL;
+    if (!cpath)
+        topo_y_fail(c, conf_node, ENOMEM, "out of memory");
+    else if (!text)
+        topo_y_fail(c, conf_node, errno, "slurm_topology: %s", berr);
+    else if (!topo_is_slurmconf(text))
+        topo_y_fail(c, conf_node, EINVAL,
+                    "slurm_topology: %s is not a Slurm topology.conf (no SwitchName= or "
+                    "BlockName= line)",
+                    cpath);
+    else /* on failure the message names the topology.conf line */
+        t = topo_slurmconf_parse(cpath, text, c->err, c->errlen);
+    free(text);
+    free(cpath);
+    return t;
+}
+
+/* Regular trees (levels: arity, hops and bandwidth of each switch level,
+ * from the top) or a Slurm topology.conf (slurm_topology). */
+static topomap_topology_t *load_tree(struct topo_yctx *c, yaml_node_t *net,
+                                     yaml_node_t *nodes_node, const char *kind)
 {
     static const char *const level_keys[] = {"arity", "hops", "bandwidth", NULL};
     char berr[TOPOMAP_ERRLEN];
     yaml_node_t *v;
     topomap_hostlist_t *names = NULL;
-    int count = -1;
-    int is_torus = !strcmp(kind, "torus"), is_mesh = !strcmp(kind, "mesh");
-    int is_th3 = !strcmp(kind, "tianhe3");
     double levbw[TOPO_MAX_LEVELS] = {0};
-
-    /* Parameters and node count, then the names, then the build. */
-    int dims[TOPO_MAX_DIMS], wrap[TOPO_MAX_DIMS], ndims = 0;
-    int rows = 0, cols = 0, npc = 96;
     int nlevels = 0, arity[TOPO_MAX_LEVELS], hops[TOPO_MAX_LEVELS];
     const char *conf = NULL;
-    yaml_node_t *conf_node = NULL;
-    if (is_torus || is_mesh) {
-        if (!(v = topo_y_require(c, net, "dims", "network")))
-            return NULL;
-        if (v->type != YAML_SEQUENCE_NODE || topo_y_len(v) < 1 || topo_y_len(v) > TOPO_MAX_DIMS) {
-            topo_y_fail(c, v, EINVAL, "'dims' must be a list of 1..%d sizes", TOPO_MAX_DIMS);
-            return NULL;
-        }
-        ndims = topo_y_len(v);
-        for (int k = 0; k < ndims; k++) {
-            if (topo_y_int(c, topo_y_item(c, v, k), "dims", 1, TOPO_MAX_NODES, &dims[k]) < 0)
-                return NULL;
-            wrap[k] = is_torus;
-        }
-        if ((v = topo_y_get(c, net, "wrap"))) {
-            if (v->type == YAML_SEQUENCE_NODE) {
-                if (topo_y_len(v) != ndims) {
-                    topo_y_fail(c, v, EINVAL, "'wrap' has %d entries but 'dims' has %d",
-                                topo_y_len(v), ndims);
-                    return NULL;
-                }
-                for (int k = 0; k < ndims; k++)
-                    if (topo_y_bool(c, topo_y_item(c, v, k), "wrap", &wrap[k]) < 0)
-                        return NULL;
-            } else {
-                int w;
-                if (topo_y_bool(c, v, "wrap", &w) < 0)
-                    return NULL;
-                for (int k = 0; k < ndims; k++)
-                    wrap[k] = w;
-            }
-        }
-        count = topo_torus_count(ndims, dims, wrap, berr, sizeof berr);
-    } else if (is_th3) {
-        if (!(v = topo_y_require(c, net, "rows", "network")) ||
-            topo_y_int(c, v, "rows", 1, TOPO_MAX_NODES, &rows) < 0)
-            return NULL;
-        if (!(v = topo_y_require(c, net, "cols", "network")) ||
-            topo_y_int(c, v, "cols", 1, TOPO_MAX_NODES, &cols) < 0)
-            return NULL;
-        if ((v = topo_y_get(c, net, "nodes_per_chip"))) {
-            if (topo_y_int(c, v, "nodes_per_chip", 2, TOPO_MAX_NODES, &npc) < 0)
-                return NULL;
-            if (npc % 2) {
-                topo_y_fail(c, v, EINVAL,
-                            "'nodes_per_chip' must be even (left and right halves), not %d", npc);
-                return NULL;
-            }
-        }
-        count = topo_tianhe3_count(rows, cols, npc, berr, sizeof berr);
-    } else {
-        yaml_node_t *lv = topo_y_get(c, net, "levels");
-        conf_node = topo_y_get(c, net, "slurm_topology");
-        if (lv && conf_node) {
-            topo_y_fail(c, conf_node, EINVAL, "give either 'levels' or 'slurm_topology', not both");
-            return NULL;
-        }
-        if (!lv && !conf_node) {
-            topo_y_fail(c, net, EINVAL,
-                        "missing required key 'levels' (or 'slurm_topology') in network");
-            return NULL;
-        }
-        if (conf_node) {
-            if (topo_y_str(c, conf_node, "slurm_topology", &conf) < 0)
-                return NULL;
-            if (nodes_node) {
-                topo_y_fail(c, nodes_node, EINVAL,
-                            "'nodes' cannot be given with 'slurm_topology' (the names come from "
-                            "the topology.conf)");
-                return NULL;
-            }
-        } else {
-            if (lv->type != YAML_SEQUENCE_NODE || topo_y_len(lv) < 1 ||
-                topo_y_len(lv) > TOPO_MAX_LEVELS) {
-                topo_y_fail(c, lv, EINVAL, "'levels' must be a list of 1..%d switch levels",
-                            TOPO_MAX_LEVELS);
-                return NULL;
-            }
-            nlevels = topo_y_len(lv);
-            for (int k = 0; k < nlevels; k++) {
-                yaml_node_t *l = topo_y_item(c, lv, k);
-                if (topo_y_check_map(c, l, "a network level", level_keys) < 0)
-                    return NULL;
-                if (!(v = topo_y_require(c, l, "arity", "a network level")) ||
-                    topo_y_int(c, v, "arity", 1, TOPO_MAX_NODES, &arity[k]) < 0)
-                    return NULL;
-                /* Default: up to the switch and down again, one link per level. */
-                hops[k] = 2 * (nlevels - k);
-                if ((v = topo_y_get(c, l, "hops")) &&
-                    topo_y_int(c, v, "hops", 1, INT_MAX / 2, &hops[k]) < 0)
-                    return NULL;
-                /* Cables from this level's switches down (tapering). */
-                if ((v = topo_y_get(c, l, "bandwidth")) &&
-                    topo_y_double(c, v, "bandwidth", TOPOMAP_MIN_BANDWIDTH, 0, HUGE_VAL,
-                                  &levbw[k]) < 0)
-                    return NULL;
-            }
-            count = topo_tree_count(nlevels, arity, hops, berr, sizeof berr);
-        }
-    }
-    if (!conf && count < 0) {
-        topo_y_fail(c, net, EINVAL, "%s", berr);
+    yaml_node_t *lv = topo_y_get(c, net, "levels");
+    yaml_node_t *conf_node = topo_y_get(c, net, "slurm_topology");
+    if (lv && conf_node) {
+        topo_y_fail(c, conf_node, EINVAL, "give either 'levels' or 'slurm_topology', not both");
         return NULL;
     }
-    if (nodes_node && topo_y_names(c, nodes_node, count, kind, &names) < 0)
+    if (!lv && !conf_node) {
+        topo_y_fail(c, net, EINVAL,
+                    "missing required key 'levels' (or 'slurm_topology') in network");
         return NULL;
-    topomap_topology_t *t = NULL;
-    if (conf) {
-        char *cpath = relative_path(c->path, conf);
-        size_t len;
-        char *text = cpath ? topomap_input_slurp(cpath, TOPOMAP_MAX_TOPOLOGY_FILE, "a topology",
-                                                 &len, berr, sizeof berr)
-                           : NULL;
-        if (!cpath)
-            topo_y_fail(c, conf_node, ENOMEM, "out of memory");
-        else if (!text)
-            topo_y_fail(c, conf_node, errno, "slurm_topology: %s", berr);
-        else if (!topo_is_slurmconf(text))
-            topo_y_fail(c, conf_node, EINVAL,
-                        "slurm_topology: %s is not a Slurm topology.conf (no SwitchName= or "
-                        "BlockName= line)",
-                        cpath);
-        else /* on failure the message names the topology.conf line */
-            t = topo_slurmconf_parse(cpath, text, c->err, c->errlen);
-        free(text);
-        free(cpath);
-        return t;
     }
-    if (is_torus || is_mesh)
-        t = topo_torus_build(ndims, dims, wrap, 1, names, berr, sizeof berr);
-    else if (is_th3)
-        t = topo_tianhe3_build(rows, cols, npc, 1, names, berr, sizeof berr);
-    else if ((t = topo_tree_build(nlevels, arity, hops, 1, names, berr, sizeof berr)))
+    if (conf_node) {
+        if (topo_y_str(c, conf_node, "slurm_topology", &conf) < 0)
+            return NULL;
+        if (nodes_node) {
+            topo_y_fail(c, nodes_node, EINVAL,
+                        "'nodes' cannot be given with 'slurm_topology' (the names come from "
+                        "the topology.conf)");
+            return NULL;
+        }
+        return load_tree_conf(c, conf_node, conf);
+    }
+    if (lv->type != YAML_SEQUENCE_NODE || topo_y_len(lv) < 1 ||
+        topo_y_len(lv) > TOPO_MAX_LEVELS) {
+        topo_y_fail(c, lv, EINVAL, "'levels' must be a list of 1..%d switch levels",
+                    TOPO_MAX_LEVELS);
+        return NULL;
+    }
+    nlevels = topo_y_len(lv);
+    for (int k = 0; k < nlevels; k++) {
+        yaml_node_t *l = topo_y_item(c, lv, k);
+        if (topo_y_check_map(c, l, "a network level", level_keys) < 0)
+            return NULL;
+        if (!(v = topo_y_require(c, l, "arity", "a network level")) ||
+            topo_y_int(c, v, "arity", 1, TOPO_MAX_NODES, &arity[k]) < 0)
+            return NULL;
+        /* Default: up to the switch and down again, one link per level. */
+        hops[k] = 2 * (nlevels - k);
+        if ((v = topo_y_get(c, l, "hops")) &&
+            topo_y_int(c, v, "hops", 1, INT_MAX / 2, &hops[k]) < 0)
+            return NULL;
+        /* Cables from this level's switches down (tapering). */
+        if ((v = topo_y_get(c, l, "bandwidth")) &&
+            topo_y_double(c, v, "bandwidth", TOPOMAP_MIN_BANDWIDTH, 0, HUGE_VAL, &levbw[k]) < 0)
+            return NULL;
+    }
+    int count = topo_tree_count(nlevels, arity, hops, berr, sizeof berr);
+    if (kind_names(c, net, nodes_node, count, berr, kind, &names) < 0)
+        return NULL;
+    topomap_topology_t *t = topo_tree_build(nlevels, arity, hops, 1, names, berr, sizeof berr);
+    if (kind_built(c, net, nodes_node, t, berr))
         memcpy(t->u.tree.bandwidth, levbw, sizeof levbw);
-    if (!t)
-        topo_y_fail(c, nodes_node ? nodes_node : net, errno, "%s", berr);
     return t;
 }
 

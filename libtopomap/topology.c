@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The generic part of a topology: node names and their hash table, the cost
- * of two cores (the node types are in topo_nodetypes.c), hop_cost, and the dispatch to
- * the network kinds (topo_torus.c, topo_tianhe3.c, topo_tree.c) and loaders
- * (topo_yaml.c, topo_slurmconf.c, topo_hwloc.c). Distances are computed on the
- * fly by the kind; nothing here is O(n^2). */
+ * of two cores (the node types are in topo_nodetypes.c), hop_cost, and the
+ * dispatch to the network kinds (topo_torus.c, topo_tianhe3.c, topo_tree.c,
+ * ...). The loaders (topo_yaml.c, topo_slurmconf.c, topo_hwloc.c) build on
+ * it; the file entry point that picks one is topo_load.c, above them.
+ * Distances are computed on the fly by the kind; nothing here is O(n^2). */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "internal.h"
 #include "topology_priv.h"
@@ -251,6 +251,16 @@ int topomap_topology_group_levels(const topomap_topology_t *t)
     return t->ops->group_levels ? t->ops->group_levels(t) : 0;
 }
 
+int topomap_topology_shape(const topomap_topology_t *t)
+{
+    return t->ops->shape;
+}
+
+int topomap_topology_shortest_hops(const topomap_topology_t *t)
+{
+    return t->ops->shortest_hops;
+}
+
 int topomap_topology_link_classes(const topomap_topology_t *t)
 {
     return t->ops->channel_class ? TOPOMAP_LINK_CLASSES : 1;
@@ -423,7 +433,7 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
     return 0;
 }
 
-/* ---- loading ------------------------------------------------------------ */
+/* ---- messages of the loaders ------------------------------------------- */
 
 const char *topo_where(char *buf, size_t len, const char *path, int line, int col)
 {
@@ -432,58 +442,4 @@ const char *topo_where(char *buf, size_t len, const char *path, int line, int co
     else
         snprintf(buf, len, "%s:%d", path, line);
     return buf;
-}
-
-/* Machine descriptions of other tools that look like ours but are not read:
- * a sentence saying so and what to give instead, or NULL. */
-static const char *topo_unsupported(const char *path)
-{
-    size_t lp = strlen(path);
-    if (lp > 4 && !strcasecmp(path + lp - 4, ".tgt"))
-        return "Scotch target architectures (.tgt) are not read: describe the machine in a "
-               "topomap YAML file (topologies/README.md)";
-    return NULL;
-}
-
-topomap_topology_t *topomap_topology_load(const char *path, char *err, size_t errlen)
-{
-    return topomap_topology_load_named(path, NULL, err, errlen);
-}
-
-topomap_topology_t *topomap_topology_load_named(const char *path, const char *name, char *err,
-                                                size_t errlen)
-{
-    size_t len;
-    if (!path) {
-        topomap_fail(err, errlen, EINVAL, "topomap_topology_load: NULL path");
-        return NULL;
-    }
-    if (name && !*name) {
-        topomap_fail(err, errlen, EINVAL, "%s: empty topology name", path);
-        return NULL;
-    }
-    const char *unsupported = topo_unsupported(path);
-    if (unsupported) {
-        topomap_fail(err, errlen, EINVAL, "%s: %s", path, unsupported);
-        return NULL;
-    }
-    char *text = topomap_input_slurp(path, TOPOMAP_MAX_TOPOLOGY_FILE, "a topology", &len, err,
-                                     errlen);
-    if (!text)
-        return NULL;
-    topomap_topology_t *t = NULL;
-    if (topo_is_slurmconf(text) && name)
-        topomap_fail(err, errlen, EINVAL, "%s: no topology named '%s': a topology.conf describes "
-                     "one topology (only a Slurm topology.yaml names several)", path, name);
-    else if (topo_is_slurmconf(text))
-        t = topo_slurmconf_parse(path, text, err, errlen);
-    else
-        t = topo_yaml_load(path, text, len, name, err, errlen);
-    free(text);
-    if (t && !t->source && !(t->source = strdup(path))) {
-        topomap_topology_free(t);
-        topomap_fail(err, errlen, ENOMEM, "out of memory");
-        return NULL;
-    }
-    return t;
 }

@@ -59,6 +59,12 @@ struct topo_ops {
      * are nested groups of nodes, outermost first (a tree's switches, a
      * dragonfly's group and switch), for algorithms that split by level. */
     int (*group_levels)(const topomap_topology_t *t);
+    /* What the network looks like (TOPOMAP_SHAPE_*), for the algorithms and
+     * pictures that follow its structure, not only its hops. */
+    int shape;
+    /* 1 when hops are the lengths of shortest routes, so that they obey the
+     * triangle inequality (the refinement prunes groups on it). */
+    int shortest_hops;
 };
 
 struct topo_torus {

@@ -485,6 +485,18 @@ double topomap_topology_link_bandwidth(const topomap_topology_t *t);
  *  dragonfly (node, local and global links), 1 elsewhere (every channel is
  *  TOPOMAP_LINK_LOCAL). */
 int topomap_topology_link_classes(const topomap_topology_t *t);
+/** What a network looks like, for the algorithms and pictures that follow
+ *  its structure (topomap_topology_shape). */
+enum {
+    TOPOMAP_SHAPE_GRID = 1, /**< a torus or mesh (topomap_topology_grid) */
+    TOPOMAP_SHAPE_CHIPS,    /**< a mesh of chips of two halves (Tianhe-3); the
+                                 coordinates are row, column, half, node */
+    TOPOMAP_SHAPE_TREE,     /**< switches above the nodes (fat-trees, Slurm's
+                                 topology/tree and topology/block) */
+    TOPOMAP_SHAPE_GROUPS    /**< groups of switches (a dragonfly) */
+};
+/** The shape of @p t's network, a TOPOMAP_SHAPE_* value. */
+int topomap_topology_shape(const topomap_topology_t *t);
 
 /*
  * Routes and channels. The network's elements are the nodes (0 .. nnodes-1)

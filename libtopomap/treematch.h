@@ -95,7 +95,7 @@ int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, in
 int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int n,
              const struct topomap_problem *pb, int *leaf_of, char *err, size_t errlen);
 
-/* map_treematch.c. TreeMatch on tree T (built on pb's allocation):
+/* treematch_match.c. TreeMatch on tree T (built on pb's allocation):
  * entities 0 .. n-1 are the processes, with the affinity graph g (n rows),
  * the leaves beyond them dummies. Fills leaf_of[e] (e < n) with the leaf of
  * each process. improve: 1 adds our improvements (tm_group_refine() on the

@@ -19,7 +19,11 @@
  * where D(i, b) = sum_l g_il hops(b, grp(l)) is what rank i would cost on b
  * with everyone else in place (x = 0 for an empty slot). The last term
  * corrects for the edge between i and j, whose length does not change.
- * Exchanging touches only i, j and their neighbours: O(degree). */
+ * Exchanging touches only i, j and their neighbours: O(degree).
+ *
+ * The near lists (x->near, the groups closest to each group) are built here
+ * too: the searches of refine.c, refine_groups.c, refine_ils.c and the
+ * spectral mapping's APE all read them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +62,7 @@ void topomap_xchg_free(struct topomap_xchg *x)
  * counts may not meet (then no pruning: slower, same result). */
 static int detect_metric(const struct topomap_xchg *x)
 {
-    const char *kind = topomap_topology_kind(x->pb->topo);
-    if (kind && (!strcmp(kind, "torus") || !strcmp(kind, "mesh") || !strcmp(kind, "tianhe3")))
+    if (topomap_topology_shortest_hops(x->pb->topo))
         return 1;
     if (!x->hop)
         return 0;
@@ -321,4 +324,116 @@ double topomap_xchg_hop_bytes(const struct topomap_xchg *x)
     for (int i = 0; i < x->n; i++)
         s += topomap_xchg_cost_at(x, i, x->rgrp[i]);
     return s / 2;
+}
+
+/* ---- near lists ------------------------------------------------------------ */
+
+/* x->near: for every group, up to TOPOMAP_XCHG_NEAR_MAX groups closest to it in the
+ * network. Tori and meshes: the nodes one hop away along each dimension that
+ * are allocated. Other networks with a hop table: the closest groups, ties to
+ * the nearest in allocation order (Slurm allocates neighbouring nodes
+ * consecutively). Without a table (huge non-grid allocations): none, the
+ * search then covers the neighbours' groups only. */
+#define NEAR_DIMS 16 /* torus/mesh dimensions read for the coordinate lists */
+
+/* 1 when near lists come from coordinates (tori and meshes whose 2 x dims
+ * neighbours fit in a list), 0 when they need the hop table. */
+int topomap_xchg_near_coords(const topomap_topology_t *t)
+{
+    int dims[NEAR_DIMS], wrap[NEAR_DIMS];
+    int nd = topomap_topology_grid(t, dims, wrap, NEAR_DIMS);
+    return nd > 0 && 2 * nd <= TOPOMAP_XCHG_NEAR_MAX;
+}
+
+static int build_near(struct topomap_xchg *x)
+{
+    int ng = x->ngrp;
+    x->near_x = calloc((size_t)ng + 1, sizeof(int));
+    x->near = malloc(sizeof(int) * (size_t)ng * TOPOMAP_XCHG_NEAR_MAX + 1);
+    if (!x->near_x || !x->near)
+        return -1;
+    const topomap_topology_t *t = x->pb->topo;
+    int dims[NEAR_DIMS], wrap[NEAR_DIMS];
+    int nd = topomap_xchg_near_coords(t) ? topomap_topology_grid(t, dims, wrap, NEAR_DIMS) : 0;
+    if (nd > 0) {
+        int nn = topomap_topology_nnodes(t);
+        int *node_grp = malloc(sizeof(int) * (size_t)nn);
+        if (!node_grp)
+            return -1;
+        for (int v = 0; v < nn; v++)
+            node_grp[v] = -1;
+        for (int u = 0; u < ng; u++)
+            node_grp[x->grp_node[u]] = u;
+        int cnt = 0;
+        for (int u = 0; u < ng; u++) {
+            int c[NEAR_DIMS];
+            topomap_topology_coords(t, x->grp_node[u], c, NEAR_DIMS);
+            for (int k = 0; k < nd; k++)
+                for (int dir = -1; dir <= 1; dir += 2) {
+                    int v = c[k] + dir;
+                    if (v < 0 || v >= dims[k]) {
+                        if (!wrap[k])
+                            continue;
+                        v = (v + dims[k]) % dims[k];
+                    }
+                    if (v == c[k])
+                        continue;
+                    /* Node index = x0 + d0 * (x1 + d1 * (...)). */
+                    int node = 0;
+                    for (int q = nd - 1; q >= 0; q--)
+                        node = node * dims[q] + (q == k ? v : c[q]);
+                    int gu = node_grp[node];
+                    int dup = 0;
+                    for (int z = x->near_x[u]; z < cnt && !dup; z++)
+                        dup = x->near[z] == gu;
+                    if (gu >= 0 && gu != u && !dup)
+                        x->near[cnt++] = gu;
+                }
+            x->near_x[u + 1] = cnt;
+        }
+        free(node_grp);
+        return 0;
+    }
+    if (!x->hop)
+        return 0; /* near_x all zero */
+#pragma omp parallel for schedule(dynamic, 16) if (ng > 256)
+    for (int u = 0; u < ng; u++) {
+        int *lst = x->near + (size_t)u * TOPOMAP_XCHG_NEAR_MAX, cnt = 0;
+        const unsigned char *h = x->hop + (size_t)u * (size_t)ng;
+        /* Insertion into a bounded list ordered by (hops, |b - u|, b). */
+        for (int b = 0; b < ng; b++) {
+            if (b == u)
+                continue;
+            int pos = cnt;
+            while (pos > 0) {
+                int o = lst[pos - 1];
+                int ob = o > u ? o - u : u - o, nb = b > u ? b - u : u - b;
+                if (h[o] < h[b] || (h[o] == h[b] && (ob < nb || (ob == nb && o < b))))
+                    break;
+                pos--;
+            }
+            if (pos >= TOPOMAP_XCHG_NEAR_MAX)
+                continue;
+            if (cnt < TOPOMAP_XCHG_NEAR_MAX)
+                cnt++;
+            memmove(lst + pos + 1, lst + pos, sizeof(int) * (size_t)(cnt - 1 - pos));
+            lst[pos] = b;
+        }
+        x->near_x[u + 1] = cnt; /* a count for now */
+    }
+    /* Counts to offsets, compacting the fixed-size blocks in place. */
+    int off = 0;
+    for (int u = 0; u < ng; u++) {
+        int cnt = x->near_x[u + 1];
+        memmove(x->near + off, x->near + (size_t)u * TOPOMAP_XCHG_NEAR_MAX, sizeof(int) * (size_t)cnt);
+        x->near_x[u] = off;
+        off += cnt;
+    }
+    x->near_x[ng] = off;
+    return 0;
+}
+
+int topomap_xchg_near(struct topomap_xchg *x)
+{
+    return x->near_x ? 0 : build_near(x);
 }

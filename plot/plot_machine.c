@@ -78,6 +78,75 @@ static void set_box(struct machine *m, int e, double x, double y, double w, doub
 
 /* ---- tori and meshes ---------------------------------------------------- */
 
+/* Tori and meshes: the cables to the + neighbour in every dimension,
+ * wraparound included, between the boxes placed (coordinates coord, nd per
+ * node; at: the node of each coordinate tuple by stride). 0, or -1 when out
+ * of memory. */
+static int torus_cables(struct machine *m, const int *coord, int nd, const int *dims,
+                        const int *wrap, const int *lo, const int *hi, const int *at,
+                        const long *stride)
+{
+    int n = m->nnodes;
+    for (int v = 0; v < n; v++) {
+        if (m->w[v] <= 0)
+            continue;
+        const int *cv = coord + (size_t)v * nd;
+        for (int k = 0; k < nd; k++) {
+            int up = cv[k] + 1, wr = 0;
+            if (up == dims[k]) {
+                if (!wrap[k])
+                    continue;
+                up = 0;
+                wr = 1;
+            }
+            int u = -1;
+            long lin = 0;
+            for (int j = 0; j < nd; j++)
+                lin += (j == k ? up : cv[j]) * stride[j];
+            u = at[lin];
+            if (u < 0 || m->w[u] <= 0 || u == v)
+                continue;
+            double ax = m->x[v] + 0.5, ay = m->y[v] + 0.5, bx = m->x[u] + 0.5, by = m->y[u] + 0.5;
+            /* Wraparound cables of tori cropped to a box end outside the
+             * picture: drawn only when both ends are its edges. */
+            if (wr && !(cv[k] == hi[k] && up == lo[k]))
+                continue;
+            if (add_cable(m, v, u, ax, ay, bx, by, 0, wr, k >= 2 ? k - 1 : 0) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Room for the stubs of wraparound cables around the picture. */
+static void wrap_margin(struct machine *m)
+{
+    int n = m->nnodes;
+    int wraps = 0;
+    for (int i = 0; i < m->ncables; i++)
+        wraps |= m->cables[i].wrap && !m->cables[i].zdir;
+    if (wraps) {
+        double mg = 0.6;
+        for (int v = 0; v < n; v++)
+            if (m->w[v] > 0) {
+                m->x[v] += mg;
+                m->y[v] += mg;
+            }
+        for (int i = 0; i < m->nframes; i++) {
+            m->frames[i].x += mg;
+            m->frames[i].y += mg;
+        }
+        for (int i = 0; i < m->ncables; i++) {
+            m->cables[i].x0 += mg;
+            m->cables[i].x1 += mg;
+            m->cables[i].y0 += mg;
+            m->cables[i].y1 += mg;
+        }
+        m->W += 2 * mg;
+        m->H += 2 * mg;
+    }
+}
+
 static int layout_torus(struct machine *m, const int *show, int whole, double aspect)
 {
     const topomap_topology_t *t = m->t;
@@ -178,59 +247,9 @@ static int layout_torus(struct machine *m, const int *show, int whole, double as
                     sy + pad + lab + (nd > 1 ? cv[1] - lo[1] : 0) * PITCH, 1, 1);
         }
     }
-    /* Cables to the + neighbour in every dimension, wraparound included. */
-    for (int v = 0; v < n; v++) {
-        if (m->w[v] <= 0)
-            continue;
-        const int *cv = coord + (size_t)v * nd;
-        for (int k = 0; k < nd; k++) {
-            int up = cv[k] + 1, wr = 0;
-            if (up == dims[k]) {
-                if (!wrap[k])
-                    continue;
-                up = 0;
-                wr = 1;
-            }
-            int u = -1;
-            long lin = 0;
-            for (int j = 0; j < nd; j++)
-                lin += (j == k ? up : cv[j]) * stride[j];
-            u = at[lin];
-            if (u < 0 || m->w[u] <= 0 || u == v)
-                continue;
-            double ax = m->x[v] + 0.5, ay = m->y[v] + 0.5, bx = m->x[u] + 0.5, by = m->y[u] + 0.5;
-            /* Wraparound cables of tori cropped to a box end outside the
-             * picture: drawn only when both ends are its edges. */
-            if (wr && !(cv[k] == hi[k] && up == lo[k]))
-                continue;
-            if (add_cable(m, v, u, ax, ay, bx, by, 0, wr, k >= 2 ? k - 1 : 0) < 0)
-                goto fail;
-        }
-    }
-    /* Room for the stubs of wraparound cables around the picture. */
-    int wraps = 0;
-    for (int i = 0; i < m->ncables; i++)
-        wraps |= m->cables[i].wrap && !m->cables[i].zdir;
-    if (wraps) {
-        double mg = 0.6;
-        for (int v = 0; v < n; v++)
-            if (m->w[v] > 0) {
-                m->x[v] += mg;
-                m->y[v] += mg;
-            }
-        for (int i = 0; i < m->nframes; i++) {
-            m->frames[i].x += mg;
-            m->frames[i].y += mg;
-        }
-        for (int i = 0; i < m->ncables; i++) {
-            m->cables[i].x0 += mg;
-            m->cables[i].x1 += mg;
-            m->cables[i].y0 += mg;
-            m->cables[i].y1 += mg;
-        }
-        m->W += 2 * mg;
-        m->H += 2 * mg;
-    }
+    if (torus_cables(m, coord, nd, dims, wrap, lo, hi, at, stride) < 0)
+        goto fail;
+    wrap_margin(m);
     free(at);
     free(coord);
     return 0;
@@ -533,11 +552,11 @@ int machine_layout(struct machine *m, const topomap_topology_t *t, const topomap
         for (int r = 0; r < nranks; r++)
             m->allocated[pl[k].node[r]] = show[pl[k].node[r]] = 1;
     const char *kind = topomap_topology_kind(t);
-    int rc;
-    if (!strcmp(kind, "tianhe3")) {
+    int rc, shape = topomap_topology_shape(t);
+    if (shape == TOPOMAP_SHAPE_CHIPS) {
         m->kind = 'h';
         rc = layout_tianhe3(m, show, whole);
-    } else if (!strcmp(kind, "fat-tree")) {
+    } else if (shape == TOPOMAP_SHAPE_TREE) {
         m->kind = 'f';
         rc = layout_tree(m, show, whole);
     } else {

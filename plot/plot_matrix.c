@@ -107,6 +107,61 @@ static void matrix_title(const topomap_profile_t *p, int grouped, char *buf, siz
              topomap_profile_nranks(p), grouped ? ", grouped by node" : "");
 }
 
+/* The heat map: bin (nb x nb cells of k x k ranks, cs pixels each) drawn
+ * into img, one pixel per pixel, then onto the page at (x0, y0). */
+static void draw_cells(struct plot *pl, cairo_surface_t *img, const double *bin, int nb, int k,
+                       int cs, double x0, double y0, double lo, double hi)
+{
+    int D = nb * cs;
+    cairo_surface_flush(img);
+    unsigned char *data = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    for (int py = 0; py < D; py++) {
+        uint32_t *row = (uint32_t *)(data + (size_t)py * stride);
+        const double *brow = bin + (size_t)(py / cs) * nb;
+        for (int px = 0; px < D; px++) {
+            double v = brow[px / cs];
+            row[px] = v > 0 ? plot_heat(plot_logpos(v, lo, hi)) : 0xffffff;
+        }
+    }
+    cairo_surface_mark_dirty(img);
+    cairo_t *cr = pl->cr;
+    cairo_set_source_surface(cr, img, x0, y0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_rectangle(cr, x0, y0, D, D);
+    cairo_fill(cr);
+    cairo_surface_destroy(img);
+    plot_item(pl, TOPOMAP_PLOT_ITEM_CELLS, nb, k, cs, x0, y0, D, D);
+}
+
+/* The lines between the nodes' ranks (first: each node's first position),
+ * or, when they are closer than 3 pixels on average, a note saying so. */
+static void node_boundaries(struct plot *pl, const int *first, int nnodes, int n, double x0,
+                            double y0, int D, double per_rank, char *note, size_t notelen)
+{
+    cairo_t *cr = pl->cr;
+    int nused = 0;
+    for (int v = 0; v < nnodes; v++)
+        nused += first[v + 1] > first[v];
+    if (D / (double)nused >= 3) {
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        cairo_set_line_width(cr, 1);
+        for (int v = 1; v < nnodes; v++) {
+            if (first[v] == 0 || first[v] == n || first[v + 1] == first[v])
+                continue;
+            double q = floor(x0 + first[v] * per_rank) + 0.5;
+            double qy = floor(y0 + first[v] * per_rank) + 0.5;
+            cairo_move_to(cr, q, y0);
+            cairo_line_to(cr, q, y0 + D);
+            cairo_move_to(cr, x0, qy);
+            cairo_line_to(cr, x0 + D, qy);
+        }
+        cairo_stroke(cr);
+    } else {
+        snprintf(note, notelen, "; the %d node boundaries are too dense to draw", nused);
+    }
+}
+
 int topomap_plot_matrix(const char *path, const topomap_plot_opts_t *o,
                         const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
                         char *err, size_t errlen)
@@ -179,52 +234,14 @@ int topomap_plot_matrix(const char *path, const topomap_plot_opts_t *o,
             hi = fmax(hi, bin[c]);
         }
 
-    /* The image, one pixel per pixel. */
-    cairo_surface_flush(img);
-    unsigned char *data = cairo_image_surface_get_data(img);
-    int stride = cairo_image_surface_get_stride(img);
-    for (int py = 0; py < D; py++) {
-        uint32_t *row = (uint32_t *)(data + (size_t)py * stride);
-        const double *brow = bin + (size_t)(py / cs) * nb;
-        for (int px = 0; px < D; px++) {
-            double v = brow[px / cs];
-            row[px] = v > 0 ? plot_heat(plot_logpos(v, lo, hi)) : 0xffffff;
-        }
-    }
-    cairo_surface_mark_dirty(img);
-    cairo_t *cr = pl.cr;
-    cairo_set_source_surface(cr, img, x0, y0);
-    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
-    cairo_rectangle(cr, x0, y0, D, D);
-    cairo_fill(cr);
-    cairo_surface_destroy(img);
-    plot_item(&pl, TOPOMAP_PLOT_ITEM_CELLS, nb, k, cs, x0, y0, D, D);
+    draw_cells(&pl, img, bin, nb, k, cs, x0, y0, lo, hi);
 
     /* Node boundaries, when they are at least 3 pixels apart on average. */
     double per_rank = (double)cs / k;
-    int nused = 0;
     char note[160] = "";
-    if (node) {
-        for (int v = 0; v < nnodes; v++)
-            nused += first[v + 1] > first[v];
-        if (D / (double)nused >= 3) {
-            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-            cairo_set_line_width(cr, 1);
-            for (int v = 1; v < nnodes; v++) {
-                if (first[v] == 0 || first[v] == n || first[v + 1] == first[v])
-                    continue;
-                double q = floor(x0 + first[v] * per_rank) + 0.5;
-                double qy = floor(y0 + first[v] * per_rank) + 0.5;
-                cairo_move_to(cr, q, y0);
-                cairo_line_to(cr, q, y0 + D);
-                cairo_move_to(cr, x0, qy);
-                cairo_line_to(cr, x0 + D, qy);
-            }
-            cairo_stroke(cr);
-        } else {
-            snprintf(note, sizeof note, "; the %d node boundaries are too dense to draw", nused);
-        }
-    }
+    if (node)
+        node_boundaries(&pl, first, nnodes, n, x0, y0, D, per_rank, note, sizeof note);
+    cairo_t *cr = pl.cr;
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, x0 - 0.5, y0 - 0.5, D + 1, D + 1);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The analytical torus/mesh mapping (issue 9, Wu et al. 2016): the box it
+/* The analytical torus/mesh mapping (Wu et al. 2016): the box it
  * places into, legalization on its own (capacities, moves between
  * neighbours, hop-bytes kept right), optimal placements of stencils on
  * matching machines, several slots per node, partial allocations, errors and

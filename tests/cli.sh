@@ -7,7 +7,7 @@
 #     CLI_REGENERATE=1 rewrites the golden file instead (check the diff!);
 #  2. every usage error exits 2, bad input exits 1, each with one line on
 #     stderr starting "topomap: " and naming the problem;
-#  3. what users of hwloc's tools and srun expect (issue 13): the job's
+#  3. what users of hwloc's tools and srun expect: the job's
 #     allocation from Slurm's variables, profiles from standard input and
 #     gzip, mappings in every format read back, topologies by name;
 #  4. eval of the block mapping, one rank per node of the 8x8x8 torus, agrees
@@ -148,7 +148,7 @@ run eval --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --mapping "$tmp/df
 run eval --profile "$tmp/ring8.txt" --topology "$tmp/df.yaml" --mapping "$tmp/df.map" --json
 run topology show "$tmp/df.yaml"
 
-# Issue 13. Algorithm names in any case; the summary of map on stderr.
+# Algorithm names in any case, as users type them; the summary of map on stderr.
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo OHTMA+Refine -o "$tmp/or.map"
 run compare --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
@@ -380,7 +380,7 @@ expect 1 "'x999' is not in the topology" map $P $T --nodes 'x999'
 expect 1 "8 ranks do not fit in 4 slots" map $P $T --nodes 't[000-003]' --tasks-per-node 1
 expect 1 "slots" map $P $T --nodes 't[000-003]' --slots '2,2'
 expect 1 "no message counts" map --profile "$tmp/ring8-bytes.txt" $T $N --affinity msgs
-# At most one rank per core, said in one line (issue 13: 8 tasks on 4 cores).
+# At most one rank per core, said in one line (8 tasks on 4 cores).
 expect 1 "--tasks-per-node gives 8 slots on t000, which has 4 cores" map $P $T $N --tasks-per-node 8
 expect 1 "--slots gives 5 slots on t001" map $P $T $N --slots 1,5,1,1
 SLURM_JOB_NODELIST='t[000-001]' SLURM_TASKS_PER_NODE='6,2' SLURM_NTASKS=8 \
@@ -438,7 +438,7 @@ echo keep > "$tmp/keep.map"
 [ "$(cat "$tmp/keep.map")" = keep ]
 check $? "failed map does not truncate the -o file"
 
-# --- 3. issue 13: what HPC users take for granted ---------------------------
+# --- 3. what HPC users take for granted ------------------------------------
 # Profiles from standard input and gzip read as the file itself.
 "$TOPOMAP" stats $P > "$tmp/stats.file"
 "$TOPOMAP" stats --profile - < "$tmp/ring8.txt" > "$tmp/stats.stdin"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The mapping engine at scale (issue 8): dual recursive bisection (drb), the
+/* The mapping engine at scale: dual recursive bisection (drb), the
  * neighbourhood refinement and auto inside a time limit. Splits are checked
  * through drb's trace hook against the allocation as the public API reports
  * it; placements against an independent hop-byte evaluation. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gridgen.h"
-#include "internal.h"
+#include "grid.h"
 #include "tap.h"
 
 static char err[512];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Regression tests of the hardening of issue 16 (library side): one section
- * per finding of the issue, each failing on the code before the fix.
+/* Regression tests of the hardening against hostile inputs (library side):
+ * one section per finding, each failing on the code before the fix.
  *  - undefined behaviour: n + 1 with n = INT_MAX (profile.c), arithmetic on
  *    NULL after the last "procs:" entry (import_ompi.c; seen by UBSan);
  *  - silent wrong results: an all-zero message column, 1e308 entries, NUL

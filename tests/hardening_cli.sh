@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Hostile inputs through the topomap command (issue 16), emitting TAP: each
+# Hostile inputs through the topomap command, emitting TAP: each
 # case failed before its fix (a hang, a crash, a silent wrong answer, a raw
 # control character on the terminal). The library side is hardening.c.
 set -u

@@ -75,6 +75,329 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
     topomap_srun_free(&o);
 }
 
+/* Failures: one line each, Slurm's layout kept. */
+static void failure_tests(struct topomap_site *s, const char *const *env)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    const char *none[] = {NULL};
+    /* Failures: one line, Slurm's layout. */
+    struct {
+        const char *argv[6];
+        const char *const *env;
+        const char *want;
+    } bad[] = {
+        {{"srun", "-n8", "--topomap=cyclic", "--topomap-profile=nothere", "app"}, env,
+         "no profile 'nothere' in the store"},
+        {{"srun", "-n8", "--topomap=cyclic", "--topomap-profile=corrupt", "app"}, env,
+         "corrupt.profile:"},
+        {{"srun", "-n4", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, env,
+         "recorded with 8 ranks, this job has 4"},
+        {{"srun", "-n8", "--topomap=cyclic", "-w", "n1", "app"}, env, "-w given"},
+        {{"srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, none,
+         "not inside an allocation"},
+        {{"srun", "-n8", "--topomap=cyclic", "--multi-prog", "conf"}, env, "no profile name"},
+        {{"srun", "-n20", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, env,
+         "cannot predict Slurm's layout"},
+        {{"srun", "-n8", "--topomap=random", "--topomap-profile=pair8", "app"}, env,
+         "random does not reduce hop-bytes (8000 -> 8040)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int argc = 0;
+        while (argc < 6 && bad[i].argv[argc])
+            argc++;
+        topomap_srun_init(&o);
+        topomap_srun_parse(&o, argc, (char *const *)bad[i].argv, fake_env, (void *)bad[i].env,
+                           err, sizeof err);
+        topomap_decide(s, &o, fake_env, (void *)bad[i].env, &d);
+        ok(d.outcome == TOPOMAP_KEEP && !d.hosts && !strncmp(d.message, "topomap: ", 9) &&
+               strstr(d.message, bad[i].want) && strchr(d.message, '\n') == NULL,
+           "%s %s: %s", bad[i].argv[2], bad[i].argv[3] ? bad[i].argv[3] : "", d.message);
+        topomap_decision_free(&d);
+        topomap_srun_free(&o);
+    }
+
+    /* An unknown algorithm is srun's error (the option callback's), before
+     * any decision; what the user typed is not echoed raw. */
+    ok(parse(&o, env, err, "srun", "-n8", "--topomap=x\033]0;owned\007\r", "app", NULL) < 0 &&
+           strstr(err, "unknown algorithm 'x?]0;owned?" "?'") && !strpbrk(err, "\033\007\r"),
+       "an algorithm name with ESC, BEL, CR: refused, shown as '?'");
+    topomap_srun_free(&o);
+    /* A site default naming no algorithm (plugstack.conf) still gets one line. */
+    free(s->dflt);
+    s->dflt = strdup("nosuch");
+    parse(&o, env, err, "srun", "-n8", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "unknown algorithm 'nosuch' (known: off, "),
+       "default=nosuch: %s", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    free(s->dflt);
+    s->dflt = strdup("off");
+
+}
+
+/* NAME+refine, and a grid profile recorded at another rank count. */
+static void refine_grid_tests(struct topomap_site *s, const char *const *env, const char *store)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    /* NAME+refine: the algorithm, then the refinement engine. random+refine
+     * improves on random's 8040 and, on this pair profile, on Slurm's 8000. */
+    parse(&o, env, err, "srun", "-n8", "--topomap=random+refine", "--topomap-profile=pair8",
+          "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_new < d.hop_bytes_default,
+       "--topomap=random+refine is accepted and remaps (%g -> %g)", d.hop_bytes_default,
+       d.hop_bytes_new);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+
+    /* A grid recorded at another rank count: synthesised, said under
+     * --topomap-verbose. A 2 x 2 halo stored at 4 ranks, used by
+     * an 8-rank step: MPI_Dims_create(8, 2) = 4 x 2, the 4 on the slowest
+     * dimension as the recorded extents tie (x = 2, y = 4). */
+    {
+        int hs[8] = {0, 1, 2, 3, 0, 2, 1, 3}, hd[8] = {1, 0, 3, 2, 2, 0, 3, 1};
+        double hb[8] = {500, 500, 500, 500, 500, 500, 500, 500};
+        topomap_profile_t *halo = topomap_profile_create(4, 8, hs, hd, hb, NULL, err, sizeof err);
+        ok(halo && topomap_store_add(store, "halo4", halo, err, sizeof err) == 0,
+           "stored a 2 x 2 halo recorded at 4 ranks");
+        topomap_profile_free(halo);
+    }
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4",
+          "--topomap-verbose", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP || d.outcome == TOPOMAP_KEEP, "8-rank step with halo4: placed");
+    is_str(d.note,
+           "topomap: profile 'halo4' was recorded with 4 ranks; it is a process grid, so its "
+           "8-rank version (grid 2x4) was synthesised from it",
+           "--topomap-verbose says the profile was synthesised, in one line");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(!d.note[0] && !strstr(d.message, "recorded with"), "... silent without --topomap-verbose");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+}
+
+/* gain_metric: what decides whether the new layout is worth it; then a
+ * profile given as a path. */
+static void gain_tests(struct topomap_site *s, const char *const *env, const char *store)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    /* gain_metric=congestion: the busiest link decides. Profile
+     * hb8: 0->2 1000 bytes, 0<->4 100 each way. Block (n1: 0 1, n2: 2 3,
+     * n3: 4 5) loads n1->n2 with 1000 and n1<->n3 with 100: hop-bytes 1200;
+     * cyclic (n1: 0 4, n3: 2 6) keeps 0<->4 on n1 and sends 0->2 over
+     * n1->n3: hop-bytes 1000, the busiest link still 1000. */
+    {
+        int gs[3] = {0, 0, 4}, gd[3] = {2, 4, 0};
+        double gb[3] = {1000, 100, 100};
+        topomap_profile_t *hb8 = topomap_profile_create(8, 3, gs, gd, gb, NULL, err, sizeof err);
+        ok(hb8 && topomap_store_add(store, "hb8", hb8, err, sizeof err) == 0, "stored hb8");
+        topomap_profile_free(hb8);
+    }
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=hb8",
+          "--topomap-verbose", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_default == 1200 && d.hop_bytes_new == 1000,
+       "gain_metric=hop_bytes (default): hop-bytes 1200 -> 1000, remapped");
+    topomap_decision_free(&d);
+    char *gm[] = {"gain_metric=congestion"};
+    is_int(topomap_site_parse(s, 1, gm, err, sizeof err), 0, "gain_metric=congestion accepted");
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    is_int(d.outcome, TOPOMAP_KEEP, "gain_metric=congestion: busiest link 1000 -> 1000, kept");
+    is_str(d.message,
+           "topomap: cyclic does not reduce busiest-link load (1000 -> 1000); using Slurm's "
+           "default layout",
+           "... and the user is told why, in one line");
+    like(d.summary, "busiest link 1000 -> 1000 bytes: gain below min_gain", "summary");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* pair8: cyclic takes both 2000-byte links off the network (10 left). */
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
+          "--topomap-verbose", "app", NULL);
+    s->min_gain = 0.99;
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP, "gain_metric=congestion: busiest link 2000 -> 10 passes "
+                                   "min_gain=0.99");
+    like(d.summary, "busiest link 2000 -> 10 bytes", "summary gives the busiest link");
+    topomap_decision_free(&d);
+    s->min_gain = 0.999;
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    is_str(d.message,
+           "topomap: cyclic would save 99.5% of busiest-link load, less than min_gain=99.9%; "
+           "using Slurm's default layout",
+           "... and 99.5% is less than min_gain=0.999");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    char *gh[] = {"gain_metric=hop_bytes", "min_gain=0"};
+    topomap_site_parse(s, 2, gh, err, sizeof err);
+    ok(!s->gain_congestion && s->min_gain == 0, "gain_metric=hop_bytes restores the default");
+
+    /* A profile given as a path. */
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=" DATA "/pair8.txt",
+          "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    is_int(d.outcome, TOPOMAP_REMAP, "--topomap-profile=PATH loads the file");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+}
+
+/* A site default (default=cyclic): quiet unless asked, strict=1. */
+static void site_default_tests(struct topomap_site *sd, const char *const *env)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    /* The site default stays quiet about unprofiled applications... */
+    parse(&o, env, err, "srun", "-n8", "unprofiled", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && !d.summary[0] && !d.explicit_req,
+       "site default, no profile: silent");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap-verbose", "unprofiled", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && !d.message[0], "... with --topomap-verbose: no message");
+    like(d.summary, "no profile 'unprofiled'", "... but the summary says why");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* ... and applies to profiled ones, named after the executable. */
+    parse(&o, env, err, "srun", "-n8", "/some/where/pair8", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && !d.explicit_req, "site default remaps a profiled application");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap=off", "pair8", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_OFF && !d.message[0], "--topomap=off overrides the site default");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+
+    /* strict=1: explicit failures fail the step, quiet ones do not. */
+    char *sargs[] = {"strict=1"};
+    topomap_site_parse(sd, 1, sargs, err, sizeof err);
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=nothere", "a", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "failing the step (strict=1)"),
+       "strict: a missing profile asked for fails the step");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "unprofiled", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    is_int(d.outcome, TOPOMAP_KEEP,
+           "strict: the site default on an unprofiled application does not");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+}
+
+/* min_gain, bind=none, time_limit, topology problems, under site sd. */
+static void limit_tests(struct topomap_site *sd, const char *const *env)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    /* min_gain, bind=none, time_limit, topology problems. */
+    char *margs[] = {"min_gain=0.999", "bind=none"};
+    topomap_site_parse(sd, 2, margs, err, sizeof err);
+    sd->strict = 0;
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "pair8", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "less than min_gain=99.9%"),
+       "a gain of 99.75%% is below min_gain=0.999");
+    topomap_decision_free(&d);
+    sd->min_gain = 0.5;
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.bind == NULL && d.pmi2 != NULL,
+       "bind=none: remapped, no TOPOMAP_BIND");
+    topomap_decision_free(&d);
+    /* A budget shorter than loading the profile: nothing is mapped, Slurm's
+     * layout stays, and one line says which step used the time. */
+    sd->time_limit = 1e-9;
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "time_limit=1e-09ms"),
+       "a time limit that cannot be met: %s", d.message);
+    ok(!strncmp(d.message, "topomap: loading the profile ended at ", 38) &&
+           strstr(d.message, "; using Slurm's default layout") && !strchr(d.message, '\n'),
+       "the budget ends during loading: one line naming the step");
+    ok(d.hosts == NULL && d.pmi2 == NULL && d.bind == NULL && d.seconds == 0,
+       "the budget ends during loading: no mapping is computed");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "--topomap=auto,verbose", "pair8", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.log, "loading the profile ended at ") &&
+           !d.summary[0],
+       "auto, verbose, budget shorter than loading: kept, the log line says why (%s)", d.log);
+    topomap_decision_free(&d);
+    sd->strict = 1;
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "past time_limit=1e-09ms; failing the step"),
+       "strict=1: a budget shorter than loading fails the step (%s)", d.message);
+    topomap_decision_free(&d);
+    sd->strict = 0;
+    topomap_srun_free(&o);
+    sd->time_limit = 2000;
+    const char *other[] = {"SLURM_JOB_NODELIST=x[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
+    parse(&o, other, err, "srun", "-n8", "--topomap=cyclic", "pair8", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)other, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "'x1' is not in the topology"),
+       "hosts missing from the topology: %s", d.message);
+    topomap_decision_free(&d);
+    free(sd->topology);
+    sd->topology = strdup(DATA "/no-such.yaml");
+    topomap_decide(sd, &o, fake_env, (void *)other, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "topology: "), "unreadable topology: %s",
+       d.message);
+    topomap_decision_free(&d);
+    free(sd->topology);
+    sd->topology = NULL;
+    topomap_decide(sd, &o, fake_env, (void *)other, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "no topology configured"),
+       "no topology= in plugstack.conf");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+}
+
+/* A layout too irregular for PMI2; args: the site arguments of the mesh. */
+static void irregular_tests(struct topomap_site *sd, char **args, const char *store)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    /* Too irregular for a PMI2 mapping: remapped all the same. */
+    topomap_site_parse(sd, 1, args, err, sizeof err);
+    sd->min_gain = -1000; /* accept any layout */
+    sd->bind = 1;
+    const char *big[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=100(x4)", NULL};
+    int n = 400, *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    double *by = malloc(n * sizeof *by);
+    for (int i = 0; i < n; i++) {
+        src[i] = i;
+        dst[i] = (i + 1) % n;
+        by[i] = 1;
+    }
+    topomap_profile_t *ringp = topomap_profile_create(n, n, src, dst, by, NULL, err, sizeof err);
+    topomap_store_add(store, "ring400", ringp, err, sizeof err);
+    topomap_profile_free(ringp);
+    free(src);
+    free(dst);
+    free(by);
+    parse(&o, big, err, "srun", "-n400", "-O", "--topomap=random", "--mpi=pmi2", "ring400", NULL);
+    topomap_decide(sd, &o, fake_env, (void *)big, &d);
+    ok(d.outcome == TOPOMAP_REMAP && d.pmi2 == NULL && d.hosts && d.bind && !d.message[0],
+       "random layout of 400 ranks: remapped, no PMI2 mapping (the nodes warn)");
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+}
+
 static void decide_tests(const char *store)
 {
     char err[TOPOMAP_ERRLEN];
@@ -82,7 +405,6 @@ static void decide_tests(const char *store)
     struct topomap_srun o;
     struct topomap_decision d;
     const char *env[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
-    const char *none[] = {NULL};
 
     topomap_site_init(&s);
     char *args[] = {"topology=" DATA "/mesh-2x2-2core.yaml", NULL};
@@ -134,287 +456,17 @@ static void decide_tests(const char *store)
     topomap_decision_free(&d);
     topomap_srun_free(&o);
 
-    /* Failures: one line, Slurm's layout. */
-    struct {
-        const char *argv[6];
-        const char *const *env;
-        const char *want;
-    } bad[] = {
-        {{"srun", "-n8", "--topomap=cyclic", "--topomap-profile=nothere", "app"}, env,
-         "no profile 'nothere' in the store"},
-        {{"srun", "-n8", "--topomap=cyclic", "--topomap-profile=corrupt", "app"}, env,
-         "corrupt.profile:"},
-        {{"srun", "-n4", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, env,
-         "recorded with 8 ranks, this job has 4"},
-        {{"srun", "-n8", "--topomap=cyclic", "-w", "n1", "app"}, env, "-w given"},
-        {{"srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, none,
-         "not inside an allocation"},
-        {{"srun", "-n8", "--topomap=cyclic", "--multi-prog", "conf"}, env, "no profile name"},
-        {{"srun", "-n20", "--topomap=cyclic", "--topomap-profile=pair8", "app"}, env,
-         "cannot predict Slurm's layout"},
-        {{"srun", "-n8", "--topomap=random", "--topomap-profile=pair8", "app"}, env,
-         "random does not reduce hop-bytes (8000 -> 8040)"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int argc = 0;
-        while (argc < 6 && bad[i].argv[argc])
-            argc++;
-        topomap_srun_init(&o);
-        topomap_srun_parse(&o, argc, (char *const *)bad[i].argv, fake_env, (void *)bad[i].env,
-                           err, sizeof err);
-        topomap_decide(&s, &o, fake_env, (void *)bad[i].env, &d);
-        ok(d.outcome == TOPOMAP_KEEP && !d.hosts && !strncmp(d.message, "topomap: ", 9) &&
-               strstr(d.message, bad[i].want) && strchr(d.message, '\n') == NULL,
-           "%s %s: %s", bad[i].argv[2], bad[i].argv[3] ? bad[i].argv[3] : "", d.message);
-        topomap_decision_free(&d);
-        topomap_srun_free(&o);
-    }
+    failure_tests(&s, env);
+    refine_grid_tests(&s, env, store);
+    gain_tests(&s, env, store);
 
-    /* An unknown algorithm is srun's error (the option callback's), before
-     * any decision; what the user typed is not echoed raw. */
-    ok(parse(&o, env, err, "srun", "-n8", "--topomap=x\033]0;owned\007\r", "app", NULL) < 0 &&
-           strstr(err, "unknown algorithm 'x?]0;owned?" "?'") && !strpbrk(err, "\033\007\r"),
-       "an algorithm name with ESC, BEL, CR: refused, shown as '?'");
-    topomap_srun_free(&o);
-    /* A site default naming no algorithm (plugstack.conf) still gets one line. */
-    free(s.dflt);
-    s.dflt = strdup("nosuch");
-    parse(&o, env, err, "srun", "-n8", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "unknown algorithm 'nosuch' (known: off, "),
-       "default=nosuch: %s", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    free(s.dflt);
-    s.dflt = strdup("off");
-
-    /* NAME+refine: the algorithm, then the refinement engine. random+refine
-     * improves on random's 8040 and, on this pair profile, on Slurm's 8000. */
-    parse(&o, env, err, "srun", "-n8", "--topomap=random+refine", "--topomap-profile=pair8",
-          "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_new < d.hop_bytes_default,
-       "--topomap=random+refine is accepted and remaps (%g -> %g)", d.hop_bytes_default,
-       d.hop_bytes_new);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-
-    /* A grid recorded at another rank count: synthesised, said under
-     * --topomap-verbose (issue 12). A 2 x 2 halo stored at 4 ranks, used by
-     * an 8-rank step: MPI_Dims_create(8, 2) = 4 x 2, the 4 on the slowest
-     * dimension as the recorded extents tie (x = 2, y = 4). */
-    {
-        int hs[8] = {0, 1, 2, 3, 0, 2, 1, 3}, hd[8] = {1, 0, 3, 2, 2, 0, 3, 1};
-        double hb[8] = {500, 500, 500, 500, 500, 500, 500, 500};
-        topomap_profile_t *halo = topomap_profile_create(4, 8, hs, hd, hb, NULL, err, sizeof err);
-        ok(halo && topomap_store_add(store, "halo4", halo, err, sizeof err) == 0,
-           "stored a 2 x 2 halo recorded at 4 ranks");
-        topomap_profile_free(halo);
-    }
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4",
-          "--topomap-verbose", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_REMAP || d.outcome == TOPOMAP_KEEP, "8-rank step with halo4: placed");
-    is_str(d.note,
-           "topomap: profile 'halo4' was recorded with 4 ranks; it is a process grid, so its "
-           "8-rank version (grid 2x4) was synthesised from it",
-           "--topomap-verbose says the profile was synthesised, in one line");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(!d.note[0] && !strstr(d.message, "recorded with"), "... silent without --topomap-verbose");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-
-    /* gain_metric=congestion (issue 15): the busiest link decides. Profile
-     * hb8: 0->2 1000 bytes, 0<->4 100 each way. Block (n1: 0 1, n2: 2 3,
-     * n3: 4 5) loads n1->n2 with 1000 and n1<->n3 with 100: hop-bytes 1200;
-     * cyclic (n1: 0 4, n3: 2 6) keeps 0<->4 on n1 and sends 0->2 over
-     * n1->n3: hop-bytes 1000, the busiest link still 1000. */
-    {
-        int gs[3] = {0, 0, 4}, gd[3] = {2, 4, 0};
-        double gb[3] = {1000, 100, 100};
-        topomap_profile_t *hb8 = topomap_profile_create(8, 3, gs, gd, gb, NULL, err, sizeof err);
-        ok(hb8 && topomap_store_add(store, "hb8", hb8, err, sizeof err) == 0, "stored hb8");
-        topomap_profile_free(hb8);
-    }
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=hb8",
-          "--topomap-verbose", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_default == 1200 && d.hop_bytes_new == 1000,
-       "gain_metric=hop_bytes (default): hop-bytes 1200 -> 1000, remapped");
-    topomap_decision_free(&d);
-    char *gm[] = {"gain_metric=congestion"};
-    is_int(topomap_site_parse(&s, 1, gm, err, sizeof err), 0, "gain_metric=congestion accepted");
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    is_int(d.outcome, TOPOMAP_KEEP, "gain_metric=congestion: busiest link 1000 -> 1000, kept");
-    is_str(d.message,
-           "topomap: cyclic does not reduce busiest-link load (1000 -> 1000); using Slurm's "
-           "default layout",
-           "... and the user is told why, in one line");
-    like(d.summary, "busiest link 1000 -> 1000 bytes: gain below min_gain", "summary");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    /* pair8: cyclic takes both 2000-byte links off the network (10 left). */
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
-          "--topomap-verbose", "app", NULL);
-    s.min_gain = 0.99;
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_REMAP, "gain_metric=congestion: busiest link 2000 -> 10 passes "
-                                   "min_gain=0.99");
-    like(d.summary, "busiest link 2000 -> 10 bytes", "summary gives the busiest link");
-    topomap_decision_free(&d);
-    s.min_gain = 0.999;
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    is_str(d.message,
-           "topomap: cyclic would save 99.5% of busiest-link load, less than min_gain=99.9%; "
-           "using Slurm's default layout",
-           "... and 99.5% is less than min_gain=0.999");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    char *gh[] = {"gain_metric=hop_bytes", "min_gain=0"};
-    topomap_site_parse(&s, 2, gh, err, sizeof err);
-    ok(!s.gain_congestion && s.min_gain == 0, "gain_metric=hop_bytes restores the default");
-
-    /* A profile given as a path. */
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=" DATA "/pair8.txt",
-          "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
-    is_int(d.outcome, TOPOMAP_REMAP, "--topomap-profile=PATH loads the file");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-
-    /* The site default stays quiet about unprofiled applications... */
     struct topomap_site sd;
     topomap_site_init(&sd);
     char *dargs[] = {args[0], pa, "default=cyclic"};
     topomap_site_parse(&sd, 3, dargs, err, sizeof err);
-    parse(&o, env, err, "srun", "-n8", "unprofiled", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && !d.summary[0] && !d.explicit_req,
-       "site default, no profile: silent");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    parse(&o, env, err, "srun", "-n8", "--topomap-verbose", "unprofiled", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && !d.message[0], "... with --topomap-verbose: no message");
-    like(d.summary, "no profile 'unprofiled'", "... but the summary says why");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    /* ... and applies to profiled ones, named after the executable. */
-    parse(&o, env, err, "srun", "-n8", "/some/where/pair8", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_REMAP && !d.explicit_req, "site default remaps a profiled application");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    parse(&o, env, err, "srun", "-n8", "--topomap=off", "pair8", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_OFF && !d.message[0], "--topomap=off overrides the site default");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-
-    /* strict=1: explicit failures fail the step, quiet ones do not. */
-    char *sargs[] = {"strict=1"};
-    topomap_site_parse(&sd, 1, sargs, err, sizeof err);
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=nothere", "a", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "failing the step (strict=1)"),
-       "strict: a missing profile asked for fails the step");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    parse(&o, env, err, "srun", "-n8", "unprofiled", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    is_int(d.outcome, TOPOMAP_KEEP,
-           "strict: the site default on an unprofiled application does not");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-
-    /* min_gain, bind=none, time_limit, topology problems. */
-    char *margs[] = {"min_gain=0.999", "bind=none"};
-    topomap_site_parse(&sd, 2, margs, err, sizeof err);
-    sd.strict = 0;
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "pair8", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "less than min_gain=99.9%"),
-       "a gain of 99.75%% is below min_gain=0.999");
-    topomap_decision_free(&d);
-    sd.min_gain = 0.5;
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_REMAP && d.bind == NULL && d.pmi2 != NULL,
-       "bind=none: remapped, no TOPOMAP_BIND");
-    topomap_decision_free(&d);
-    /* A budget shorter than loading the profile: nothing is mapped, Slurm's
-     * layout stays, and one line says which step used the time. */
-    sd.time_limit = 1e-9;
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "time_limit=1e-09ms"),
-       "a time limit that cannot be met: %s", d.message);
-    ok(!strncmp(d.message, "topomap: loading the profile ended at ", 38) &&
-           strstr(d.message, "; using Slurm's default layout") && !strchr(d.message, '\n'),
-       "the budget ends during loading: one line naming the step");
-    ok(d.hosts == NULL && d.pmi2 == NULL && d.bind == NULL && d.seconds == 0,
-       "the budget ends during loading: no mapping is computed");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    parse(&o, env, err, "srun", "-n8", "--topomap=auto,verbose", "pair8", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.log, "loading the profile ended at ") &&
-           !d.summary[0],
-       "auto, verbose, budget shorter than loading: kept, the log line says why (%s)", d.log);
-    topomap_decision_free(&d);
-    sd.strict = 1;
-    topomap_decide(&sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "past time_limit=1e-09ms; failing the step"),
-       "strict=1: a budget shorter than loading fails the step (%s)", d.message);
-    topomap_decision_free(&d);
-    sd.strict = 0;
-    topomap_srun_free(&o);
-    sd.time_limit = 2000;
-    const char *other[] = {"SLURM_JOB_NODELIST=x[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
-    parse(&o, other, err, "srun", "-n8", "--topomap=cyclic", "pair8", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)other, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "'x1' is not in the topology"),
-       "hosts missing from the topology: %s", d.message);
-    topomap_decision_free(&d);
-    free(sd.topology);
-    sd.topology = strdup(DATA "/no-such.yaml");
-    topomap_decide(&sd, &o, fake_env, (void *)other, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "topology: "), "unreadable topology: %s",
-       d.message);
-    topomap_decision_free(&d);
-    free(sd.topology);
-    sd.topology = NULL;
-    topomap_decide(&sd, &o, fake_env, (void *)other, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "no topology configured"),
-       "no topology= in plugstack.conf");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-
-    /* Too irregular for a PMI2 mapping: remapped all the same. */
-    topomap_site_parse(&sd, 1, args, err, sizeof err);
-    sd.min_gain = -1000; /* accept any layout */
-    sd.bind = 1;
-    const char *big[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=100(x4)", NULL};
-    int n = 400, *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
-    double *by = malloc(n * sizeof *by);
-    for (int i = 0; i < n; i++) {
-        src[i] = i;
-        dst[i] = (i + 1) % n;
-        by[i] = 1;
-    }
-    topomap_profile_t *ringp = topomap_profile_create(n, n, src, dst, by, NULL, err, sizeof err);
-    topomap_store_add(store, "ring400", ringp, err, sizeof err);
-    topomap_profile_free(ringp);
-    free(src);
-    free(dst);
-    free(by);
-    parse(&o, big, err, "srun", "-n400", "-O", "--topomap=random", "--mpi=pmi2", "ring400", NULL);
-    topomap_decide(&sd, &o, fake_env, (void *)big, &d);
-    ok(d.outcome == TOPOMAP_REMAP && d.pmi2 == NULL && d.hosts && d.bind && !d.message[0],
-       "random layout of 400 ranks: remapped, no PMI2 mapping (the nodes warn)");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    site_default_tests(&sd, env);
+    limit_tests(&sd, env);
+    irregular_tests(&sd, args, store);
 
     topomap_site_free(&sd);
     topomap_site_free(&s);
@@ -426,8 +478,8 @@ static void decide_tests(const char *store)
 /* Scale: 4096 ranks on the 4096 nodes of the shipped 16x16x16 torus, one
  * slot per node, a 3D stencil whose rank order is shuffled (Slurm's layout
  * is poor). With the default time_limit (2000 ms) --topomap=auto must remap
- * and say nothing about a time-out (issue 8: the plugin used to fall back to
- * Slurm's layout exactly on such jobs). */
+ * and say nothing about a time-out (the plugin once fell back to Slurm's
+ * layout exactly on such jobs). */
 static void scale_tests(const char *store)
 {
     char err[TOPOMAP_ERRLEN];

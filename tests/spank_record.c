@@ -32,9 +32,10 @@ static char *slurp(const char *path)
     return buf;
 }
 
-static void record_tests(const char *tmp)
+/* The name a step records under, and LD_PRELOAD. */
+static void name_tests(void)
 {
-    char name[256], msg[1024], err[TOPOMAP_ERRLEN], dir[600], path[1024], spool[600];
+    char name[256], msg[1024], err[TOPOMAP_ERRLEN];
     struct topomap_srun o;
     const char *none[] = {NULL};
 
@@ -94,6 +95,13 @@ static void record_tests(const char *tmp)
     pl = topomap_preload_prepend("/l/p.so", "/l/p.so.1");
     is_str(pl, "/l/p.so:/l/p.so.1", "a longer name is another library");
     free(pl);
+}
+
+static void record_tests(const char *tmp)
+{
+    char msg[1024], err[TOPOMAP_ERRLEN], dir[600], path[1024], spool[600];
+
+    name_tests();
 
     /* The recording directory: created with the spool, private, the user's. */
     snprintf(spool, sizeof spool, "%s/spool", tmp);

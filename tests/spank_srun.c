@@ -9,6 +9,39 @@
 #include "spank_test.h"
 #include "tap.h"
 
+/* --topomap-record[=NAME]: an optional argument, attached only. */
+static void record_option_tests(void)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_srun o;
+    const char *none[] = {NULL};
+
+    ok(parse(&o, none, err, "srun", "-n2", "app", NULL) == 0 && o.record == NULL,
+       "no --topomap-record: not recording");
+    topomap_srun_free(&o);
+    ok(parse(&o, none, err, "srun", "--topomap-record", "./bin/app", "x", NULL) == 0 && o.record &&
+           !strcmp(o.record, ""),
+       "--topomap-record without a name");
+    is_str(o.app, "app", "... does not take the executable for its argument");
+    topomap_srun_free(&o);
+    ok(parse(&o, none, err, "srun", "--topomap-record=lj", "--topomap-rec=", "a", NULL) == 0 &&
+           o.record && !strcmp(o.record, ""),
+       "--topomap-rec= (prefix, empty) after --topomap-record=lj: the last one counts");
+    topomap_srun_free(&o);
+    const char *renv[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=(null)", NULL};
+    ok(parse(&o, renv, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, ""),
+       "sbatch --topomap-record (exported as \"(null)\"): recording, no name");
+    topomap_srun_free(&o);
+    const char *renv2[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=nb", NULL};
+    ok(parse(&o, renv2, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, "nb"),
+       "sbatch --topomap-record=nb");
+    topomap_srun_free(&o);
+    ok(parse(&o, renv2, err, "srun", "--topomap-record=mine", "a", NULL) == 0 && o.record &&
+           !strcmp(o.record, "mine"),
+       "srun's --topomap-record=mine wins over sbatch's");
+    topomap_srun_free(&o);
+}
+
 static void srun_tests(void)
 {
     char err[TOPOMAP_ERRLEN];
@@ -143,31 +176,7 @@ static void srun_tests(void)
     is_str(topomap_spank_option_env("topomap-profile"),
            "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_profile", "option variable name");
 
-    /* --topomap-record[=NAME]: an optional argument, attached only. */
-    ok(parse(&o, none, err, "srun", "-n2", "app", NULL) == 0 && o.record == NULL,
-       "no --topomap-record: not recording");
-    topomap_srun_free(&o);
-    ok(parse(&o, none, err, "srun", "--topomap-record", "./bin/app", "x", NULL) == 0 && o.record &&
-           !strcmp(o.record, ""),
-       "--topomap-record without a name");
-    is_str(o.app, "app", "... does not take the executable for its argument");
-    topomap_srun_free(&o);
-    ok(parse(&o, none, err, "srun", "--topomap-record=lj", "--topomap-rec=", "a", NULL) == 0 &&
-           o.record && !strcmp(o.record, ""),
-       "--topomap-rec= (prefix, empty) after --topomap-record=lj: the last one counts");
-    topomap_srun_free(&o);
-    const char *renv[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=(null)", NULL};
-    ok(parse(&o, renv, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, ""),
-       "sbatch --topomap-record (exported as \"(null)\"): recording, no name");
-    topomap_srun_free(&o);
-    const char *renv2[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=nb", NULL};
-    ok(parse(&o, renv2, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, "nb"),
-       "sbatch --topomap-record=nb");
-    topomap_srun_free(&o);
-    ok(parse(&o, renv2, err, "srun", "--topomap-record=mine", "a", NULL) == 0 && o.record &&
-           !strcmp(o.record, "mine"),
-       "srun's --topomap-record=mine wins over sbatch's");
-    topomap_srun_free(&o);
+    record_option_tests();
 }
 
 /* srun's command line without -N: what the plugin runs srun again with on

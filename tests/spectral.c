@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* spectral (issue 11, Wang et al. 2015): CP-NSC on cliques with both
+/* spectral (Wang et al. 2015): CP-NSC on cliques with both
  * eigensolvers, the cluster mapping schemes on worked examples, the scheme
  * rule, the hierarchical mapping on a two-level fat-tree, and the same
  * result for 1, 2 and 4 threads. */
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "problem.h"
+#include "spectral.h"
 #include "tap.h"
 
 static char err[TOPOMAP_ERRLEN];

@@ -220,15 +220,10 @@ static void header_tests(const char *base)
        "control characters in a path are shown as '?': %s", err);
 }
 
-int main(void)
+/* Which directory, which names, which path. */
+static void name_tests(void)
 {
-    char err[TOPOMAP_ERRLEN], base[] = "/tmp/topomap-store-test.XXXXXX", dir[512], path[1024];
-    if (!mkdtemp(base)) {
-        printf("1..0 # SKIP cannot create a temporary directory\n");
-        return 0;
-    }
-    snprintf(dir, sizeof dir, "%s/a/b/profiles", base);
-
+    char err[TOPOMAP_ERRLEN], path[1024];
     /* Which directory. */
     unsetenv("TOPOMAP_STORE");
     is_str(topomap_store_dir(NULL), TOPOMAP_STORE_DEFAULT, "default store without env");
@@ -265,6 +260,65 @@ int main(void)
     ok(topomap_store_path("/s", "a/b", path, sizeof path, err, sizeof err) < 0 && errno == EINVAL,
        "invalid name: EINVAL");
     like(err, "invalid profile name 'a/b'", "message names the bad name");
+}
+
+/* Concurrency: 4 writers store rings of 10..13 ranks under one name while
+ * a reader looks it up; every lookup must see a complete profile. */
+static void race_tests(const char *dir)
+{
+    char err[TOPOMAP_ERRLEN];
+    pid_t pids[4];
+    for (int w = 0; w < 4; w++) {
+        pids[w] = fork();
+        if (pids[w] == 0) {
+            topomap_profile_t *r = ring(10 + w);
+            char e2[TOPOMAP_ERRLEN];
+            int bad = 0;
+            for (int k = 0; k < 200; k++)
+                bad |= topomap_store_add(dir, "race", r, e2, sizeof e2) < 0;
+            topomap_profile_free(r);
+            _exit(bad);
+        }
+    }
+    /* Read for as long as any writer runs, and once more after. */
+    int reads = 0, complete = 0, running = 4, writers_ok = 1;
+    for (;;) {
+        int last = running == 0;
+        topomap_profile_t *r = topomap_store_lookup(dir, "race", 0, err, sizeof err);
+        if (r || errno != ENOENT) { /* ENOENT: before the first rename */
+            reads++;
+            if (r && topomap_profile_nranks(r) >= 10 && topomap_profile_nranks(r) <= 13 &&
+                (int)topomap_profile_nedges(r) == topomap_profile_nranks(r))
+                complete++;
+            topomap_profile_free(r);
+        }
+        if (last)
+            break;
+        for (int w = 0; w < 4; w++) {
+            int status = 1;
+            if (pids[w] > 0 && waitpid(pids[w], &status, WNOHANG) == pids[w]) {
+                writers_ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+                pids[w] = 0;
+                running--;
+            }
+        }
+    }
+    ok(writers_ok, "4 concurrent writers x 200 stores all succeeded");
+    ok(reads > 0 && complete == reads, "every one of %d concurrent lookups saw a complete profile",
+       reads);
+    is_int(hidden_files(dir), 0, "no temporary files left after the race");
+}
+
+int main(void)
+{
+    char err[TOPOMAP_ERRLEN] = "", base[] = "/tmp/topomap-store-test.XXXXXX", dir[512], path[1024];
+    if (!mkdtemp(base)) {
+        printf("1..0 # SKIP cannot create a temporary directory\n");
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%s/a/b/profiles", base);
+
+    name_tests();
 
     /* Add creates the store, atomically, readable by all. */
     topomap_profile_t *p8 = ring(8);
@@ -379,48 +433,7 @@ int main(void)
     ok(topomap_store_add(dir, "app", NULL, err, sizeof err) < 0 && errno == EINVAL,
        "add of no profile: EINVAL");
 
-    /* Concurrency: 4 writers store rings of 10..13 ranks under one name while
-     * a reader looks it up; every lookup must see a complete profile. */
-    pid_t pids[4];
-    for (int w = 0; w < 4; w++) {
-        pids[w] = fork();
-        if (pids[w] == 0) {
-            topomap_profile_t *r = ring(10 + w);
-            char e2[TOPOMAP_ERRLEN];
-            int bad = 0;
-            for (int k = 0; k < 200; k++)
-                bad |= topomap_store_add(dir, "race", r, e2, sizeof e2) < 0;
-            topomap_profile_free(r);
-            _exit(bad);
-        }
-    }
-    /* Read for as long as any writer runs, and once more after. */
-    int reads = 0, complete = 0, running = 4, writers_ok = 1;
-    for (;;) {
-        int last = running == 0;
-        topomap_profile_t *r = topomap_store_lookup(dir, "race", 0, err, sizeof err);
-        if (r || errno != ENOENT) { /* ENOENT: before the first rename */
-            reads++;
-            if (r && topomap_profile_nranks(r) >= 10 && topomap_profile_nranks(r) <= 13 &&
-                (int)topomap_profile_nedges(r) == topomap_profile_nranks(r))
-                complete++;
-            topomap_profile_free(r);
-        }
-        if (last)
-            break;
-        for (int w = 0; w < 4; w++) {
-            int status = 1;
-            if (pids[w] > 0 && waitpid(pids[w], &status, WNOHANG) == pids[w]) {
-                writers_ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
-                pids[w] = 0;
-                running--;
-            }
-        }
-    }
-    ok(writers_ok, "4 concurrent writers x 200 stores all succeeded");
-    ok(reads > 0 && complete == reads, "every one of %d concurrent lookups saw a complete profile",
-       reads);
-    is_int(hidden_files(dir), 0, "no temporary files left after the race");
+    race_tests(dir);
 
     scope_tests(base, p8, p4);
     header_tests(base);

@@ -94,8 +94,8 @@ expect 1 "cannot create the profile store" profile add y "$PAIR8" --site --store
 printf 'a\033]0;x\007b' > "$tmp/esc"
 expect 1 "$tmp/a?]0;x?b: cannot read the profile store" profile list --store "$tmp/a$(printf '\033')]0;x$(printf '\007')b"
 
-# Open MPI's monitoring output (issue 13: 'profile add' never called the
-# importer): the per-rank files, by prefix or listed, E lines by default.
+# Open MPI's monitoring output ('profile add' once never called
+# the importer): the per-rank files, by prefix or listed, E lines by default.
 OMPI=$top_srcdir/tests/data/ompi
 expect 0 "stored 'mon' (3 ranks)" profile add mon "$OMPI/mon" --store "$S"
 printf '# nranks=3\n0 1 1200 3\n1 0 1000 2\n1 2 8 1\n2 0 16 2\n' | cmp -s - "$MINE/mon.profile"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* treematch (issue 10): the exact grouping against brute force on tiny
+/* treematch: the exact grouping against brute force on tiny
  * problems, treematch-paper's groupings on trees of at most 8 leaves
  * against the optimal ones, valid mappings on unbalanced topology.conf
  * trees and on allocations the processes do not fill, pairs inside NUMA

@@ -288,7 +288,7 @@ static void report_app(struct app *a, struct summary *s)
         y[n++] = bs_median(t, times(&a->pl[i], a->nround, t));
     }
     correlations("correlation of each metric with the median loop time", x, y, n);
-    /* The issue's budget: a comparison (two placements x the rounds) in 2
+    /* The budget: a comparison (two placements x the rounds) in 2
      * minutes, counted from launch to exit of every run. */
     double wall_all = 0, wall_cmp = 0;
     for (int i = 0; i < a->npl; i++)
