@@ -141,17 +141,19 @@ killer() { # PHASE
     k=0
     while [ ! -e "$DIR/stop" ] && [ $k -lt "$KILLS" ]; do
         [ $k -ge $((KILLS / 2)) ] && touch "$DIR/killed.half"
+        when="before the gate"
+        [ -e "$DIR/gate.$1.0" ] && when="after the gate"
         [ -e "$DIR/gate.$1.0" ] || sleep "0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 + 1 ))"
         if [ $(( $(od -An -N1 -tu1 /dev/urandom) % 2 )) -eq 0 ]; then
             f=$(ls "$DIR/$1".*/*.pid 2> /dev/null | shuf -n1)
             pid=$(cat "$f" 2> /dev/null)
             [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null &&
-                echo "$(key "$f") kill -9 srun" >> "$DIR/kills" && k=$((k + 1))
+                echo "$(key "$f") kill -9 srun, $when" >> "$DIR/kills" && k=$((k + 1))
         else
             f=$(ls "$DIR/$1".*/*.job 2> /dev/null | shuf -n1)
             job=$(cat "$f" 2> /dev/null)
             [ -n "$job" ] && [ ! -e "${f%.job}.done" ] && scancel "$job" 2> /dev/null &&
-                echo "$(key "$f") scancel" >> "$DIR/kills" && k=$((k + 1))
+                echo "$(key "$f") scancel, $when" >> "$DIR/kills" && k=$((k + 1))
         fi
     done
     touch "$DIR/killed.half"
@@ -210,17 +212,19 @@ failures() { # PHASE
 }
 
 # Errors of the plugin in the slurmd and slurmctld logs since the last call:
-# their count, the lines in $DIR/errors.
+# their count, the lines in $DIR/errors; every error line in $DIR/errors.all.
 plugin_errors() {
     : > "$DIR/errors"
+    : > "$DIR/errors.all"
     for l in "$DIR"/cluster/log/slurm*.log; do
         k=$(basename "$l")
         from=$(cat "$DIR/logpos.$k" 2> /dev/null || echo 0)
         size=$(stat -c %s "$l")
         tail -c +$((from + 1)) "$l" | head -c $((size - from)) |
-            grep -Ei 'error.*(topomap:|spank)|(topomap:|spank).*error' | sed "s/^/$k: /" >> "$DIR/errors"
+            grep -i 'error' | sed "s/^/$k: /" >> "$DIR/errors.all"
         echo "$size" > "$DIR/logpos.$k"
     done
+    grep -Ei 'error.*(topomap:|spank)|(topomap:|spank).*error' "$DIR/errors.all" > "$DIR/errors"
     wc -l < "$DIR/errors"
 }
 plugin_errors > /dev/null
@@ -238,6 +242,10 @@ ok $((${least:-0} < N)) "calm: $N steps in flight at once (Slurm's running steps
 perr=$(plugin_errors)
 ok $((perr != 0)) "calm: no error of the plugin in the slurmd and slurmctld logs ($perr)"
 head -5 "$DIR/errors" | diag
+# Slurm's own errors, by kind (numbers as N, timestamps dropped).
+errkinds() { sed 's/\[[^]]*\] //; s/[0-9][0-9]*/N/g' "$DIR/errors.all" | sort | uniq -c | sort -rn | head -5; }
+echo "# calm: $(wc -l < "$DIR/errors.all") error lines in the Slurm logs"
+errkinds | diag
 
 : > "$DIR/kills"
 phase chaos killer
@@ -247,11 +255,11 @@ nf=$(wc -l < "$DIR/failed.chaos")
 # A step may fail only when it was hit.
 unhit=$(awk 'NR == FNR {hit[$1] = 1; next} !($1 in hit)' "$DIR/kills" "$DIR/failed.chaos")
 nu=$(printf '%s' "$unhit" | grep -c .)
-ok $((nu != 0)) "chaos: $nk steps hit ($(grep -c 'kill -9' "$DIR/kills") kill -9 of srun, $(grep -c scancel "$DIR/kills") scancel), $nf failed, $nu of them not hit"
+ok $((nu != 0)) "chaos: $nk steps hit ($(grep -c 'kill -9' "$DIR/kills") kill -9 of srun, $(grep -c scancel "$DIR/kills") scancel; $(grep -c 'after the gate' "$DIR/kills") after the gate), $nf failed, $nu of them not hit"
 [ "$nu" -eq 0 ] || printf '%s\n' "$unhit" | head -5 | diag
 echo "# chaos: running steps at the gate: $(awk '$1 == "chaos" {printf "%s%s in %s s", s, $3, $4; s = ", "}' "$DIR/gates")"
-echo "# chaos: errors of the plugin in the logs: $(plugin_errors) (a killed step may leave some)"
-sed 's/[0-9][0-9]*/N/g' "$DIR/errors" | sort | uniq -c | sort -rn | head -5 | diag
+echo "# chaos: errors of the plugin in the logs: $(plugin_errors) (a killed step may leave some); $(wc -l < "$DIR/errors.all") error lines in all"
+errkinds | diag
 
 # The store: every profile whole, no temporary file.
 partial=0
