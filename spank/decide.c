@@ -304,6 +304,9 @@ static int find_profile(struct step *s)
             errno = ERANGE;
         }
     } else {
+        /* A budget spent already: no lookup (it could hang). */
+        if (out_of_time(s, "predicting Slurm's layout"))
+            return -1;
         int late;
         s->prof = store_find(s, pname, n, &late);
         if (late) {
