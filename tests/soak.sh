@@ -131,32 +131,47 @@ replacer() {
     echo $k > "$DIR/replaced"
 }
 
-# KILLS times, kill -9 the srun of a random running step of PHASE or scancel
-# its job; "PHASE.ROUND/ID how" in $DIR/kills for each hit. Half of them while
-# the steps start or wait at the gate (every 0.1-0.9 s; the gate of round 0
-# waits for $DIR/killed.half), the rest as fast as it can once the gate is
-# open: while MPI starts, the ranks exchange and recordings are stored.
+# KILLS hits (kill -9 of a step's srun or scancel of its job) in PHASE: half
+# while the steps start or wait at the gate, at random steps every 0.1-0.9 s
+# (the gate of round 0 waits for $DIR/killed.half); the rest once the gate is
+# open, on the recording steps, one after the other: while MPI starts, the
+# ranks exchange and recordings are stored.
 key() { f=${1#$DIR/}; echo "${f%.*}"; } # $DIR/PHASE.ROUND/ID.x -> PHASE.ROUND/ID
+# hit PHASE N WHEN [STEP]: kill -9 the srun of STEP ($DIR/PHASE.ROUND/ID;
+# default: a random running step of PHASE) when N is even, else scancel its
+# job; "PHASE.ROUND/ID how, WHEN" in $DIR/kills when it hit.
+hit() {
+    f=${4:-}
+    [ -n "$f" ] || f=$(ls "$DIR/$1".*/*.job 2> /dev/null | shuf | while read -r j; do
+        [ -e "${j%.*}.done" ] || { echo "${j%.*}"; break; }
+    done)
+    [ -n "$f" ] || return 1
+    if [ $(($2 % 2)) -eq 0 ]; then
+        read -r pid 2> /dev/null < "$f.pid" && kill -9 "$pid" 2> /dev/null &&
+            echo "$(key "$f.pid") kill -9 srun, $3" >> "$DIR/kills"
+    else
+        read -r job 2> /dev/null < "$f.job" && scancel "$job" 2> /dev/null &&
+            echo "$(key "$f.job") scancel, $3" >> "$DIR/kills"
+    fi
+}
 killer() { # PHASE
     k=0
-    while [ ! -e "$DIR/stop" ] && [ $k -lt "$KILLS" ]; do
-        [ $k -ge $((KILLS / 2)) ] && touch "$DIR/killed.half"
-        when="before the gate"
-        [ -e "$DIR/gate.$1.0" ] && when="after the gate"
-        [ -e "$DIR/gate.$1.0" ] || sleep "0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 + 1 ))"
-        if [ $(( $(od -An -N1 -tu1 /dev/urandom) % 2 )) -eq 0 ]; then
-            f=$(ls "$DIR/$1".*/*.pid 2> /dev/null | shuf -n1)
-            pid=$(cat "$f" 2> /dev/null)
-            [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null &&
-                echo "$(key "$f") kill -9 srun, $when" >> "$DIR/kills" && k=$((k + 1))
-        else
-            f=$(ls "$DIR/$1".*/*.job 2> /dev/null | shuf -n1)
-            job=$(cat "$f" 2> /dev/null)
-            [ -n "$job" ] && [ ! -e "${f%.job}.done" ] && scancel "$job" 2> /dev/null &&
-                echo "$(key "$f") scancel, $when" >> "$DIR/kills" && k=$((k + 1))
-        fi
+    while [ ! -e "$DIR/stop" ] && [ $k -lt $((KILLS / 2)) ] && [ ! -e "$DIR/gate.$1.0" ]; do
+        sleep "0.$(( $(od -An -N1 -tu1 /dev/urandom) % 9 + 1 ))"
+        hit "$1" "$(od -An -N1 -tu1 /dev/urandom)" "before the gate" && k=$((k + 1))
     done
     touch "$DIR/killed.half"
+    # After the gate: the recording steps still running, in a random order,
+    # hit one after the other (few processes per hit: the host is loaded).
+    while [ ! -e "$DIR/gate.$1.0" ] && [ ! -e "$DIR/stop" ]; do sleep 0.2; done
+    i=0
+    for f in $(ls "$DIR/$1".*/*.job 2> /dev/null | shuf); do
+        [ $k -lt "$KILLS" ] && [ ! -e "$DIR/stop" ] || break
+        id=${f##*/} r=${f%/*}
+        [ $(((${id%.*} + ${r##*.}) % 3)) -eq 1 ] && [ ! -e "${f%.*}.done" ] || continue
+        hit "$1" $i "after the gate" "${f%.*}" && k=$((k + 1))
+        i=$((i + 1))
+    done
 }
 
 # Open the gate of each round of PHASE once every step of it has all its tasks
