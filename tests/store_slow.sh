@@ -15,7 +15,9 @@
 #  - a writer (topomap profile add) killed in the middle of a slow write,
 #    once its temporary file exists: the profile under its name is the old
 #    one, whole, and the temporary file is not listed; a slow write that ends
-#    replaces it whole.
+#    replaces it whole;
+#  - a recording (--topomap-record of an MPICH program; slurmstepd stores it
+#    when task 0 ends) on the slow store: stored whole, no temporary file.
 # Skips, saying why, without root, Slurm, /dev/fuse, the slowfs program
 # (libfuse3-dev at configure) or a working FUSE mount.
 . "$(dirname "$0")/slurm_lib.sh"
@@ -41,7 +43,9 @@ delay() { echo "$1" > "$DIR/delay"; }
 "$TOPOMAP" profile add pair8 "$DATA/pair8.txt" --site --store "$STORE" > /dev/null
 ok $? "a profile stored through slowfs"
 cp "$STORE/pair8.profile" "$DIR/pair8.old"
-slurm_start 2 "topology=$TOPO profiles=$STORE time_limit=1000"
+PROFILER=$top_builddir/contrib/profiler/libtopomap-profiler.so
+mkdir -p "$DIR/spool"
+slurm_start 2 "topology=$TOPO profiles=$STORE time_limit=1000 profiler=$PROFILER spool=$DIR/spool"
 
 # One line per rank, in rank order: "RANK NODE"; the time it started on stderr.
 SHOW='echo "$SLURM_PROCID $SLURMD_NODENAME"; date +%s%N >&2'
@@ -130,6 +134,44 @@ ms=$((($(date +%s%N) - s) / 1000000))
 delay 0
 "$TOPOMAP" stats --profile "$STORE/pair8.profile" > /dev/null && ! cmp -s "$STORE/pair8.profile" "$DIR/pair8.old"
 ok $((rc != 0 || $? != 0)) "a slow write that ends (100 ms per operation, $ms ms) replaces the profile, whole"
+
+# A recording stored on the slow store (100 ms per call).
+cat > "$DIR/ring.c" << 'EOF2'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    int rank, size, x = 0, y;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 0, &y, 1, MPI_INT, (rank + size - 1) % size,
+                 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    return 0;
+}
+EOF2
+if ! command -v mpicc.mpich > /dev/null 2>&1; then
+    skip "a recording on the slow store: mpicc.mpich not available"
+elif [ ! -f "${PROFILER%.so}-mpich.so" ]; then
+    skip "a recording on the slow store: libtopomap-profiler (MPICH build) not built"
+elif ! mpicc.mpich -o "$DIR/ring" "$DIR/ring.c" 2> "$DIR/cc.err"; then
+    skip "a recording on the slow store: mpicc.mpich failed ($(head -1 "$DIR/cc.err"))"
+else
+    s=$(date +%s%N)
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=fastrec "$DIR/ring" > /dev/null 2>&1
+    fast=$((($(date +%s%N) - s) / 1000000))
+    delay 100
+    s=$(date +%s%N)
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=slowrec "$DIR/ring" > /dev/null 2> "$DIR/rec.err"
+    rc=$?
+    ms=$((($(date +%s%N) - s) / 1000000))
+    delay 0
+    f=$(find "$DIR/src/store" -name slowrec.profile)
+    left=$(find "$DIR/src/store" -name '.slowrec*' | wc -l)
+    [ "$rc" = 0 ] && [ -n "$f" ] && "$TOPOMAP" stats --profile "$f" > /dev/null 2>&1 && [ "$left" = 0 ]
+    ok $? "a recording on the store with 100 ms per call: stored whole, no temporary file (exit $rc, $ms ms; without delay $fast ms)"
+    diag "$DIR/rec.err"
+fi
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
