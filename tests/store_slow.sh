@@ -135,34 +135,21 @@ delay 0
 "$TOPOMAP" stats --profile "$STORE/pair8.profile" > /dev/null && ! cmp -s "$STORE/pair8.profile" "$DIR/pair8.old"
 ok $((rc != 0 || $? != 0)) "a slow write that ends (100 ms per operation, $ms ms) replaces the profile, whole"
 
-# A recording stored on the slow store (100 ms per call).
-cat > "$DIR/ring.c" << 'EOF2'
-#include <mpi.h>
-int main(int argc, char **argv)
-{
-    int rank, size, x = 0, y;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 0, &y, 1, MPI_INT, (rank + size - 1) % size,
-                 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Finalize();
-    return 0;
-}
-EOF2
+# A recording stored on the slow store (100 ms per call), of the profiler's
+# test program (tests/mpi/ring.c, once each message).
 if ! command -v mpicc.mpich > /dev/null 2>&1; then
     skip "a recording on the slow store: mpicc.mpich not available"
 elif [ ! -f "${PROFILER%.so}-mpich.so" ]; then
     skip "a recording on the slow store: libtopomap-profiler (MPICH build) not built"
-elif ! mpicc.mpich -o "$DIR/ring" "$DIR/ring.c" 2> "$DIR/cc.err"; then
+elif ! mpicc.mpich -o "$DIR/ring" "$top_srcdir/tests/mpi/ring.c" 2> "$DIR/cc.err"; then
     skip "a recording on the slow store: mpicc.mpich failed ($(head -1 "$DIR/cc.err"))"
 else
     s=$(date +%s%N)
-    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=fastrec "$DIR/ring" > /dev/null 2>&1
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=fastrec "$DIR/ring" 1 1 > /dev/null 2>&1
     fast=$((($(date +%s%N) - s) / 1000000))
     delay 100
     s=$(date +%s%N)
-    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=slowrec "$DIR/ring" > /dev/null 2> "$DIR/rec.err"
+    $SALLOC -N4 --exclusive srun -n8 --mpi=pmi2 --topomap-record=slowrec "$DIR/ring" 1 1 > /dev/null 2> "$DIR/rec.err"
     rc=$?
     ms=$((($(date +%s%N) - s) / 1000000))
     delay 0
