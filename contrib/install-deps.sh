@@ -9,6 +9,7 @@
 # OpenBLAS is the BLAS/LAPACK of the eigensolves (spectral_cluster.c pins it
 # to one thread; Debian's reference BLAS gives other last bits, see README);
 # ss (iproute2) and flock (util-linux) serve the local Slurm cluster's tests;
+# libfuse3 builds tests/slowfs, the slow filesystem of tests/store_slow.sh;
 # debootstrap makes the Debian 13 root where contrib/check-release.sh tests
 # against Slurm 24.11, and this same list is installed inside it.
 #
@@ -28,7 +29,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libscotch-dev
       libcairo2-dev fonts-dejavu-core fontconfig libxml2-utils
       clang libmetis-doc
-      iproute2 util-linux debootstrap"
+      iproute2 util-linux debootstrap libfuse3-dev"
 # make benefit only (contrib/netemu/): ip, tc and bridge (iproute2), nsenter
 # and unshare (util-linux), and the applications it times: LAMMPS and GROMACS
 # (both built against Debian's Open MPI).

@@ -27,6 +27,10 @@
 #                        host really has cores ("only 2 bits in avail_map")]
 #   --plugin SO          SPANK plugin to load (topomap.so) [TOPOMAP_SLURM_PLUGIN]
 #   --plugin-args ARGS   its plugstack.conf arguments [TOPOMAP_SLURM_PLUGIN_ARGS]
+#   --oversubscribe N    let N jobs share each core (the partition's
+#                        OverSubscribe=FORCE:N), so that hundreds of steps can
+#                        run at once on a few CPUs (tests/soak.sh)
+#                        [TOPOMAP_SLURM_OVERSUBSCRIBE, 1: no sharing]
 #   --plugin-kind K      optional (what README.md recommends) or required: the
 #                        plugstack.conf keyword of the plugin line
 #                        [TOPOMAP_SLURM_PLUGIN_KIND, optional]
@@ -65,6 +69,7 @@ PLUGIN=${TOPOMAP_SLURM_PLUGIN:-}
 PLUGIN_ARGS=${TOPOMAP_SLURM_PLUGIN_ARGS:-}
 PLUGIN_KIND=${TOPOMAP_SLURM_PLUGIN_KIND:-optional}
 NETNS=${TOPOMAP_SLURM_NETNS:-}
+OVERSUB=${TOPOMAP_SLURM_OVERSUBSCRIBE:-1}
 
 need_arg() { [ $# -ge 2 ] || die "option $1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -80,6 +85,7 @@ while [ $# -gt 0 ]; do
     --plugin-args) need_arg "$@"; PLUGIN_ARGS=$2; shift 2 ;;
     --plugin-kind) need_arg "$@"; PLUGIN_KIND=$2; shift 2 ;;
     --netns) need_arg "$@"; NETNS=$2; shift 2 ;;
+    --oversubscribe) need_arg "$@"; OVERSUB=$2; shift 2 ;;
     -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -88,6 +94,8 @@ done
 is_uint() { case $1 in ''|*[!0-9]*) return 1 ;; esac; return 0; }
 is_uint "$NODES" && [ "$NODES" -ge 1 ] || die "--nodes must be a positive integer, not '$NODES'"
 is_uint "$CPUS" && [ "$CPUS" -ge 1 ] || die "--cpus must be a positive integer, not '$CPUS'"
+is_uint "$OVERSUB" && [ "$OVERSUB" -ge 1 ] && [ "$OVERSUB" -le 32767 ] ||
+    die "--oversubscribe must be an integer from 1 to 32767, not '$OVERSUB'"
 is_uint "$CTLD_PORT" || die "--ctld-port must be a port number, not '$CTLD_PORT'"
 is_uint "$NODE_PORT" || die "--node-port must be a port number, not '$NODE_PORT'"
 case $PREFIX in ''|*[!A-Za-z_-]*) die "--prefix must be letters, '_' or '-', not '$PREFIX'" ;; esac
@@ -185,6 +193,7 @@ SlurmdTimeout=30
 NodeName=$NODELIST NodeHostname=localhost NodeAddr=127.0.0.1 Port=$NODE_PORT-$LAST_PORT CPUs=$CPUS State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
+    [ "$OVERSUB" -gt 1 ] && sed -i "s/^PartitionName=local .*/& OverSubscribe=FORCE:$OVERSUB/" "$1"
     # Port= takes a range only in brackets.
     sed -i "s/Port=$NODE_PORT-$LAST_PORT/Port=[$NODE_PORT-$LAST_PORT]/" "$1"
     [ "$NODES" -eq 1 ] && sed -i "s/Port=\[$NODE_PORT-$LAST_PORT\]/Port=$NODE_PORT/" "$1"

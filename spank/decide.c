@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The placement decision on the srun side (see policy.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 
@@ -175,6 +177,109 @@ static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
     return 0;
 }
 
+/* A lookup in the store, run by a thread of its own (store_find). */
+struct lookup {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int done;      /* the thread has finished: prof, e, err are set */
+    int abandoned; /* the decision went on without it: the thread frees all */
+    char *dir, *name;
+    uid_t uid;
+    int nranks;
+    topomap_profile_t *prof;
+    int e;
+    char err[TOPOMAP_ERRLEN];
+};
+
+static void lookup_free(struct lookup *l)
+{
+    pthread_mutex_destroy(&l->mu);
+    pthread_cond_destroy(&l->cv);
+    free(l->dir);
+    free(l->name);
+    free(l);
+}
+
+static void *lookup_run(void *arg)
+{
+    struct lookup *l = arg;
+    topomap_profile_t *p =
+        topomap_store_find(l->dir, l->uid, l->name, l->nranks, NULL, NULL, 0, l->err, sizeof l->err);
+    int e = errno;
+    pthread_mutex_lock(&l->mu);
+    l->prof = p;
+    l->e = e;
+    l->done = 1;
+    int abandoned = l->abandoned;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    if (abandoned) {
+        topomap_profile_free(p);
+        lookup_free(l);
+    }
+    return NULL;
+}
+
+/* The store's lookup of @p pname, waited for until the deadline at most: a
+ * store on a slow or hung filesystem (NFS) must not hold the launch past
+ * time_limit, and its reads cannot be interrupted. So the lookup runs in a
+ * detached thread; past the deadline the decision goes on without it (*late
+ * = 1, NULL) and the thread frees what it gets when its reads end, or dies
+ * with srun (the waits of FUSE and NFS end on a fatal signal). Without a
+ * thread (none could be made) the lookup runs here. */
+static topomap_profile_t *store_find(struct step *s, const char *pname, int n, int *late)
+{
+    const char *dir = s->site->profiles;
+    struct lookup *l = calloc(1, sizeof *l);
+    pthread_t th;
+    int made = 0;
+    *late = 0;
+    if (l && pthread_mutex_init(&l->mu, NULL) == 0) {
+        if (pthread_cond_init(&l->cv, NULL) == 0) {
+            l->dir = dir ? strdup(dir) : NULL;
+            l->name = strdup(pname);
+            l->uid = s->o->uid;
+            l->nranks = n;
+            made = (!dir || l->dir) && l->name && pthread_create(&th, NULL, lookup_run, l) == 0;
+            if (!made)
+                lookup_free(l);
+        } else {
+            pthread_mutex_destroy(&l->mu);
+            free(l);
+        }
+    } else
+        free(l);
+    if (!made)
+        return topomap_store_find(dir, s->o->uid, pname, n, NULL, NULL, 0, s->err, sizeof s->err);
+    pthread_detach(th);
+    /* The condition variable waits on CLOCK_REALTIME; the deadline is on
+     * CLOCK_MONOTONIC: convert the time left. */
+    double left = s->deadline - topomap_sp_now();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (left > 0) {
+        double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + left;
+        ts.tv_sec = (time_t)t;
+        ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    }
+    pthread_mutex_lock(&l->mu);
+    while (!l->done && pthread_cond_timedwait(&l->cv, &l->mu, &ts) != ETIMEDOUT)
+        ;
+    if (!l->done) {
+        l->abandoned = 1;
+        pthread_mutex_unlock(&l->mu);
+        *late = 1;
+        return NULL;
+    }
+    pthread_mutex_unlock(&l->mu);
+    topomap_profile_t *p = l->prof;
+    snprintf(s->err, sizeof s->err, "%s", l->err);
+    int e = l->e;
+    lookup_free(l);
+    errno = e;
+    return p;
+}
+
 /* The profile: a file when the name has a '/', else from the store. */
 static int find_profile(struct step *s)
 {
@@ -198,9 +303,20 @@ static int find_profile(struct step *s)
             s->prof = r;
             errno = ERANGE;
         }
-    } else
-        s->prof = topomap_store_find(s->site->profiles, o->uid, pname, n, NULL, NULL, 0, s->err,
-                                     sizeof s->err);
+    } else {
+        /* A budget spent already: no lookup (it could hang). */
+        if (out_of_time(s, "predicting Slurm's layout"))
+            return -1;
+        int late;
+        s->prof = store_find(s, pname, n, &late);
+        if (late) {
+            keep(s->d, s->site, 0,
+                 "reading profile '%s' from the store did not end within time_limit=%gms "
+                 "(its filesystem is slow or hung)",
+                 pname, s->site->time_limit);
+            return -1;
+        }
+    }
     const char *from = s->prof ? topomap_profile_meta(s->prof, "rescaled_from") : NULL;
     if (from && o->verbose)
         snprintf(s->d->note, sizeof s->d->note,

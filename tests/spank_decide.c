@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spank_test.h"
@@ -73,6 +74,55 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
        "--topomap=help: nothing decided (the option callback lists the algorithms)");
     topomap_decision_free(&d);
     topomap_srun_free(&o);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A lookup in the store slower than time_limit, as on a slow or hung
+ * filesystem (tests/store_slow.sh does it on a FUSE filesystem that sleeps;
+ * here a profile of 8 ranks with 2 million edge lines to parse): the lookup's
+ * thread is left behind at the deadline, and the step keeps Slurm's layout
+ * then, with one line. */
+static void slow_lookup_tests(struct topomap_site *sd, const char *const *env, const char *store)
+{
+    char err[TOPOMAP_ERRLEN], path[700];
+    struct topomap_srun o;
+    struct topomap_decision d;
+    snprintf(path, sizeof path, "%s/slow8.profile", store);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("# nranks=8\n", f);
+        for (int i = 0; i < 2000000; i++)
+            fputs("0 1 1\n", f);
+        if (fclose(f) == EOF)
+            f = NULL;
+    }
+    double t0 = now();
+    topomap_profile_t *p = topomap_store_lookup(store, "slow8", 8, err, sizeof err);
+    double whole = now() - t0;
+    ok(f && p, "a profile of 8 ranks and 2 million edge lines: %.0f ms to look up", 1e3 * whole);
+    topomap_profile_free(p);
+    sd->time_limit = 20;
+    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=slow8", "app", NULL);
+    t0 = now();
+    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    double t = now() - t0;
+    ok(d.outcome == TOPOMAP_KEEP &&
+           !strcmp(d.message, "topomap: reading profile 'slow8' from the store did not end within "
+                              "time_limit=20ms (its filesystem is slow or hung); using Slurm's "
+                              "default layout"),
+       "time_limit=20 and that lookup: Slurm's layout, one line (%s)", d.message);
+    ok(t < whole && d.hosts == NULL && d.pmi2 == NULL,
+       "... decided in %.1f ms, before the lookup could end: it was left behind", 1e3 * t);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    /* The thread left behind still reads it: unlinking is safe. */
+    unlink(path);
 }
 
 /* Failures: one line each, Slurm's layout kept. */
@@ -299,7 +349,7 @@ static void site_default_tests(struct topomap_site *sd, const char *const *env)
 }
 
 /* min_gain, bind=none, time_limit, topology problems, under site sd. */
-static void limit_tests(struct topomap_site *sd, const char *const *env)
+static void limit_tests(struct topomap_site *sd, const char *const *env, const char *store)
 {
     char err[TOPOMAP_ERRLEN];
     struct topomap_srun o;
@@ -318,32 +368,34 @@ static void limit_tests(struct topomap_site *sd, const char *const *env)
     ok(d.outcome == TOPOMAP_REMAP && d.bind == NULL && d.pmi2 != NULL,
        "bind=none: remapped, no TOPOMAP_BIND");
     topomap_decision_free(&d);
-    /* A budget shorter than loading the profile: nothing is mapped, Slurm's
-     * layout stays, and one line says which step used the time. */
+    /* A budget spent before the profile is looked up: nothing is looked up or
+     * mapped, Slurm's layout stays, and one line says which step used the
+     * time. */
     sd->time_limit = 1e-9;
     topomap_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "time_limit=1e-09ms"),
        "a time limit that cannot be met: %s", d.message);
-    ok(!strncmp(d.message, "topomap: loading the profile ended at ", 38) &&
+    ok(!strncmp(d.message, "topomap: predicting Slurm's layout ended at ", 44) &&
            strstr(d.message, "; using Slurm's default layout") && !strchr(d.message, '\n'),
-       "the budget ends during loading: one line naming the step");
+       "the budget ends before loading: one line naming the step");
     ok(d.hosts == NULL && d.pmi2 == NULL && d.bind == NULL && d.seconds == 0,
-       "the budget ends during loading: no mapping is computed");
+       "the budget ends before loading: no mapping is computed");
     topomap_decision_free(&d);
     topomap_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap=auto,verbose", "pair8", NULL);
     topomap_decide(sd, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP && strstr(d.log, "loading the profile ended at ") &&
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.log, "predicting Slurm's layout ended at ") &&
            !d.summary[0],
-       "auto, verbose, budget shorter than loading: kept, the log line says why (%s)", d.log);
+       "auto, verbose, budget spent before loading: kept, the log line says why (%s)", d.log);
     topomap_decision_free(&d);
     sd->strict = 1;
     topomap_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "past time_limit=1e-09ms; failing the step"),
-       "strict=1: a budget shorter than loading fails the step (%s)", d.message);
+       "strict=1: a budget spent before loading fails the step (%s)", d.message);
     topomap_decision_free(&d);
     sd->strict = 0;
     topomap_srun_free(&o);
+    slow_lookup_tests(sd, env, store);
     sd->time_limit = 2000;
     const char *other[] = {"SLURM_JOB_NODELIST=x[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
     parse(&o, other, err, "srun", "-n8", "--topomap=cyclic", "pair8", NULL);
@@ -465,7 +517,7 @@ static void decide_tests(const char *store)
     char *dargs[] = {args[0], pa, "default=cyclic"};
     topomap_site_parse(&sd, 3, dargs, err, sizeof err);
     site_default_tests(&sd, env);
-    limit_tests(&sd, env);
+    limit_tests(&sd, env, store);
     irregular_tests(&sd, args, store);
 
     topomap_site_free(&sd);

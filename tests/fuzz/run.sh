@@ -14,7 +14,7 @@
 #     -T TOTAL    fuzzing time of the whole run, split evenly over the harnesses
 #     -m          merge what the run found into corpus/HARNESS/ (libFuzzer's
 #                 -merge=1: the smallest inputs that keep the coverage), then
-#                 keep the smallest of them within 200 files and 1 MB
+#                 keep the smallest of them within 600 files and 1 MB
 #                 (make fuzz-long); without -m the tree is not written
 #     -o DIR      where the build, corpora and findings go (default: a new
 #                 directory under /tmp, removed at the end unless -k or a finding)
@@ -49,7 +49,7 @@ if [ -n "$total" ]; then
     [ "$seconds" -ge 1 ] || seconds=1
 fi
 # Bounds of a kept corpus (-m): files and bytes per harness.
-max_files=200 max_bytes=1048576
+max_files=600 max_bytes=1048576
 command -v clang >/dev/null || { echo "fuzz: clang not found (contrib/install-deps.sh installs it)"; exit 1; }
 [ -n "$out" ] || out=$(mktemp -d /tmp/topomap-fuzz.XXXXXX)
 mkdir -p "$out" || exit 1
