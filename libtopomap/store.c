@@ -162,6 +162,40 @@ static void temp_name(char *buf, size_t len, const char *name, unsigned attempt)
     snprintf(buf, len, ".%s" SUFFIX ".%06lx", name, x & 0xffffff);
 }
 
+/* A writer killed between creating its temporary file and renaming it (kill
+ * -9, a node lost) leaves `.NAME.profile.XXXXXX` behind; readers never see it
+ * (a profile name cannot start with '.'), but nothing else would remove it.
+ * The next writer of NAME removes those of its own user older than this: a
+ * live writer touches its file at every write, and one stalled that long on a
+ * hung filesystem has lost its step anyway (its rename then fails, one line). */
+#define STALE_TEMP_SECONDS 3600
+
+static void remove_stale_temps(int dfd, const char *name, uid_t owner)
+{
+    int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    char prefix[NAME_MAX_LEN + 16];
+    int plen = snprintf(prefix, sizeof prefix, ".%s" SUFFIX ".", name);
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *x = e->d_name;
+        if (strncmp(x, prefix, (size_t)plen) || strlen(x + plen) != 6 ||
+            strspn(x + plen, "0123456789abcdef") != 6)
+            continue;
+        struct stat st;
+        if (fstatat(dfd, x, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == owner && now - st.st_mtime > STALE_TEMP_SECONDS)
+            unlinkat(dfd, x, 0);
+    }
+    closedir(d);
+}
+
 int topomap_store_write_at(int dfd, const char *shown, const char *name,
                            const topomap_profile_t *p, uid_t owner, gid_t group, char *err,
                            size_t errlen)
@@ -206,6 +240,7 @@ int topomap_store_write_at(int dfd, const char *shown, const char *name,
                             final, strerror(e ? e : EIO));
     }
     fsync(dfd); /* the rename itself; a failure here loses nothing readers see */
+    remove_stale_temps(dfd, name, geteuid() == 0 && owner != 0 ? owner : geteuid());
     return 0;
 }
 

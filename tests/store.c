@@ -5,10 +5,12 @@
  * directories with the lookup order (as root: other owners). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -309,6 +311,38 @@ static void race_tests(const char *dir)
     is_int(hidden_files(dir), 0, "no temporary files left after the race");
 }
 
+/* A writer killed before its rename leaves its temporary file: the next
+ * writer of the same name removes those of its user older than an hour, and
+ * nothing else (a fresh one may be a live writer's; other names are theirs). */
+static void stale_temp_tests(const char *dir, topomap_profile_t *p)
+{
+    char err[TOPOMAP_ERRLEN], path[1024];
+    const char *files[] = {".app.profile.abc123", ".app.profile.def456", ".other.profile.aaaaaa",
+                           ".app.profile.zzz"};
+    const int old[] = {1, 0, 1, 1};
+    struct timespec ts[2];
+    clock_gettime(CLOCK_REALTIME, &ts[0]);
+    ts[0].tv_sec -= 7200;
+    ts[1] = ts[0];
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        write_file(path, "# nranks=2\n0 1 1\n");
+        if (old[k])
+            utimensat(AT_FDCWD, path, ts, 0);
+    }
+    ok(topomap_store_add(dir, "app", p, err, sizeof err) == 0, "add over stale temporaries: %s",
+       err);
+    const int gone[] = {1, 0, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        struct stat st;
+        is_int(stat(path, &st) < 0, gone[k], "%s (%s): %s", files[k],
+               old[k] ? "2 h old" : "fresh", gone[k] ? "removed by the next writer of app" : "kept");
+        if (!gone[k])
+            unlink(path);
+    }
+}
+
 int main(void)
 {
     char err[TOPOMAP_ERRLEN] = "", base[] = "/tmp/topomap-store-test.XXXXXX", dir[512], path[1024];
@@ -434,6 +468,7 @@ int main(void)
        "add of no profile: EINVAL");
 
     race_tests(dir);
+    stale_temp_tests(dir, p8);
 
     scope_tests(base, p8, p4);
     header_tests(base);
