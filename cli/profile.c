@@ -114,15 +114,13 @@ static int profile_convert(const char *in, const char *out, int format, int to)
     if (!p)
         input_error("%s", liberr(err, in, errno));
     FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
-    if (!f)
-        input_error("%s: %s", out, strerror(errno));
-    int bad = topomap_profile_write_as(p, to, f) < 0;
+    int bad = !f || topomap_profile_write_as(p, to, f) < 0;
     int e = errno;
-    if (f != stdout)
+    if (f && f != stdout)
         bad |= fclose(f) == EOF;
+    topomap_profile_free(p);
     if (bad)
         input_error("%s: %s", out, strerror(e ? e : EIO));
-    topomap_profile_free(p);
     return finish_stdout(0);
 }
 
@@ -172,8 +170,11 @@ static void profile_add(struct profile_cmd *pc)
         input_error("%s", liberr(pc->err, pc->pos[2], errno));
     if ((pc->site ? topomap_store_add(pc->store, pc->pos[1], p, pc->err, pc->errlen)
                   : topomap_store_user_add(pc->store, getuid(), getgid(), pc->pos[1], p,
-                                           pc->err, pc->errlen)) < 0)
-        input_error("%s", liberr(pc->err, pc->dir, errno));
+                                           pc->err, pc->errlen)) < 0) {
+        int e = errno;
+        topomap_profile_free(p);
+        input_error("%s", liberr(pc->err, pc->dir, e));
+    }
     printf("stored '%s' (%d ranks) in %s\n", pc->pos[1], topomap_profile_nranks(p), pc->dir);
     topomap_profile_free(p);
 }

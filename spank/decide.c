@@ -177,6 +177,14 @@ static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
     return 0;
 }
 
+/* Lookups left behind and still reading (topomap_sp_lookups_left). */
+static int lookups_left;
+
+int topomap_sp_lookups_left(void)
+{
+    return __atomic_load_n(&lookups_left, __ATOMIC_SEQ_CST);
+}
+
 /* A lookup in the store, run by a thread of its own (store_find). */
 struct lookup {
     pthread_mutex_t mu;
@@ -216,6 +224,7 @@ static void *lookup_run(void *arg)
     if (abandoned) {
         topomap_profile_free(p);
         lookup_free(l);
+        __atomic_sub_fetch(&lookups_left, 1, __ATOMIC_SEQ_CST);
     }
     return NULL;
 }
@@ -267,6 +276,7 @@ static topomap_profile_t *store_find(struct step *s, const char *pname, int n, i
         ;
     if (!l->done) {
         l->abandoned = 1;
+        __atomic_add_fetch(&lookups_left, 1, __ATOMIC_SEQ_CST);
         pthread_mutex_unlock(&l->mu);
         *late = 1;
         return NULL;

@@ -298,6 +298,10 @@ struct topomap_decision {
 void topomap_decide(const struct topomap_site *site, const struct topomap_srun *o,
                     topomap_getenv_fn env, void *env_arg, struct topomap_decision *d);
 void topomap_decision_free(struct topomap_decision *d);
+/* How many store lookups topomap_decide() left behind at its deadline are
+ * still reading (each frees what it read when its reads end). For tests,
+ * which wait for 0 before they exit so that nothing is still allocated. */
+int topomap_sp_lookups_left(void);
 
 /* ------------------------------------------------------------------------ */
 /* Formats passed to the compute nodes                                        */
