@@ -149,8 +149,10 @@ int topomap_store_close(int fd, int rc)
     return rc;
 }
 
-/* A name for a temporary file; O_EXCL makes it safe, the randomness only
- * avoids collisions between concurrent writers. */
+/* A name for a temporary file, `.NAME.profile.` and TEMP_HEX hex digits;
+ * O_EXCL makes it safe, the randomness only avoids collisions between
+ * concurrent writers. */
+#define TEMP_HEX 6
 static void temp_name(char *buf, size_t len, const char *name, unsigned attempt)
 {
     struct timespec ts;
@@ -159,7 +161,7 @@ static void temp_name(char *buf, size_t len, const char *name, unsigned attempt)
                       ((unsigned long)attempt * 2654435761UL) ^ (unsigned long)(uintptr_t)buf;
     x ^= x >> 13;
     x *= 0x5bd1e995UL;
-    snprintf(buf, len, ".%s" SUFFIX ".%06lx", name, x & 0xffffff);
+    snprintf(buf, len, ".%s" SUFFIX ".%0*lx", name, TEMP_HEX, x & 0xffffff);
 }
 
 /* A writer killed between creating its temporary file and renaming it (kill
@@ -185,8 +187,8 @@ static void remove_stale_temps(int dfd, const char *name, uid_t owner)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         const char *x = e->d_name;
-        if (strncmp(x, prefix, (size_t)plen) || strlen(x + plen) != 6 ||
-            strspn(x + plen, "0123456789abcdef") != 6)
+        if (strncmp(x, prefix, (size_t)plen) || strlen(x + plen) != TEMP_HEX ||
+            strspn(x + plen, "0123456789abcdef") != TEMP_HEX)
             continue;
         struct stat st;
         if (fstatat(dfd, x, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
@@ -222,8 +224,8 @@ int topomap_store_write_at(int dfd, const char *shown, const char *name,
     }
     /* Readable by every user's jobs; the file is created 0600. Root writing
      * into a user's directory (a recording) gives the file to that user. */
-    int bad = fchmod(fd, 0644) < 0 ||
-              (geteuid() == 0 && owner != 0 && fchown(fd, owner, group) < 0) ||
+    int give = geteuid() == 0 && owner != 0;
+    int bad = fchmod(fd, 0644) < 0 || (give && fchown(fd, owner, group) < 0) ||
               topomap_profile_write(p, f) < 0 || fflush(f) == EOF || fsync(fd) < 0;
     e = errno;
     if (fclose(f) == EOF && !bad) {
@@ -240,7 +242,7 @@ int topomap_store_write_at(int dfd, const char *shown, const char *name,
                             final, strerror(e ? e : EIO));
     }
     fsync(dfd); /* the rename itself; a failure here loses nothing readers see */
-    remove_stale_temps(dfd, name, geteuid() == 0 && owner != 0 ? owner : geteuid());
+    remove_stale_temps(dfd, name, give ? owner : geteuid());
     return 0;
 }
 

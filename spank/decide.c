@@ -208,6 +208,40 @@ static void lookup_free(struct lookup *l)
     free(l);
 }
 
+/* A lookup of @p pname for a thread of its own, its condition variable on
+ * CLOCK_MONOTONIC like the deadline; NULL when out of memory or the
+ * mutex or condition variable cannot be made. */
+static struct lookup *lookup_new(const char *dir, const char *pname, uid_t uid, int n)
+{
+    struct lookup *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    pthread_condattr_t ca;
+    int ok = pthread_condattr_init(&ca) == 0;
+    if (ok) {
+        ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
+             pthread_cond_init(&l->cv, &ca) == 0;
+        pthread_condattr_destroy(&ca);
+    }
+    if (ok && pthread_mutex_init(&l->mu, NULL) != 0) {
+        pthread_cond_destroy(&l->cv);
+        ok = 0;
+    }
+    if (!ok) {
+        free(l);
+        return NULL;
+    }
+    l->dir = dir ? strdup(dir) : NULL;
+    l->name = strdup(pname);
+    l->uid = uid;
+    l->nranks = n;
+    if ((dir && !l->dir) || !l->name) {
+        lookup_free(l);
+        return NULL;
+    }
+    return l;
+}
+
 static void *lookup_run(void *arg)
 {
     struct lookup *l = arg;
@@ -239,38 +273,18 @@ static void *lookup_run(void *arg)
 static topomap_profile_t *store_find(struct step *s, const char *pname, int n, int *late)
 {
     const char *dir = s->site->profiles;
-    struct lookup *l = calloc(1, sizeof *l);
+    struct lookup *l = lookup_new(dir, pname, s->o->uid, n);
     pthread_t th;
-    int made = 0;
     *late = 0;
-    if (l && pthread_mutex_init(&l->mu, NULL) == 0) {
-        if (pthread_cond_init(&l->cv, NULL) == 0) {
-            l->dir = dir ? strdup(dir) : NULL;
-            l->name = strdup(pname);
-            l->uid = s->o->uid;
-            l->nranks = n;
-            made = (!dir || l->dir) && l->name && pthread_create(&th, NULL, lookup_run, l) == 0;
-            if (!made)
-                lookup_free(l);
-        } else {
-            pthread_mutex_destroy(&l->mu);
-            free(l);
-        }
-    } else
-        free(l);
-    if (!made)
+    if (!l || pthread_create(&th, NULL, lookup_run, l) != 0) {
+        if (l)
+            lookup_free(l);
         return topomap_store_find(dir, s->o->uid, pname, n, NULL, NULL, 0, s->err, sizeof s->err);
-    pthread_detach(th);
-    /* The condition variable waits on CLOCK_REALTIME; the deadline is on
-     * CLOCK_MONOTONIC: convert the time left. */
-    double left = s->deadline - topomap_sp_now();
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    if (left > 0) {
-        double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + left;
-        ts.tv_sec = (time_t)t;
-        ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
     }
+    pthread_detach(th);
+    struct timespec ts;
+    ts.tv_sec = (time_t)s->deadline;
+    ts.tv_nsec = (long)((s->deadline - (double)ts.tv_sec) * 1e9);
     pthread_mutex_lock(&l->mu);
     while (!l->done && pthread_cond_timedwait(&l->cv, &l->mu, &ts) != ETIMEDOUT)
         ;
