@@ -18,8 +18,9 @@
  *     more than drb itself (doc/scaling.md);
  *  2. map the groups: the quotient graph (one vertex per group, the bytes
  *     between groups on its edges) on the nodes with one slot each, by drb
- *     and at most COARSE_GROUP_PASSES passes of the refinement engine, as
- *     for a job of one rank per node;
+ *     in its quick mode (map_drb.c: the small splits bisected exactly, one
+ *     METIS try for the others) and at most COARSE_GROUP_PASSES passes of
+ *     the refinement engine, as for a job of one rank per node;
  *  3. the ranks of a group on its node's slots in rank order, then
  *     COARSE_RANK_PASSES pass of the rank refinement (refine.c) within the
  *     deadline: a pass costs about ranks x slots per node x the near nodes
@@ -610,7 +611,7 @@ static int place_groups(const struct topomap_problem *pb, int np, const int *gro
     q.grid = NULL;
     q.grid_coords = NULL;
     double t = topomap_now();
-    if ((rc = topomap_map_drb(&q, g2n, err, errlen)) < 0)
+    if ((rc = topomap_map_drb_quick(&q, g2n, err, errlen)) < 0)
         goto out;
     double t2 = topomap_now();
     struct topomap_refine_params rp = {COARSE_GROUP_PASSES, pb->deadline, REFINE_MIN_GAIN,

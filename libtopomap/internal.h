@@ -111,6 +111,10 @@ int topomap_map_ohtma_fast(const struct topomap_problem *pb, int *r2s, char *err
 int topomap_map_greedy(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_rcm(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_drb(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+/* drb for the multilevel scheme's groups (coarsen.c): jobs of at most
+ * DRB_EXACT_MAX ranks bisected exactly, the others with one METIS try
+ * (map_drb.c, "quick"). */
+int topomap_map_drb_quick(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_analytic(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_analytic_bft(const struct topomap_problem *pb, int *r2s, char *err,
                              size_t errlen);

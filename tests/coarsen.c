@@ -2,7 +2,8 @@
 /* The multilevel mapping of large jobs (coarsen.c): node-sized groups that
  * respect the slot counts, valid mappings no worse than block, the same
  * answer for any thread count, nodes of unequal slot counts declined, and
- * auto's switch to it above the tuning's coarse_min ranks. */
+ * auto's switch to it above the tuning's coarse_min ranks; drb's quick mode,
+ * which maps its groups. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -184,8 +185,87 @@ static void test_auto_threads(void)
     topomap_topology_free(t);
 }
 
+/* The hop-bytes of the best of all n! placements of n ranks on the n
+ * one-slot nodes (n <= 8), by Heap's algorithm. */
+static double best_placement(const topomap_profile_t *p, const topomap_alloc_t *a, int n)
+{
+    int perm[8], c[8] = {0};
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    double best = hop_bytes(p, a, perm);
+    for (int i = 1; i < n;) {
+        if (c[i] < i) {
+            int j = i % 2 ? c[i] : 0, x = perm[j];
+            perm[j] = perm[i], perm[i] = x;
+            double hb = hop_bytes(p, a, perm);
+            best = hb < best ? hb : best;
+            c[i]++, i = 1;
+        } else {
+            c[i++] = 0;
+        }
+    }
+    return best;
+}
+
+/* drb's quick mode (the multilevel scheme's, map_drb.c): on 8 ranks every
+ * split is a job of at most 8 and bisected exactly. Two heavy cliques of 4
+ * ranks, interleaved in rank order (0 2 4 6 and 1 3 5 7) and tied by light
+ * edges, on a ring of 8: the exact bisection separates the cliques, which
+ * gives the best of the 8! placements. Then on a random graph of 512 ranks,
+ * 8 per node: valid, the same twice, and no worse than block. */
+static void test_drb_quick(void)
+{
+    int dims[] = {8};
+    topomap_topology_t *t;
+    topomap_alloc_t *a = whole_torus(1, dims, 1, NULL, "ring of 8 one-core nodes", &t);
+    if (!a)
+        return;
+    int src[40], dst[40], m = 0;
+    double b[40];
+    for (int i = 0; i < 8; i++)
+        for (int j = i + 1; j < 8; j++) {
+            src[m] = i, dst[m] = j;
+            b[m++] = i % 2 == j % 2 ? 1000 : 1;
+        }
+    topomap_profile_t *p = topomap_profile_create(8, (size_t)m, src, dst, b, NULL, err, sizeof err);
+    struct prob P;
+    prob_init(&P, p, a);
+    int r2s[8];
+    int rc = topomap_map_drb_quick(&P.pb, r2s, err, sizeof err);
+    double best = best_placement(p, a, 8), hb = rc == 0 ? hop_bytes(p, a, r2s) : -1;
+    ok(rc == 0 && valid(r2s, 8, 8) && hb == best,
+       "quick drb, two cliques on a ring of 8: hop-bytes %.6g, the best of 8! placements %.6g", hb,
+       best);
+    prob_free(&P);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+
+    int d3[] = {4, 4, 4};
+    a = whole_torus(3, d3, 8, NULL, "4x4x4 torus of 8 cores, every node", &t);
+    if (!a)
+        return;
+    p = random_profile(512, 4);
+    prob_init(&P, p, a);
+    int *q1 = malloc(sizeof(int) * 512), *q2 = malloc(sizeof(int) * 512);
+    int *blk = malloc(sizeof(int) * 512);
+    int rc1 = topomap_map_drb_quick(&P.pb, q1, err, sizeof err);
+    int rc2 = topomap_map_drb_quick(&P.pb, q2, err, sizeof err);
+    topomap_map_block(&P.pb, blk, err, sizeof err);
+    ok(rc1 == 0 && rc2 == 0 && valid(q1, 512, 512) && !memcmp(q1, q2, sizeof(int) * 512),
+       "quick drb, random graph of 512 ranks: valid, the same twice");
+    ok(rc1 == 0 && hop_bytes(p, a, q1) < hop_bytes(p, a, blk),
+       "quick drb: hop-bytes %.6g below block's %.6g", hop_bytes(p, a, q1), hop_bytes(p, a, blk));
+    free(q1), free(q2), free(blk);
+    prob_free(&P);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
+    test_drb_quick();
     test_groups_and_map();
     test_unequal();
     test_auto_threads();
