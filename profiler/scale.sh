@@ -36,7 +36,8 @@ trap 'rm -rf "$out"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-# one NP PRELOAD COLL: prints "fin_max rss_max_kib bytes"
+# one NP PRELOAD COLL: prints "ranks fin_max rss_max_kib bytes cpu_max cpu_median
+# rss_median_kib"
 one() {
     rm -f "$out/p.txt" "$out/p.txt.coll"
     set -- "$1" "$2" "$3"
@@ -52,13 +53,17 @@ one() {
     esac >"$out/log" 2>&1 || { echo "scale.sh: run failed:" >&2; tail -n 5 "$out/log" >&2; }
     sz=0
     [ -f "$out/p.txt" ] && sz=$(wc -c <"$out/p.txt")
-    sed -n 's/^fin=\([0-9.]*\) rss=\([0-9]*\)$/\1 \2/p' "$out/log" |
-        awk -v sz="$sz" '{ if ($1 > f) f = $1; if ($2 > r) r = $2; k++ }
-            END { printf "%d %.4f %d %d\n", k, f, r, sz }'
+    vals=$(sed -n 's/^fin=\([0-9.]*\) rss=\([0-9]*\) cpu=\([0-9.]*\)$/\1 \2 \3/p' "$out/log")
+    k=$(printf '%s\n' "$vals" | grep -c .)
+    # col I: column I sorted; max, median
+    col() { printf '%s\n' "$vals" | awk -v i="$1" 'NF { print $i }' | sort -g; }
+    max() { col "$1" | tail -n 1; }
+    med() { col "$1" | sed -n "$((k / 2 + 1))p"; }
+    echo "$k $(max 1) $(max 2) $sz $(max 3) $(med 3) $(med 2)"
 }
 
 so=$dir/libtopomap-profiler-$fl.so
-echo "# $fl; columns: ranks, run, ranks reporting, slowest MPI_Finalize (s), max peak RSS (KiB), profile bytes"
+echo "# $fl; columns: ranks, run, ranks reporting, slowest MPI_Finalize (s), max peak RSS (KiB), profile bytes, MPI_Finalize's processor time (s): largest, median; median peak RSS (KiB)"
 for np in "$@"; do
     echo "$np none $(one "$np" "" 0)"
     echo "$np p2p $(one "$np" "$so" 0)"
