@@ -692,6 +692,26 @@ static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     return 0;
 }
 
+/* The congestion refinement over the channels of class cls (-1: all) until
+ * the end of auto's time: from the kept mapping r2s (*first: 1 when its
+ * refinement was kept), then from the candidate of lowest hop-bytes when it
+ * differs. 1 when that second refinement was kept (r2s is then it), 0 when
+ * not, -1 + errno. */
+static int refine_twice(struct auto_run *ar, int cls, int *r2s, int *first, char *err,
+                        size_t errlen)
+{
+    ar->sub.deadline = ar->end;
+    int rc = refine_kept(&ar->gd, &ar->sub, r2s, r2s, ar->tmp, ar->sumcom, cls, &ar->best, err,
+                         errlen);
+    if (rc < 0)
+        return -1;
+    *first = rc == 1;
+    if (ar->low_hb < 0 || !memcmp(ar->low, r2s, sizeof(int) * (size_t)ar->pb->n))
+        return 0;
+    return refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom, cls, &ar->best, err,
+                       errlen);
+}
+
 /* Dragonflies (ours): the spread step. The hop-bytes candidates put the
  * ranks that talk to another group on the switches whose global links land
  * there (fewer hops), so a pair of groups sends its bytes over one of its
@@ -707,19 +727,13 @@ static int spread_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
 {
     if (!ar->gd.dfly)
         return 0;
-    ar->sub.deadline = ar->end;
     double ts = topomap_now(), before = ar->best;
-    int rc = refine_kept(&ar->gd, &ar->sub, r2s, r2s, ar->tmp, ar->sumcom, TOPOMAP_LINK_GLOBAL,
-                         &ar->best, err, errlen);
-    ar->spread = rc == 1;
-    if (rc >= 0 && ar->low_hb >= 0 && memcmp(ar->low, r2s, sizeof(int) * (size_t)ar->pb->n) &&
-        (rc = refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom,
-                          TOPOMAP_LINK_GLOBAL, &ar->best, err, errlen)) == 1) {
-        ar->spread = 1;
-        ar->chosen = ar->low_k;
-    }
+    int first, rc = refine_twice(ar, TOPOMAP_LINK_GLOBAL, r2s, &first, err, errlen);
     if (rc < 0)
         return -1;
+    ar->spread = first || rc == 1;
+    if (rc == 1)
+        ar->chosen = ar->low_k;
     if (ar->spread)
         ar->best_hb = score(ar->pb, r2s, ar->sumcom);
     topomap_log(ar->pb, "auto: spread over global links: key %.6g -> %.6g in %.3f s", before,
@@ -744,14 +758,9 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     /* Objective congestion: the winner and the lowest score refined for it
      * (see the top); on dragonflies the spread step did it for the global
      * links. */
-    if (ar.gd.mixed && !ar.gd.dfly)
-        ar.sub.deadline = ar.end;
-    if (rc >= 0 && ar.gd.mixed && !ar.gd.dfly &&
-        (rc = refine_kept(&ar.gd, &ar.sub, r2s, r2s, ar.tmp, ar.sumcom, -1, &ar.best, err,
-                          errlen)) >= 0 &&
-        memcmp(ar.low, r2s, sizeof(int) * (size_t)pb->n))
-        rc = refine_kept(&ar.gd, &ar.sub, ar.low, r2s, ar.tmp, ar.sumcom, -1, &ar.best, err,
-                         errlen);
+    int first;
+    if (rc >= 0 && ar.gd.mixed && !ar.gd.dfly)
+        rc = refine_twice(&ar, -1, r2s, &first, err, errlen);
     if (rc < 0) {
         int e = errno;
         run_free(&ar);
