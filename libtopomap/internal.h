@@ -263,13 +263,14 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
  * refine_ils.c): ranks are taken from a queue, each commits its best
  * improving exchange in the refinement's neighbourhood (all groups on small
  * jobs), and a rank that moved queues itself, its partner and their
- * neighbours again; until the queue is empty. No rank it looked at is left
- * with an improving move to a free slot in its neighbourhood; an exchange
- * whose other rank changed since may be left (cheap, not a full pass).
- * *gain = hop-bytes removed.
+ * neighbours again; until the queue is empty or the deadline (topomap_now()
+ * value, 0: none) passes. When the queue empties, no rank it looked at is
+ * left with an improving move to a free slot in its neighbourhood; an
+ * exchange whose other rank changed since may be left (cheap, not a full
+ * pass). *gain = hop-bytes removed.
  * 0, or -1 + errno (ENOMEM). */
 int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
-                         double *gain, char *err, size_t errlen);
+                         double deadline, double *gain, char *err, size_t errlen);
 /* Same from a rank -> slot array, updated in place; rp and st may be NULL. */
 int topomap_refine(const struct topomap_problem *pb, int *r2s,
                    const struct topomap_refine_params *rp, struct topomap_refine_stats *st,

@@ -409,7 +409,7 @@ int topomap_refine(const struct topomap_problem *pb, int *r2s,
 
 #define DESCEND_ALL_GROUPS 32
 int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
-                         double *gain, char *err, size_t errlen)
+                         double deadline, double *gain, char *err, size_t errlen)
 {
     *gain = 0;
     int n = x->n;
@@ -445,7 +445,9 @@ int topomap_xchg_descend(struct topomap_xchg *x, const int *active, int nactive,
     } while (0)
     for (int k = 0; k < nactive; k++)
         DESCEND_PUSH(active[k]);
-    while (len > 0) {
+    for (long popped = 0; len > 0; popped++) {
+        if (deadline > 0 && (popped & 255) == 0 && topomap_now() > deadline)
+            break;
         int i = q[head];
         head = (head + 1) % n;
         len--;

@@ -107,7 +107,7 @@ int topomap_refine_ils(const struct topomap_problem *pb, int *r2s, int tries, do
             break;
         double gain;
         int na = kick(&x, &rng, act);
-        rc = topomap_xchg_descend(&x, act, na, &gain, err, errlen);
+        rc = topomap_xchg_descend(&x, act, na, deadline, &gain, err, errlen);
         double h = placed_hop_bytes(&x);
         if (rc == 0 && h < hb * (1 - ILS_GAIN_EPS)) {
             hb = h;
