@@ -10,6 +10,7 @@
 #endif
 
 #include "internal.h"
+#include "refine.h"
 
 static const struct topomap_algo algos[] = {
     {.name = "block",

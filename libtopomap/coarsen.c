@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "coarsen.h"
+#include "refine.h"
 
 /* METIS's tolerance on the part sizes (1.03 is its default for k-way). */
 #define COARSE_UBFACTOR 1.03f

@@ -38,6 +38,7 @@
 #include "config.h"
 
 #include "internal.h"
+#include "input.h"
 
 struct edges_acc {
     size_t n, cap;

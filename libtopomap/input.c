@@ -26,6 +26,7 @@
 #include <zlib.h>
 
 #include "internal.h"
+#include "input.h"
 
 static ssize_t gz_read(void *cookie, char *buf, size_t size)
 {

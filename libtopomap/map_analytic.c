@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "analytic.h"
+#include "refine.h"
 
 #define AN_GAMMA 4
 #define AN_MAX_ITER 200

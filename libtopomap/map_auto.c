@@ -121,6 +121,7 @@
 
 #include "coarsen.h"
 #include "internal.h"
+#include "refine.h"
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
 #define AUTO_OHTMA_WORK (1L << 21)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "refine.h"
 
 struct hedge {
     double w;

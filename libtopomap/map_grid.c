@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "grid.h"
+#include "refine.h"
 
 #define GRID_MAX_PLANS 96
 #define GRID_PLAN_WORK (1L << 23) /* plans x ranks tried at most */

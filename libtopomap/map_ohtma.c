@@ -98,6 +98,7 @@
 
 #include "internal.h"
 #include "ohtma.h"
+#include "refine.h"
 
 /* Tunables. The compile-time ones of ohtma-fast (NEAR_BUDGET, FAST_SLOTS)
  * are in ohtma.h, beside the code that reads them; the sizes the tests

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "refine.h"
 
 /* ---- the communication graph ----------------------------------------------- */
 

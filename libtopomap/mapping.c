@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "input.h"
 
 /* rank_of[s]: the rank on slot s, -1 when free. Caller frees. */
 static int *slot_ranks(int nslots, int n, const int *rank_to_slot)

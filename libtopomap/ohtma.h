@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "refine.h"
 
 /* ohtma-fast: how many processes (nodes next to a node x slots per node)
  * the topological neighbourhood of one node may add to candidate lists. */

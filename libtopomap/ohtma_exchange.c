@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "ohtma.h"
+#include "refine.h"
 
 /* ---- phase 2: pair exchange ------------------------------------------------ */
 

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "ohtma.h"
+#include "refine.h"
 
 /* ---- fast mode: restricted candidates ------------------------------------- */
 

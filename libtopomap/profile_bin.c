@@ -37,6 +37,7 @@
 
 #include "internal.h"
 #include "profile_priv.h"
+#include "input.h"
 
 #define BIN_VERSION 1
 #define BIN_HEADER 48

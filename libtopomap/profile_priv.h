@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "input.h"
 
 struct meta_entry {
     char *key, *val;

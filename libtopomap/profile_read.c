@@ -59,6 +59,7 @@
 
 #include "internal.h"
 #include "profile_priv.h"
+#include "input.h"
 
 static int edges_push(struct edges *e, int s, int d, double b, double m)
 {

@@ -19,6 +19,7 @@
 #endif
 
 #include "internal.h"
+#include "refine.h"
 
 /* Below this many rank x group pairs, every group is searched (auto scope). */
 #define REFINE_FULL_WORK (1 << 20)

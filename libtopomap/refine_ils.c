@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "refine.h"
 
 /* Ranks moved by one kick: about 1/ILS_KICK_SHARE of them, at least 2. */
 #define ILS_KICK_SHARE 8

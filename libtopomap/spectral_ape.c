@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "spectral.h"
+#include "refine.h"
 
 #define APE_MAX_SWEEPS 8
 

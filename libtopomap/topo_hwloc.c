@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "topology_priv.h"
+#include "input.h"
 
 /* NUMA nodes that hold cores, without repeats (a memory-only node such as
  * HBM shares its cpuset with a DRAM node and is not a separate domain). */

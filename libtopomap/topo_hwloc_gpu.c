@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "topology_priv.h"
+#include "input.h"
 
 static const struct {
     const char *subtype, *prefix;

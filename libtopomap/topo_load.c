@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "topology_priv.h"
+#include "input.h"
 
 /* Machine descriptions of other tools that look like ours but are not read:
  * a sentence saying so and what to give instead, or NULL. */

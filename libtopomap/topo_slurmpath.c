@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "topology_priv.h"
+#include "input.h"
 
 /* The value of the last TopologyPlugin= of slurm.conf's text (into val,
  * quotes removed, "" when absent) and its line (0 when absent). */

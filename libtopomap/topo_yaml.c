@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "topo_yamldoc.h"
 #include "topology_priv.h"
+#include "input.h"
 
 /* A file named in the YAML: relative to the YAML file's directory. Caller frees. */
 static char *relative_path(const char *yaml_path, const char *file)

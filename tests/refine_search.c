@@ -16,6 +16,7 @@
 #include "problem.h"
 #include "synth.h"
 #include "tap.h"
+#include "refine.h"
 
 #define diag(...) (printf("# "), printf(__VA_ARGS__), printf("\n"))
 
@@ -232,7 +233,12 @@ static void test_descend(void)
     topomap_xchg_init(&x, &P.pb, err, sizeof err);
     topomap_xchg_place(&x, r2s);
     double before = hop_bytes(p, a, r2s), gain = -1;
-    int rc = topomap_xchg_descend(&x, all, n, &gain, err, sizeof err);
+    /* A deadline already past: nothing taken from the queue. */
+    double late = -1;
+    int rc = topomap_xchg_descend(&x, all, n, topomap_now() - 1, &late, err, sizeof err);
+    ok(rc == 0 && late == 0 && hop_bytes(p, a, x.r2s) == before,
+       "descent past its deadline: nothing done (%g removed)", late);
+    rc = topomap_xchg_descend(&x, all, n, 0, &gain, err, sizeof err);
     double after = hop_bytes(p, a, x.r2s);
     ok(rc == 0 && valid(x.r2s, n, P.pb.nslots) && gain > 0, "descent: valid, %g removed", gain);
     is_double(before - after, gain, 1e-9 * before, "descent: removed = the true change");
