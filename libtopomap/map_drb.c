@@ -539,8 +539,8 @@ static int bisect(struct drb *d, int rlo, int rhi, int repA, int repB, int want0
         if (d->quick && nr <= DRB_EXACT_MAX)
             exact_bisect(d, nr, want0);
         else
-            st = METIS_PartGraphRecursive(&nv, &ncon, d->xadj, d->adj, d->vwgt, NULL, d->wgt,
-                                          &np, tpw, &ub, options, &objval, d->part);
+            st = METIS_PartGraphRecursive(&nv, &ncon, d->xadj, d->adj, d->vwgt, NULL, d->wgt, &np,
+                                          tpw, &ub, options, &objval, d->part);
         if (st != METIS_OK)
             return topomap_fail(err, errlen, st == METIS_ERROR_MEMORY ? ENOMEM : EINVAL,
                                 "drb: METIS_PartGraphRecursive failed (status %d)", st);

@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "naive.h"
 #include "problem.h"
+#include "refine.h"
 #include "tap.h"
 
 static const char *algos[] = {"block", "cyclic", "random", "ohtma", "ohtma-fast", "greedy", "rcm"};

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "problem.h"
+#include "refine.h"
 #include "synth.h"
 #include "tap.h"
 
