@@ -694,10 +694,10 @@ static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
 }
 
 /* The congestion refinement over the channels of class cls (-1: all) until
- * the end of auto's time: from the kept mapping r2s (*first: 1 when its
- * refinement was kept), then from the candidate of lowest hop-bytes when it
- * differs. 1 when that second refinement was kept (r2s is then it), 0 when
- * not, -1 + errno. */
+ * the end of auto's time: from the kept mapping r2s (*first, unless NULL: 1
+ * when its refinement was kept), then from the candidate of lowest hop-bytes
+ * when it differs. 1 when that second refinement was kept (r2s is then it),
+ * 0 when not, -1 + errno. */
 static int refine_twice(struct auto_run *ar, int cls, int *r2s, int *first, char *err,
                         size_t errlen)
 {
@@ -706,7 +706,8 @@ static int refine_twice(struct auto_run *ar, int cls, int *r2s, int *first, char
                          errlen);
     if (rc < 0)
         return -1;
-    *first = rc == 1;
+    if (first)
+        *first = rc == 1;
     if (ar->low_hb < 0 || !memcmp(ar->low, r2s, sizeof(int) * (size_t)ar->pb->n))
         return 0;
     return refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom, cls, &ar->best, err,
@@ -759,9 +760,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     /* Objective congestion: the winner and the lowest score refined for it
      * (see the top); on dragonflies the spread step did it for the global
      * links. */
-    int first;
     if (rc >= 0 && ar.gd.mixed && !ar.gd.dfly)
-        rc = refine_twice(&ar, -1, r2s, &first, err, errlen);
+        rc = refine_twice(&ar, -1, r2s, NULL, err, errlen);
     if (rc < 0) {
         int e = errno;
         run_free(&ar);

@@ -402,14 +402,16 @@ static int side_of(unsigned mask, int nr, idx_t l)
 /* Quick mode's exact bisection of a job of nr <= DRB_EXACT_MAX ranks, its
  * graph and anchors in d->xadj/adj/wgt as METIS would get them: of the
  * subsets of want0 ranks on side 0 (anchor A's), the one that cuts the least
- * weight, the first in binary order on a tie. */
+ * weight, the first in binary order on a tie. Its work for auto's accounting:
+ * every entry summed once per subset. */
 static void exact_bisect(struct drb *d, int nr, int want0)
 {
     unsigned best = 0;
-    double bestcost = -1;
+    double bestcost = -1, subsets = 0;
     for (unsigned mask = 0; mask < 1u << nr; mask++) {
         if (__builtin_popcount(mask) != want0)
             continue;
+        subsets++;
         double cost = 0;
         for (int v = 0; v < nr + 2; v++) {
             int sv = side_of(mask, nr, v);
@@ -424,6 +426,7 @@ static void exact_bisect(struct drb *d, int nr, int want0)
     }
     for (int v = 0; v < nr + 2; v++)
         d->part[v] = side_of(best, nr, v);
+    topomap_work_add(d->pb, subsets * (double)d->xadj[nr + 2] * TOPOMAP_WORK_EDGE);
 }
 
 /* Higher score first, then lower index. */
@@ -530,17 +533,18 @@ static int bisect(struct drb *d, int rlo, int rhi, int repA, int repB, int want0
         /* Small jobs (the deep levels, where most of the mapping's cost is
          * decided on a torus) get several tries; METIS keeps the best cut. */
         options[METIS_OPTION_NCUTS] = nr <= DRB_SMALL && !d->quick ? DRB_SMALL_NCUTS : 1;
-        /* Work of auto's accounting: METIS's multilevel bisection costs
-         * about its input's size per try. */
-        topomap_work_add(d->pb, ((double)(nv + d->xadj[nv]) * TOPOMAP_WORK_METIS +
-                                 TOPOMAP_WORK_METIS_CALL) *
-                                    (double)options[METIS_OPTION_NCUTS]);
         int st = METIS_OK;
-        if (d->quick && nr <= DRB_EXACT_MAX)
+        if (d->quick && nr <= DRB_EXACT_MAX) {
             exact_bisect(d, nr, want0);
-        else
+        } else {
+            /* Work of auto's accounting: METIS's multilevel bisection costs
+             * about its input's size per try. */
+            topomap_work_add(d->pb, ((double)(nv + d->xadj[nv]) * TOPOMAP_WORK_METIS +
+                                     TOPOMAP_WORK_METIS_CALL) *
+                                        (double)options[METIS_OPTION_NCUTS]);
             st = METIS_PartGraphRecursive(&nv, &ncon, d->xadj, d->adj, d->vwgt, NULL, d->wgt, &np,
                                           tpw, &ub, options, &objval, d->part);
+        }
         if (st != METIS_OK)
             return topomap_fail(err, errlen, st == METIS_ERROR_MEMORY ? ENOMEM : EINVAL,
                                 "drb: METIS_PartGraphRecursive failed (status %d)", st);

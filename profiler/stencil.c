@@ -15,12 +15,12 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static double cpu(void)
+/* User + system time of the process so far, its usage in *ru. */
+static double cpu(struct rusage *ru)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    getrusage(RUSAGE_SELF, ru);
+    return (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec +
+           (double)ru->ru_stime.tv_sec + 1e-6 * (double)ru->ru_stime.tv_usec;
 }
 
 static double now(void)
@@ -51,11 +51,10 @@ int main(int argc, char **argv)
                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             }
     MPI_Comm_free(&cart);
-    double t0 = now(), c0 = cpu();
-    MPI_Finalize();
-    double t1 = now(), c1 = cpu();
     struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    double t0 = now(), c0 = cpu(&ru);
+    MPI_Finalize();
+    double t1 = now(), c1 = cpu(&ru);
     printf("fin=%.6f rss=%ld cpu=%.6f\n", t1 - t0, ru.ru_maxrss, c1 - c0);
     free(sb);
     free(rb);

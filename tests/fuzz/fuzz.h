@@ -114,11 +114,13 @@ static inline void fuzz_check_topology(const topomap_topology_t *t)
     FUZZ_CHECK(elems);
     /* A route costs its length: on a long ring (a 1-D torus of 500,000 nodes
      * has routes of 250,000 hops) 64 x 64 of them take a minute under ASan.
-     * The routes checked are capped at about 2^24 elements in all; the hops
-     * are checked for every pair sampled. */
-    long routes_left = (1L << 24) / (rmax + 1);
-    if (routes_left < 16)
-        routes_left = 16;
+     * The routes checked are capped at about 2^24 elements in all, spread
+     * evenly over the pairs sampled (every `every`-th); the hops are checked
+     * for every pair. */
+    long side = (n + step - 1) / step, pairs = side * side, routes = (1L << 24) / (rmax + 1);
+    if (routes < 16)
+        routes = 16;
+    long every = pairs > routes ? (pairs + routes - 1) / routes : 1, pair = 0;
     for (int a = 0; a < n; a += step) {
         const char *name = topomap_topology_node_name(t, a);
         FUZZ_CHECK(name && topomap_topology_node_lookup(t, name) == a);
@@ -126,7 +128,7 @@ static inline void fuzz_check_topology(const topomap_topology_t *t)
             int h = topomap_topology_hops(t, a, b);
             FUZZ_CHECK(h >= 0 && h <= diam && h == topomap_topology_hops(t, b, a));
             FUZZ_CHECK((h == 0) == (a == b));
-            if (routes_left-- <= 0)
+            if (pair++ % every)
                 continue;
             int r = topomap_topology_route(t, a, b, elems, rmax + 1);
             FUZZ_CHECK(r >= 0 && r <= rmax && elems[0] == a && elems[r] == b);
