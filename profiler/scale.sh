@@ -4,8 +4,9 @@
 # the fixed-degree stencil (stencil.c: 6 neighbours per rank): for each rank
 # count, runs stencil without the profiler, with it, and with it and
 # TOPOMAP_PROFILE_COLLECTIVES=1, and prints the slowest rank's MPI_Finalize
-# time, the largest peak RSS and the profile's size. Oversubscribes freely:
-# meant for a small machine, run it under nice.
+# time, the largest peak RSS, the profile's size, the largest and median
+# processor time spent in MPI_Finalize and the median peak RSS.
+# Oversubscribes freely: meant for a small machine, run it under nice.
 #
 #   scale.sh [-f openmpi|mpich] [-d DIR] [-s STENCIL] [-- ENV=VALUE...] NRANKS...
 #
