@@ -15,7 +15,8 @@
 #                                  mounted and this checkout at /src
 #   contrib/release-root.sh path   [SUITE]   print where the root is (or would be)
 #
-# SUITE: trixie (default). Environment:
+# SUITE: trixie (Debian 13, Slurm 24.11; the default) or forky (Debian 14,
+# Slurm 26.05; made with sid's debootstrap script). Environment:
 #   TOPOMAP_RELEASE_ROOTS  where the roots live [/var/cache/topomap-ci]
 #   TOPOMAP_DEBIAN_MIRROR  the Debian mirror debootstrap uses
 #                          [http://deb.debian.org/debian]
@@ -28,7 +29,7 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 SUITE=trixie
 case ${1:-} in ''|--) ;; *) SUITE=$1; shift ;; esac
-case $SUITE in trixie) ;; *) die "unknown suite '$SUITE' (trixie: Debian 13, Slurm 24.11)" ;; esac
+case $SUITE in trixie|forky) ;; *) die "unknown suite '$SUITE' (trixie: Debian 13, Slurm 24.11; forky: Debian 14, Slurm 26.05)" ;; esac
 ROOTS=${TOPOMAP_RELEASE_ROOTS:-/var/cache/topomap-ci}
 MIRROR=${TOPOMAP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 ROOT=$ROOTS/$SUITE
@@ -50,8 +51,17 @@ do_make() {
         command -v debootstrap > /dev/null 2>&1 || die "debootstrap is not installed (apt-get install debootstrap)"
         rm -rf "$ROOT.new"
         echo "release-root: debootstrap $SUITE into $ROOT (a few minutes, once)" >&2
-        debootstrap --variant=minbase "$SUITE" "$ROOT.new" "$MIRROR" > "$ROOTS/$SUITE.debootstrap.log" 2>&1 ||
+        # Debian 12's debootstrap has no script for forky (Debian 14,
+        # testing): sid's fits it.
+        script=
+        [ "$SUITE" = forky ] && [ ! -e /usr/share/debootstrap/scripts/forky ] &&
+            script=/usr/share/debootstrap/scripts/sid
+        debootstrap --variant=minbase "$SUITE" "$ROOT.new" "$MIRROR" $script > "$ROOTS/$SUITE.debootstrap.log" 2>&1 ||
             { tail -5 "$ROOTS/$SUITE.debootstrap.log" >&2; die "debootstrap $SUITE failed (log: $ROOTS/$SUITE.debootstrap.log)"; }
+        # Testing's index is served past its Valid-Until date; apt would
+        # refuse it.
+        [ "$SUITE" = forky ] &&
+            echo 'Acquire::Check-Valid-Until "false";' > "$ROOT.new/etc/apt/apt.conf.d/99topomap-valid-until"
         mv "$ROOT.new" "$ROOT" || die "cannot move $ROOT.new to $ROOT"
     fi
     mkdir -p "$ROOT/src" "$ROOT/tmp/install"
