@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "cli.h"
 
 static const char help_main[] =
@@ -114,6 +115,13 @@ int main(int argc, char **argv)
         if (argc > 2)
             usage_error("unexpected argument '%s'", argv[2]);
         printf("topomap %s\n", topomap_version());
+        /* Slurm loads a plugin only under the release it was built for:
+         * say which one, so an admin can check before upgrading Slurm. */
+#ifdef TOPOMAP_SLURM_RELEASE
+        printf("SPANK plugin built for Slurm %s\n", TOPOMAP_SLURM_RELEASE);
+#else
+        printf("SPANK plugin not built (configure found no Slurm headers)\n");
+#endif
         return finish_stdout(0);
     }
     if (!strcmp(c, "--help") || !strcmp(c, "-h")) {

@@ -9,7 +9,8 @@
 #
 #   contrib/check-release.sh [SUITE] [TEST...]
 #
-# SUITE: trixie (Debian 13, Slurm 24.11; the default). TEST: the tests to run
+# SUITE: trixie (Debian 13, Slurm 24.11; the default) or forky (Debian 14,
+# Slurm 26.05). TEST: the tests to run
 # (default: the Slurm ones above). The tree is copied from this checkout's
 # files (tracked and untracked, not ignored) into the root, so a build here
 # is untouched. Prints the tests' TAP logs and one line
@@ -21,7 +22,7 @@ die() { echo "check-release: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root (debootstrap, chroot)"; exit 0; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SUITE=trixie
-case ${1:-} in trixie) SUITE=$1; shift ;; esac
+case ${1:-} in trixie|forky) SUITE=$1; shift ;; esac
 TESTS=${*:-"spank_site.t spank_srun.t spank_layout.t spank_decide.t spank_bind.t spank_pmi2.t spank_record.t store.t store_cli.sh slurm.sh slurm_layout.sh"}
 
 ROOT=$(sh "$SRC/contrib/release-root.sh" make "$SUITE") || die "no $SUITE root"

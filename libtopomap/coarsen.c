@@ -32,11 +32,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <metis.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metis_call.h"
 #include "coarsen.h"
 #include "refine.h"
 
@@ -135,7 +135,7 @@ static int kway(const topomap_graph_t *G, uint64_t seed, int np, const int *size
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
     options[METIS_OPTION_NUMBERING] = 0;
-    int st = METIS_PartGraphKway(&nv, &ncon, xadj, adj, NULL, NULL, wgt, &nparts, tpw, &ub,
+    int st = topomap_metis_kway(&nv, &ncon, xadj, adj, NULL, NULL, wgt, &nparts, tpw, &ub,
                                  options, &objval, part);
     for (int i = 0; st == METIS_OK && i < n; i++)
         group[i] = (int)part[i];

@@ -37,10 +37,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <metis.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metis_call.h"
 #include "analytic.h"
 #include "refine.h"
 
@@ -387,7 +387,7 @@ static int make_groups(struct an *A, char *err, size_t errlen)
             idx_t nv = n, ncon = 1, np = K, objval = 0, options[METIS_NOPTIONS];
             METIS_SetDefaultOptions(options);
             options[METIS_OPTION_SEED] = (idx_t)(pb->opts->seed & 0x7fffffff);
-            int st = k > 0 ? METIS_PartGraphKway(&nv, &ncon, xadj, adj, NULL, NULL, wgt, &np, tpw,
+            int st = k > 0 ? topomap_metis_kway(&nv, &ncon, xadj, adj, NULL, NULL, wgt, &np, tpw,
                                                  NULL, options, &objval, part)
                            : METIS_OK;
             if (st != METIS_OK) {

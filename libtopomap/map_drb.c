@@ -59,11 +59,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <metis.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metis_call.h"
 #include "internal.h"
 
 #define DRB_MAXD 20 /* coordinates of a node: 16 torus dims, tree depth + port */
@@ -542,7 +542,7 @@ static int bisect(struct drb *d, int rlo, int rhi, int repA, int repB, int want0
             topomap_work_add(d->pb, ((double)(nv + d->xadj[nv]) * TOPOMAP_WORK_METIS +
                                      TOPOMAP_WORK_METIS_CALL) *
                                         (double)options[METIS_OPTION_NCUTS]);
-            st = METIS_PartGraphRecursive(&nv, &ncon, d->xadj, d->adj, d->vwgt, NULL, d->wgt, &np,
+            st = topomap_metis_recursive(&nv, &ncon, d->xadj, d->adj, d->vwgt, NULL, d->wgt, &np,
                                           tpw, &ub, options, &objval, d->part);
         }
         if (st != METIS_OK)

@@ -17,10 +17,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
-#include <metis.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metis_call.h"
 #include "internal.h"
 
 /* Hop-bytes rank i would add on node index q of the nodes used. */
@@ -98,7 +98,7 @@ int topomap_map_metis(const struct topomap_problem *pb, int *r2s, char *err, siz
         METIS_SetDefaultOptions(options);
         options[METIS_OPTION_SEED] = (idx_t)(pb->opts->seed & 0x7fffffff);
         options[METIS_OPTION_NUMBERING] = 0;
-        int st = METIS_PartGraphRecursive(&nv, &ncon, xadj, adj, NULL, NULL, wgt, &np, tpw, &ub,
+        int st = topomap_metis_recursive(&nv, &ncon, xadj, adj, NULL, NULL, wgt, &np, tpw, &ub,
                                           options, &objval, ipart);
         if (st != METIS_OK) {
             topomap_fail(err, errlen, st == METIS_ERROR_MEMORY ? ENOMEM : EINVAL,

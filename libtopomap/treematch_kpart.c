@@ -46,10 +46,10 @@
  * bisections' graphs, METIS and FM near linear. */
 #include <errno.h>
 #include <math.h>
-#include <metis.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metis_call.h"
 #include "treematch.h"
 
 /* Imbalance METIS may leave (the fix-up below makes sizes exact). */
@@ -299,7 +299,7 @@ static int64_t bisect_once(struct kp *K, int p, int want0, int seed, int ncuts)
     options[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
     options[METIS_OPTION_NUMBERING] = 0;
     options[METIS_OPTION_NCUTS] = ncuts;
-    int st = METIS_PartGraphRecursive(&nv, &ncon, K->xadj, K->adj, NULL, NULL, K->wgt, &nparts, tpw,
+    int st = topomap_metis_recursive(&nv, &ncon, K->xadj, K->adj, NULL, NULL, K->wgt, &nparts, tpw,
                                       &ub, options, &objval, K->ipart);
     if (st != METIS_OK) {
         errno = st == METIS_ERROR_MEMORY ? ENOMEM : EINVAL;

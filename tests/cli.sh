@@ -569,8 +569,14 @@ done
 "$TOPOMAP" --help > "$tmp/help"
 grep -q '^Commands:' "$tmp/help"
 check $? "topomap --help lists the commands"
-"$TOPOMAP" --version | grep -q '^topomap [0-9][0-9.]*'
+"$TOPOMAP" --version | head -1 | grep -q '^topomap [0-9][0-9.]*$'
 check $? "topomap --version"
+# The second line names the Slurm release configure found (config.h), or says
+# that no plugin was built.
+rel=$(sed -n 's/^#define TOPOMAP_SLURM_RELEASE "\(.*\)"$/\1/p' "$top_builddir/config.h" 2> /dev/null)
+if [ -n "$rel" ]; then want="SPANK plugin built for Slurm $rel"; else want="SPANK plugin not built (configure found no Slurm headers)"; fi
+[ "$("$TOPOMAP" --version | sed -n 2p)" = "$want" ]
+check $? "topomap --version: $want"
 missing=
 for c in map eval compare stats topology plan plot; do
     for o in $("$TOPOMAP" help $c | grep -o -- '--[a-z][a-z-]*' | sort -u); do
