@@ -35,8 +35,20 @@
 #include "common.h"
 
 static const struct topomap_release releases[] = {
-    {2205, "22.05", "SRUN_CPUS_PER_TASK", 0, 0, 0, 0},
-    {2411, "24.11", "SLURM_CPUS_PER_TASK", 1, 1, 1, 1},
+    {
+        .version = 2205,
+        .name = "22.05",
+        .cpt_env = "SRUN_CPUS_PER_TASK",
+    },
+    {
+        .version = 2411,
+        .name = "24.11",
+        .cpt_env = "SLURM_CPUS_PER_TASK",
+        .ntasks_env_reset = 1,
+        .nodes_vs_hostfile = 1,
+        .step_cursor = 1,
+        .overcommit_cpt = 1,
+    },
 };
 #define NRELEASES (int)(sizeof releases / sizeof releases[0])
 
