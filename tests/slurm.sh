@@ -67,9 +67,9 @@ for shape in "-n8" "-n5" "-n3" "-N2 -n4" "-n6 --ntasks-per-node=2" "" "-n4 -c2" 
     layout "$DIR/blk" "$DIR/blk.err" $shape --topomap=block --topomap-profile=ring$count --topomap-verbose
     got=$(sed -n 's/.*(\([0-9,]*\) tasks per node).*/\1/p' "$DIR/blk.err")
     if [ "$SLURM_REL" -ge 2411 ] && [ "$(echo "$want" | tr , '\n' | wc -l)" -lt 4 ]; then
-        # 24.11 picks a partial step's nodes from the job's history.
-        grep -q "^srun: topomap: cannot predict Slurm's layout: Slurm 24.11 picks the nodes of a step" "$DIR/blk.err"
-        ok $? "srun ${shape:-(no options)} on part of the allocation: declined on 24.11 ($(grep -m1 -o 'picks.*' "$DIR/blk.err"))"
+        # 24.11 and later pick a partial step's nodes from the job's history.
+        grep -q "^srun: topomap: cannot predict Slurm's layout: Slurm $SLURM_REL_NAME picks the nodes of a step" "$DIR/blk.err"
+        ok $? "srun ${shape:-(no options)} on part of the allocation: declined on $SLURM_REL_NAME ($(grep -m1 -o 'picks.*' "$DIR/blk.err"))"
         [ "$(wc -l < "$DIR/blk")" = "$count" ]
         ok $? "... and the step runs with Slurm's layout"
         continue

@@ -107,13 +107,13 @@ for alloc in $ALLOCS; do
             ndecl=$((ndecl + 1))
             why=$(grep -m1 'topomap: ' "$base.pred" | sed 's/.*topomap: //')
             # Only options that fix the layout themselves may be declined,
-            # and on 24.11 steps on part of the allocation (release.c).
+            # and from 24.11 on steps on part of the allocation (release.c).
             used=$(awk '{print $2}' "$base.def" | sort -u | wc -l)
             case " $opts " in
             *" -m "* | *--distribution* | *--exclusive*) ok 0 "$what: declined ($why)" ;;
             *)
                 if [ "$SLURM_REL" -ge 2411 ] && [ "$used" -lt "$(cat "$DIR/out/$a.nn")" ] &&
-                    echo "$why" | grep -q "Slurm 24.11 picks the nodes of a step"; then
+                    echo "$why" | grep -q "Slurm $SLURM_REL_NAME picks the nodes of a step"; then
                     npart=$((npart + 1))
                     ok 0 "$what: declined, a step on $used of $(cat "$DIR/out/$a.nn") nodes ($why)"
                 else
@@ -130,11 +130,11 @@ for alloc in $ALLOCS; do
     a=$((a + 1))
 done
 # Not vacuous: most steps are predicted, uneven allocations among them
-# (fewer on 24.11, which declines steps on part of the allocation).
+# (fewer from 24.11 on, which declines steps on part of the allocation).
 min=80
 [ "$SLURM_REL" -ge 2411 ] && min=45
 [ $npred -ge $min ]
-ok $? "$npred steps predicted (at least $min), $ndecl declined ($npart of them steps on part of the allocation on 24.11), $nref refused by srun"
+ok $? "$npred steps predicted (at least $min), $ndecl declined ($npart of them steps on part of the allocation on $SLURM_REL_NAME), $nref refused by srun"
 
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -8,7 +8,8 @@
 # with the cluster at exit; TAP helpers ok, skip, diag.
 #   slurm_start CPUS ARGS   start (or reconfigure) the cluster: 4 nodes n1..n4
 #                           with CPUS CPUs each, the plugin with ARGS; sets
-#                           SLURM_REL (2205, 2411), skips other releases
+#                           SLURM_REL (2205, 2411, 2605) and
+#                           SLURM_REL_NAME (22.05, ...), skips other releases
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -71,11 +72,14 @@ slurm_start() { # CPUS ARGS
         exit 0
     fi
     export SLURM_CONF="$DIR/cluster/etc/slurm.conf"
-    # The Slurm release under test, as major * 100 + minor (2205, 2411):
-    # some behaviours differ between releases (spank/release.c).
+    # The Slurm release under test, as major * 100 + minor (2205, 2411,
+    # 2605) and as its name (SLURM_REL_NAME, 24.11): some behaviours differ
+    # between releases (spank/release.c). The tests are written for the
+    # releases .ci/run starts a cluster of.
     SLURM_REL=$(srun --version 2> /dev/null | awk '{split($2, v, "."); printf "%d%02d", v[1], v[2]}')
+    SLURM_REL_NAME=$(srun --version 2> /dev/null | awk '{split($2, v, "."); printf "%d.%02d", v[1], v[2]}')
     case $SLURM_REL in
-    2205 | 2411) ;;
-    *) skip_all "Slurm ${SLURM_REL:-?} is not a release the plugin is tested with (22.05, 24.11)" ;;
+    2205 | 2411 | 2605) ;;
+    *) skip_all "Slurm ${SLURM_REL_NAME:-?}: the end-to-end tests know 22.05, 24.11 and 26.05 (the releases Debian packages)" ;;
     esac
 }
