@@ -2,7 +2,8 @@
 /* The Slurm-free part of the SPANK plugin, one file per concern, all declared
  * here: plugstack.conf arguments (site.c), the srun command line (srun.c),
  * Slurm's default task layout (layout.c), the placement decision (decide.c),
- * the binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
+ * the Slurm releases (release.c) and 26.05's task order (order.c), the
+ * binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
  * recording (record.c); private helpers in common.c. spank/topomap.c and
  * its plugin_*.c are the only files that see <slurm/spank.h>; each file
  * here is unit-tested without Slurm by tests/spank_FILE.c.
