@@ -36,9 +36,12 @@ const char help_plan[] =
     "                        (as a user's --topomap=NAME; default: the site's\n"
     "                        default=, off unless --site sets it)\n"
     "  --store DIR           the profile store (profiles= of plugstack.conf)\n"
-    "  --slurm RELEASE       the Slurm release whose srun rules apply: 22.05 or\n"
-    "                        24.11 (default: the one the plugin is built for,\n"
-    "                        else 22.05)\n"
+    "  --slurm RELEASE       the Slurm release whose srun rules apply, one of\n"
+    "                        22.05 23.02 23.11 24.05 24.11 25.05 25.11 26.05\n"
+    "                        (default: the one the plugin is built for, else\n"
+    "                        22.05); another MAJOR.MINOR: the plugin's decline;\n"
+    "                        26.05 reads slurm.conf ($SLURM_CONF, else\n"
+    "                        /etc/slurm/slurm.conf) for its task order\n"
     "  --site 'K=V ...'      more site keys, as on the plugstack.conf line:\n"
     "                        default=, min_gain=, gain_metric=, time_limit=,\n"
     "                        bind=, strict=\n"
@@ -167,13 +170,13 @@ int cmd_plan(int argc, char **argv)
     if (a.slurm) {
         int major = 0, minor = 0;
         char tail;
-        if (sscanf(a.slurm, "%d.%d%c", &major, &minor, &tail) != 2)
-            usage_error("--slurm: '%s' is not a release MAJOR.MINOR (e.g. 24.11)", a.slurm);
+        if (sscanf(a.slurm, "%d.%d%c", &major, &minor, &tail) != 2 || major < 0 || minor < 0 ||
+            major > 999 || minor > 99)
+            usage_error("--slurm: '%s' is not a release MAJOR.MINOR (known: %s)", a.slurm,
+                        topomap_release_list());
+        /* A release without a row is decided as the plugin would: declined. */
         o.rel = topomap_release_find(major, minor);
         snprintf(o.release_seen, sizeof o.release_seen, "%d.%02d", major, minor);
-        if (!o.rel)
-            usage_error("--slurm %s: the plugin is tested with Slurm %s only", a.slurm,
-                        topomap_release_list());
     }
     if (topomap_srun_parse(&o, a.npos, a.pos, plan_getenv, &pe, err, sizeof err) < 0)
         usage_error("srun line: %s", err);

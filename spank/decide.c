@@ -29,31 +29,51 @@ void topomap_decision_free(struct topomap_decision *d)
 /* Record why Slurm's layout is kept. @p quiet reasons are ordinary ways for
  * the site default to do nothing (the application was never profiled, the
  * user placed ranks himself, ...): they only show in the --topomap-verbose
- * summary and never fail the step. Otherwise the user gets one line, and under
- * strict=1 the step fails. */
-static void keep(struct topomap_decision *d, const struct topomap_site *site, int quiet,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void keep(struct topomap_decision *d, const struct topomap_site *site, int quiet,
-                 const char *fmt, ...)
+ * summary and never fail the step. Otherwise the user gets one line, and
+ * when @p fail (strict=1) the step fails. */
+static void settle(struct topomap_decision *d, int quiet, int fail, const char *fmt, va_list ap)
 {
     char why[768];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
     topomap_sp_clean(why); /* it quotes inputs: the user's, files' */
     if (quiet) {
         d->outcome = TOPOMAP_KEEP;
         snprintf(d->summary, sizeof d->summary, "topomap: %s; using Slurm's default layout", why);
         return;
     }
-    if (site->strict) {
+    if (fail) {
         d->outcome = TOPOMAP_FAIL;
         snprintf(d->message, sizeof d->message, "topomap: %s; failing the step (strict=1)", why);
         return;
     }
     d->outcome = TOPOMAP_KEEP;
     snprintf(d->message, sizeof d->message, "topomap: %s; using Slurm's default layout", why);
+}
+
+/* Slurm's layout, and under strict=1 a failed step (see settle). */
+static void keep(struct topomap_decision *d, const struct topomap_site *site, int quiet,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void keep(struct topomap_decision *d, const struct topomap_site *site, int quiet,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    settle(d, quiet, site->strict, fmt, ap);
+    va_end(ap);
+}
+
+/* Slurm's layout because of the Slurm release (one without a row, or a
+ * layout the release makes from what srun cannot know): never a failed step,
+ * even under strict=1, since nothing the user or the site asked for went
+ * wrong (see settle for @p quiet). */
+static void decline(struct topomap_decision *d, int quiet, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void decline(struct topomap_decision *d, int quiet, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    settle(d, quiet, 0, fmt, ap);
+    va_end(ap);
 }
 
 /* What the decision works on, step by step (topomap_decide). Each step
@@ -112,8 +132,9 @@ static int check_request(struct step *s)
         return -1;
     }
     if (!o->rel) {
-        keep(s->d, s->site, 0, "Slurm %s is not a release this plugin was built and tested for (%s)",
-             o->release_seen[0] ? o->release_seen : "(unknown)", topomap_release_list());
+        char why[512];
+        topomap_release_unknown(o->release_seen, why, sizeof why);
+        decline(s->d, 0, "%s", why);
         return -1;
     }
     if (o->app && (!strcmp(o->app, "prted") || !strcmp(o->app, "orted"))) {
@@ -160,13 +181,26 @@ static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
         keep(s->d, s->site, 0, "out of memory");
         return -1;
     }
+    /* 26.05's task order depends on the cluster's configuration (release.c). */
+    struct topomap_srun o = *s->o;
+    char conferr[TOPOMAP_ERRLEN] = "";
+    if (o.rel && o.rel->topo_order) {
+        const char *conf = topomap_sp_env(env, env_arg, "SLURM_CONF");
+        o.task_order = topomap_slurm_task_order(conf ? conf : TOPOMAP_SLURM_CONF_DEFAULT, conferr,
+                                                sizeof conferr);
+    }
     if (topomap_cpus_per_node(cpuspec, s->nalloc, s->cpus, s->err, sizeof s->err) < 0 ||
-        topomap_slurm_layout(s->o, s->nalloc, s->cpus, &s->nstep, s->tasks, s->err,
+        topomap_slurm_layout(&o, s->nalloc, s->cpus, &s->nstep, s->tasks, s->err,
                              sizeof s->err) < 0) {
-        /* A layout this release makes from the job's history (ENOTSUP) is an
-         * ordinary reason for the site default to do nothing. */
-        keep(s->d, s->site, s->quiet && errno == ENOTSUP, "cannot predict Slurm's layout: %s",
-             s->err);
+        /* A layout this release makes from what srun cannot know (ENOTSUP)
+         * is the release's doing: declined, silently under the site
+         * default. */
+        int why = conferr[0] && strstr(s->err, "slurm.conf"); /* say what was unreadable */
+        if (errno == ENOTSUP)
+            decline(s->d, s->quiet, "cannot predict Slurm's layout: %s%s%s%s", s->err,
+                    why ? " (" : "", why ? conferr : "", why ? ")" : "");
+        else
+            keep(s->d, s->site, 0, "cannot predict Slurm's layout: %s", s->err);
         return -1;
     }
     for (int i = 0; i < s->nstep; i++) {

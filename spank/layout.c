@@ -91,6 +91,18 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
                                "nodes after those of the job's previous step, which srun cannot "
                                "know",
                                o->rel->name, nn, nalloc);
+    /* 26.05: the tasks go to the nodes in the order of their topology
+     * ranks, which only slurmctld knows (release.c). */
+    if (o->rel && o->rel->topo_order && nn > 1 && o->task_order != TOPOMAP_ORDER_NODES)
+        return topomap_sp_fail(err, errlen, ENOTSUP,
+                               o->task_order == TOPOMAP_ORDER_TOPOLOGY
+                                   ? "Slurm %s gives out a step's tasks in the order of its nodes' "
+                                     "topology ranks, which srun cannot know "
+                                     "(SelectTypeParameters=CR_NO_DIST_TOPO_BLOCK turns that off)"
+                                   : "Slurm %s may give out a step's tasks in the order of its "
+                                     "nodes' topology ranks, and slurm.conf cannot be read to "
+                                     "tell",
+                               o->rel->name);
     /* Without -O, Slurm refuses a step needing more CPUs than the nodes
      * have ("More processors requested than permitted"): the total, not per
      * node (5 tasks of 3 CPUs run on 4 nodes of 4 CPUs, two on the first). */
@@ -102,15 +114,17 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
                                "%ld tasks of %ld CPUs do not fit in the %ld CPUs of %ld nodes "
                                "without --overcommit",
                                nt, cpt, total, nn);
-    /* srun keeps --ntasks-per-node only when it is the task count divided
-     * by the node count, integer division ("can't honor --ntasks-per-node
-     * ... Ignoring" otherwise): -n5 -N2 --ntasks-per-node=2 keeps it. */
+    /* Up to 23.11 srun keeps --ntasks-per-node only when it is the task
+     * count divided by the node count, integer division ("can't honor
+     * --ntasks-per-node ... Ignoring" otherwise): -n5 -N2
+     * --ntasks-per-node=2 keeps it. 24.05+ drop it only when the tasks do
+     * not fit in nodes x it (release.c, tpn_max). */
     long tpn = o->ntasks_per_node;
-    if (tpn > 0 && tpn != nt / nn)
+    if (tpn > 0 && (o->rel && o->rel->tpn_max ? nt > tpn * nn : tpn != nt / nn))
         tpn = -1;
     /* Under --overcommit 22.05's layout counts one CPU per task, whatever -c
-     * says (-n12 -O -c2 on 4,4,1,1 CPUs is 5,5,1,1); 24.11's counts -c
-     * (4,4,2,2; release.c). */
+     * says (-n12 -O -c2 on 4,4,1,1 CPUs is 5,5,1,1); 24.05's and later count
+     * -c (4,4,2,2; release.c). */
     long lcpt = o->overcommit && !(o->rel && o->rel->overcommit_cpt) ? 1 : cpt;
     int *cap = malloc((size_t)nalloc * sizeof *cap);
     if (!cap)

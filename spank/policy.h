@@ -2,7 +2,8 @@
 /* The Slurm-free part of the SPANK plugin, one file per concern, all declared
  * here: plugstack.conf arguments (site.c), the srun command line (srun.c),
  * Slurm's default task layout (layout.c), the placement decision (decide.c),
- * the binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
+ * the Slurm releases (release.c) and 26.05's task order (order.c), the
+ * binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
  * recording (record.c); private helpers in common.c. spank/topomap.c and
  * its plugin_*.c are the only files that see <slurm/spank.h>; each file
  * here is unit-tested without Slurm by tests/spank_FILE.c.
@@ -128,26 +129,53 @@ typedef const char *(*topomap_getenv_fn)(const char *name, void *arg);
 /* The Slurm releases the plugin knows (release.c)                            */
 /* ------------------------------------------------------------------------ */
 
-/** What differs between the Slurm releases the plugin is tested with, for
- *  the layout prediction and srun's command line (release.c says where each
- *  rule is in Slurm's source). */
+/** What differs between the Slurm releases the plugin knows, for the layout
+ *  prediction and srun's command line (release.c says where each rule is in
+ *  Slurm's source). 0 is the oldest behaviour (22.05's). */
 struct topomap_release {
     int version;              /* major * 100 + minor: 2205, 2411 */
     const char *name;         /* "22.05" */
     const char *cpt_env;      /* the variable srun reads for -c */
     int ntasks_env_reset;     /* SLURM_NTASKS dropped by --ntasks-per-node + -N */
     int nodes_vs_hostfile;    /* srun refuses -N with SLURM_HOSTFILE */
+    int tpn_max;              /* --ntasks-per-node dropped only when the tasks
+                               * exceed nodes x it (else: unless tasks / nodes) */
+    int overcommit_cpt;       /* -O tasks count -c CPUs in the layout (else 1) */
     int step_cursor;          /* a step on part of its allocation starts after
                                * the job's previous step: unpredictable */
-    int overcommit_cpt;       /* -O tasks count -c CPUs in the layout (else 1) */
+    int topo_order;           /* tasks given out in the order of the nodes'
+                               * topology ranks (o->task_order says whether
+                               * the cluster ranks them) */
 };
 
-/** The release @p major.@p minor, or NULL when the plugin was not tested with it. */
+/** The release @p major.@p minor, or NULL when the plugin does not know it. */
 const struct topomap_release *topomap_release_find(int major, int minor);
 /** 22.05's rules: what topomap_srun_init() starts with. */
 const struct topomap_release *topomap_release_default(void);
-/** The tested releases, "22.05, 24.11" (static string). */
+/** The known releases, "22.05, 23.02, ..., 26.05" (static string). */
 const char *topomap_release_list(void);
+/** Why a release without a row (@p seen, "27.05"; "" or NULL: Slurm did not
+ *  say) is declined, one line into @p why: newer than the newest row, older
+ *  than the oldest, or between them. */
+void topomap_release_unknown(const char *seen, char *why, size_t len);
+
+/** Slurm's order for a step's tasks on releases with rel->topo_order. */
+enum topomap_task_order {
+    TOPOMAP_ORDER_UNKNOWN = -1, /* slurm.conf unreadable */
+    TOPOMAP_ORDER_NODES = 0,    /* the allocation's node order (block) */
+    TOPOMAP_ORDER_TOPOLOGY = 1  /* the nodes' topology ranks first */
+};
+/**
+ * Whether the cluster of @p slurm_conf has Slurm 26.05 give out a step's
+ * tasks by its nodes' topology ranks (release.c, topo_order): not under
+ * SelectTypeParameters=...,CR_NO_DIST_TOPO_BLOCK, nor with topology/flat and
+ * no topology.yaml (flat ranks nothing); else yes (tree, block, ring,
+ * torus3d, or a topology.yaml, whose topologies may be any of them). Only
+ * slurm.conf itself is read, as topomap_slurm_topology_path does.
+ * @return an enum topomap_task_order; TOPOMAP_ORDER_UNKNOWN with errno and
+ *         one line in @p err when slurm.conf cannot be read.
+ */
+int topomap_slurm_task_order(const char *slurm_conf, char *err, size_t errlen);
 
 struct topomap_srun {
     long ntasks;          /* -n, SLURM_NTASKS/SLURM_NPROCS; -1 unknown */
@@ -175,8 +203,11 @@ struct topomap_srun {
      * layout. Set before topomap_srun_parse(); topomap_srun_init() sets
      * topomap_release_default(). */
     const struct topomap_release *rel;
-    char release_seen[16]; /* "23.11" when srun's release is not a tested one
-                            * (rel NULL): topomap_decide() declines with it */
+    char release_seen[16]; /* "27.05" when srun's release has no row (rel
+                            * NULL): topomap_decide() declines with it */
+    int task_order;        /* enum topomap_task_order, for rel->topo_order:
+                            * topomap_decide() reads it from slurm.conf;
+                            * topomap_srun_init() sets TOPOMAP_ORDER_NODES */
 };
 
 void topomap_srun_init(struct topomap_srun *o);
@@ -240,8 +271,10 @@ int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, si
  * Slurm on the local cluster. @p tasks gets @p nalloc entries (0 after the
  * step's nodes).
  * o->rel's rules apply (release.c): SLURM_NTASKS dropped for
- * --ntasks-per-node x -N, CPUs per task under -O, and on 24.11 a step on
- * fewer nodes than the allocation is not predicted.
+ * --ntasks-per-node x -N, when srun keeps --ntasks-per-node, CPUs per task
+ * under -O; from 24.11 a step on fewer nodes than the allocation is not
+ * predicted, nor on 26.05 a step on several nodes whose tasks Slurm orders
+ * by topology (o->task_order not TOPOMAP_ORDER_NODES).
  * @return 0, or -1 with errno EINVAL and a message when srun itself would
  *         refuse (more nodes than allocated, more CPUs than the nodes have
  *         without -O), ENOTSUP when the release makes the layout from what

@@ -72,6 +72,11 @@
  * before exec (what slurmstepd does itself when a required plugin's task_init
  * fails); a binding problem under strict=1 does the same on its node. Nothing
  * returns an error from slurmstepd's own callbacks, which could drain a node.
+ * The Slurm release never fails a step, not even under strict=1: a release
+ * without a row in release.c, or a layout the release makes unpredictable,
+ * is declined with one line (decide.c). Every callback returns 0, or -1
+ * (srun's strict=1 failure, a bad --topomap value), an error under every
+ * release's rule (negative up to 24.11, non-zero from 25.05).
  * Recording is exempt from strict=1: a recording that
  * cannot be set up or stored loses only the profile, the step's own work is
  * intact (and when task 0 ends it is done), so failing the step would only
@@ -88,6 +93,15 @@
 #include "plugin.h"
 
 SPANK_PLUGIN(topomap, 1);
+
+#if defined(SLURM_VERSION_NUMBER) && SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+/* Slurm 25.05+ (src/common/spank.c, _do_call_stack; spank(8)): when a
+ * "required" plugin's slurm_spank_init fails, ESPANK_JOB_FAILURE fails the
+ * job instead of draining the node (ESPANK_NODE_FAILURE, the default).
+ * slurmstepd's slurm_spank_init never fails here; srun's does only under
+ * strict=1, and srun 25.05+ then stops on any non-zero value. */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
 
 enum { OPT_ALGO = 1, OPT_PROFILE, OPT_VERBOSE, OPT_RECORD };
 

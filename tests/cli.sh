@@ -229,6 +229,75 @@ run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/s
 run plan --topology "$TOPO/local-4node.yaml" --profile "$top_srcdir/tests/data/slurm/pair8.txt" \
     --nodes 'n[1-4]' --site 'min_gain=0.5 strict=1' -- srun -n8 --topomap=cyclic ./app
 run plan --topology "$TOPO/local-4node.yaml" --nodes 'n[1-4]' -- srun -n8 ./app
+# plan --slurm: each release's rules (spank/release.c), one case per release,
+# then one per rule where releases differ. Rings of 3, 4, 11 and 12 ranks.
+for k in 3 4 11 12; do
+    awk -v k=$k 'BEGIN { print "# nranks=" k; for (i = 0; i < k; i++) print i, (i + 1) % k, 1000 }' \
+        > "$tmp/ring$k.txt"
+done
+mkdir -p "$tmp/flat" "$tmp/tree" "$tmp/notopo"
+echo 'ClusterName=c' > "$tmp/flat/slurm.conf"
+echo 'TopologyPlugin=topology/tree' > "$tmp/tree/slurm.conf"
+echo 'SwitchName=s0 Nodes=n[1-4]' > "$tmp/tree/topology.conf"
+printf '%s\n' 'TopologyPlugin=topology/tree' 'SelectTypeParameters=CR_Core,CR_NO_DIST_TOPO_BLOCK' \
+    > "$tmp/notopo/slurm.conf"
+cp "$tmp/tree/topology.conf" "$tmp/notopo/"
+# 26.05 reads the cluster's slurm.conf ($SLURM_CONF) for its task order.
+export SLURM_CONF="$tmp/flat/slurm.conf"
+echo "# SLURM_CONF=TMP/flat/slurm.conf: $(cat "$SLURM_CONF")" >> "$out"
+P8="--topology $TOPO/local-4node.yaml --profile $top_srcdir/tests/data/slurm/pair8.txt"
+for r in 22.05 23.02 23.11 24.05 24.11 25.05 25.11 26.05; do
+    # shellcheck disable=SC2086
+    run plan $P8 --nodes 'n[1-4]' --slurm $r -- srun -n8 --topomap=cyclic ./app
+done
+R="--topology $TOPO/local-4node.yaml --profile"
+# cpt_env: -c from salloc's SLURM_CPUS_PER_TASK=2 from 23.11 only.
+export SLURM_CPUS_PER_TASK=2
+echo "# SLURM_CPUS_PER_TASK=2" >> "$out"
+for r in 23.02 23.11; do
+    # shellcheck disable=SC2086
+    run plan $R "$tmp/ring4.txt" --nodes 'n[1-2]' --slots 4,2 --slurm $r -- srun -n4 --topomap=cyclic ./app
+done
+unset SLURM_CPUS_PER_TASK
+# ntasks_env_reset: inside salloc -n10 -N2, SLURM_NTASKS gives way to
+# -N2 --ntasks-per-node=2 from 23.02.
+export SLURM_JOB_NODELIST='n[1-2]' SLURM_JOB_CPUS_PER_NODE='4(x2)' SLURM_NTASKS=10
+echo "# SLURM_JOB_NODELIST=n[1-2] SLURM_JOB_CPUS_PER_NODE=4(x2) SLURM_NTASKS=10" >> "$out"
+for r in 22.05 23.02; do
+    # shellcheck disable=SC2086
+    run plan $R "$tmp/ring4.txt" --slurm $r -- srun -N2 --ntasks-per-node=2 --topomap=cyclic ./app
+done
+unset SLURM_JOB_NODELIST SLURM_JOB_CPUS_PER_NODE SLURM_NTASKS
+# tpn_max: --ntasks-per-node=3 kept for 11 tasks on 4 nodes from 24.05;
+# overcommit_cpt: -O tasks count -c CPUs from 24.05.
+for r in 23.11 24.05; do
+    # shellcheck disable=SC2086
+    run plan $R "$tmp/ring11.txt" --nodes 'n[1-4]' --slots 4,4,1,1 --slurm $r -- \
+        srun -n11 -O --ntasks-per-node=3 --topomap=cyclic ./app
+    # shellcheck disable=SC2086
+    run plan $R "$tmp/ring12.txt" --nodes 'n[1-4]' --slots 4,4,1,1 --slurm $r -- \
+        srun -n12 -O -c2 --topomap=cyclic ./app
+done
+# step_cursor: a step on 3 of 4 nodes is declined from 24.11.
+for r in 24.05 24.11; do
+    # shellcheck disable=SC2086
+    run plan $R "$tmp/ring3.txt" --nodes 'n[1-4]' --slurm $r -- srun -n3 --topomap=cyclic ./app
+done
+# topo_order: 26.05 under topology/tree declines, unless CR_NO_DIST_TOPO_BLOCK.
+for c in tree notopo; do
+    SLURM_CONF="$tmp/$c/slurm.conf"
+    echo "# SLURM_CONF=TMP/$c/slurm.conf: $(tr '\n' ' ' < "$SLURM_CONF")" >> "$out"
+    # shellcheck disable=SC2086
+    run plan $P8 --nodes 'n[1-4]' --slurm 26.05 -- srun -n8 --topomap=cyclic ./app
+done
+unset SLURM_CONF
+# A release without a row: declined in one line, even under strict=1.
+# shellcheck disable=SC2086
+run plan $P8 --nodes 'n[1-4]' --slurm 27.05 --site strict=1 -- srun -n8 --topomap=cyclic ./app
+# shellcheck disable=SC2086
+run plan $P8 --nodes 'n[1-4]' --slurm 21.08 -- srun -n8 --topomap=cyclic ./app
+# shellcheck disable=SC2086
+run plan $P8 --nodes 'n[1-4]' --slurm 23.05 -- srun -n8 --topomap=cyclic ./app
 # profile convert: binary and back gives the same text; the binary file is
 # read by its magic, or named by --profile-format binary.
 run profile convert "$tmp/ring8.txt" "$tmp/ring8.bin"
@@ -351,8 +420,8 @@ expect 2 "missing required option --topology" plan -- srun ./app
 expect 2 "no allocation: give --nodes" plan $T -- srun -n8 ./app
 expect 2 "--site: " plan $T $N --site 'bogus=1' -- srun -n8 ./app
 expect 2 "srun line: " plan $T $N -- srun -n
-expect 2 "--slurm 23.11: the plugin is tested with Slurm 22.05, 24.11 only" plan $T $N --slurm 23.11 -- srun -n8 ./app
-expect 2 "--slurm: 'x' is not a release MAJOR.MINOR" plan $T $N --slurm x -- srun -n8 ./app
+expect 2 "--slurm: 'x' is not a release MAJOR.MINOR (known: 22.05, 23.02, 23.11, 24.05, 24.11, 25.05, 25.11, 26.05)" plan $T $N --slurm x -- srun -n8 ./app
+expect 2 "--slurm: '24.11.3' is not a release MAJOR.MINOR" plan $T $N --slurm 24.11.3 -- srun -n8 ./app
 expect 2 "unexpected argument 'x'" algorithms x
 expect 2 "unknown command 'nope'" help nope
 expect 2 "add: missing profile file" profile add ring8

@@ -49,17 +49,97 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
     free(s->dflt);
     s->dflt = strdup("off");
     parse_release = NULL;
-    /* An untested release: one line, never a guess. */
-    parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
+    /* A release without a row: one line, never a guess, and never a failed
+     * step, not even under strict=1. */
+    static const char *const seen[][2] = {
+        {"23.05", "Slurm 23.05 is not a release this plugin knows (22.05, 23.02, 23.11, 24.05, "
+                  "24.11, 25.05, 25.11, 26.05); using Slurm's default layout"},
+        {"27.05", "Slurm 27.05 is newer than the newest release this plugin knows (26.05), so "
+                  "its rules are unknown; using Slurm's default layout"},
+        {"21.08", "Slurm 21.08 is older than the oldest release this plugin knows (22.05), so "
+                  "its rules are unknown; using Slurm's default layout"},
+        {"", "Slurm did not say its release"}};
+    for (int strict = 0; strict <= 1; strict++)
+        for (size_t k = 0; k < sizeof seen / sizeof seen[0]; k++) {
+            s->strict = strict;
+            parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
+                  "app", NULL);
+            o.rel = NULL;
+            snprintf(o.release_seen, sizeof o.release_seen, "%s", seen[k][0]);
+            topomap_decide(s, &o, fake_env, (void *)env, &d);
+            ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, seen[k][1]) &&
+                   !strchr(d.message, '\n'),
+               "Slurm '%s'%s: declined in one line (%s)", seen[k][0],
+               strict ? ", strict=1" : "", d.message);
+            topomap_decision_free(&d);
+            topomap_srun_free(&o);
+        }
+    /* --topomap=off inside a job submitted with --topomap=auto, on a release
+     * without a row: off, silently. */
+    const char *envauto[8] = {env[0], env[1],
+                              "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap=auto", NULL};
+    parse(&o, envauto, err, "srun", "-n8", "--topomap=off", "app", NULL);
     o.rel = NULL;
-    snprintf(o.release_seen, sizeof o.release_seen, "23.11");
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
-    ok(d.outcome == TOPOMAP_KEEP &&
-           strstr(d.message, "Slurm 23.11 is not a release this plugin was built and tested for "
-                             "(22.05, 24.11); using Slurm's default layout"),
-       "Slurm 23.11: declined (%s)", d.message);
+    snprintf(o.release_seen, sizeof o.release_seen, "27.05");
+    topomap_decide(s, &o, fake_env, (void *)envauto, &d);
+    ok(d.outcome == TOPOMAP_OFF && !d.message[0] && !d.summary[0] && !d.log[0],
+       "srun --topomap=off in sbatch --topomap=auto, Slurm 27.05: off, nothing said");
     topomap_decision_free(&d);
     topomap_srun_free(&o);
+    /* A layout the release makes unpredictable, under strict=1: declined. */
+    parse_release = topomap_release_find(24, 11);
+    parse(&o, env, err, "srun", "-n3", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
+    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "using Slurm's default layout"),
+       "24.11, -n3 of 4 nodes, strict=1: declined, the step runs (%s)", d.message);
+    topomap_decision_free(&d);
+    topomap_srun_free(&o);
+    s->strict = 0;
+    /* 26.05: the task order from the cluster's slurm.conf. */
+    char dir[] = "/tmp/topomap-conf.XXXXXX", conf[600], envconf[700];
+    if (mkdtemp(dir)) {
+        snprintf(conf, sizeof conf, "%s/slurm.conf", dir);
+        snprintf(envconf, sizeof envconf, "SLURM_CONF=%s", conf);
+        const char *env26[8] = {env[0], env[1], envconf, NULL};
+        parse_release = topomap_release_find(26, 5);
+        static const char *const confs[][3] = {
+            {"ClusterName=c\n", NULL, "no TopologyPlugin"},
+            {"TopologyPlugin=topology/tree\n", "in the order of its nodes' topology ranks",
+             "topology/tree"},
+            {"TopologyPlugin=topology/tree\nSelectTypeParameters=CR_Core,CR_NO_DIST_TOPO_BLOCK\n",
+             NULL, "topology/tree and CR_NO_DIST_TOPO_BLOCK"}};
+        for (size_t k = 0; k < sizeof confs / sizeof confs[0]; k++) {
+            FILE *f = fopen(conf, "w");
+            if (f) {
+                fputs(confs[k][0], f);
+                fclose(f);
+            }
+            parse(&o, env26, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
+                  "app", NULL);
+            topomap_decide(s, &o, fake_env, (void *)env26, &d);
+            if (confs[k][1])
+                ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, confs[k][1]),
+                   "26.05, slurm.conf with %s: declined (%s)", confs[k][2], d.message);
+            else
+                ok(d.outcome == TOPOMAP_REMAP,
+                   "26.05, slurm.conf with %s: predicted and remapped", confs[k][2]);
+            topomap_decision_free(&d);
+            topomap_srun_free(&o);
+        }
+        unlink(conf);
+        env26[2] = "SLURM_CONF=/nonexistent/slurm.conf";
+        parse(&o, env26, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app",
+              NULL);
+        topomap_decide(s, &o, fake_env, (void *)env26, &d);
+        ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "slurm.conf cannot be read") &&
+               strstr(d.message, "/nonexistent/slurm.conf"),
+           "26.05, no slurm.conf: declined, naming it (%s)", d.message);
+        topomap_decision_free(&d);
+        topomap_srun_free(&o);
+        rmdir(dir);
+        parse_release = NULL;
+    } else
+        ok(0, "mkdtemp");
     /* Open MPI's mpirun starting its daemons through srun. */
     parse(&o, env, err, "srun", "--ntasks-per-node=1", "-N4", "--topomap=cyclic",
           "/usr/bin/prted", "--prtemca", "x", NULL);

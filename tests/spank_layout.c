@@ -189,28 +189,73 @@ static void layout_tests(void)
     topomap_srun_free(&o);
 }
 
-/* What differs between releases (spank/release.c), from the local clusters
- * of 22.05 and 24.11 (tests/slurm_layout.sh on each). */
+/* The releases whose row has rule @p field set, as "23.11 24.05 ..." (the
+ * releases are tried from 21.00 to 27.99). */
+#define WITH_RULE(buf, field)                                                                 \
+    do {                                                                                      \
+        (buf)[0] = 0;                                                                         \
+        for (int v = 2100; v < 2800; v++) {                                                   \
+            const struct topomap_release *r_ = topomap_release_find(v / 100, v % 100);        \
+            if (r_ && r_->field)                                                              \
+                snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",              \
+                         (buf)[0] ? " " : "", r_->name);                                      \
+        }                                                                                     \
+    } while (0)
+
+/* Each release's layout of one step, joined as "22.05:5,5,1,1 23.02:..." (an
+ * error: "E" + errno name's first letter: EINVAL "EI", ENOTSUP "EN"). */
+static void per_release(struct topomap_srun *o, int nalloc, const int *cpus, char *out,
+                        size_t len)
+{
+    static const char *const names[] = {"22.05", "23.02", "23.11", "24.05",
+                                        "24.11", "25.05", "25.11", "26.05"};
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char got[128], err[TOPOMAP_ERRLEN];
+        int major = atoi(names[i]), minor = atoi(names[i] + 3);
+        o->rel = topomap_release_find(major, minor);
+        errno = 0;
+        int rc = o->rel ? layout(o, nalloc, cpus, got, sizeof got, err) : -2;
+        snprintf(out + strlen(out), len - strlen(out), "%s%s:%s", i ? " " : "", names[i],
+                 rc == -2 ? "none" : rc == 0 ? got : errno == ENOTSUP ? "EN" : "EI");
+    }
+}
+
+/* What differs between releases (spank/release.c): the rules read in each
+ * release's source; 22.05's and 24.11's also seen on their local clusters
+ * (tests/slurm_layout.sh on each). */
 static void release_tests(void)
 {
     struct topomap_srun o;
-    char got[128], err[TOPOMAP_ERRLEN];
+    char got[128], err[TOPOMAP_ERRLEN], all[512];
     const struct topomap_release *r2205 = topomap_release_find(22, 5),
-                                 *r2411 = topomap_release_find(24, 11);
-    ok(r2205 && r2411 && !topomap_release_find(23, 11) && !topomap_release_find(25, 5),
-       "tested releases: %s", topomap_release_list());
+                                 *r2411 = topomap_release_find(24, 11),
+                                 *r2605 = topomap_release_find(26, 5);
+    is_str(topomap_release_list(), "22.05, 23.02, 23.11, 24.05, 24.11, 25.05, 25.11, 26.05",
+           "a row per release from 22.05 to 26.05");
+    ok(!topomap_release_find(23, 5) && !topomap_release_find(21, 8) &&
+           !topomap_release_find(27, 5),
+       "no row for a release that is not one, nor before 22.05 or after 26.05");
     ok(topomap_release_default() == r2205, "the default rules are 22.05's");
+    WITH_RULE(all, nodes_vs_hostfile);
+    is_str(all, "23.11 24.05 24.11 25.05 25.11 26.05",
+           "srun refuses -N beside SLURM_HOSTFILE from 23.11 (plugin_srun.c runs it again)");
     int c4411[4] = {4, 4, 1, 1}, c421[3] = {4, 2, 1}, c4[4] = {4, 4, 4, 4};
+    /* -c inside salloc -c: the variable srun reads */
+    WITH_RULE(all, cpt_env && !strcmp(r_->cpt_env, "SLURM_CPUS_PER_TASK"));
+    is_str(all, "23.11 24.05 24.11 25.05 25.11 26.05",
+           "srun reads SLURM_CPUS_PER_TASK from 23.11, SRUN_CPUS_PER_TASK before");
     /* -n12 -O -c2 */
     topomap_srun_init(&o);
     o.ntasks = 12;
     o.overcommit = 1;
     o.cpus_per_task = 2;
-    ok(layout(&o, 4, c4411, got, sizeof got, err) == 0 && !strcmp(got, "5,5,1,1"),
-       "22.05: -n12 -O -c2 on 4,4,1,1 CPUs: %s (one CPU a task)", got);
+    per_release(&o, 4, c4411, all, sizeof all);
+    is_str(all,
+           "22.05:5,5,1,1 23.02:5,5,1,1 23.11:5,5,1,1 24.05:4,4,2,2 24.11:4,4,2,2 "
+           "25.05:4,4,2,2 25.11:4,4,2,2 26.05:4,4,2,2",
+           "-n12 -O -c2 on 4,4,1,1 CPUs: one CPU a task up to 23.11, -c CPUs from 24.05");
     o.rel = r2411;
-    ok(layout(&o, 4, c4411, got, sizeof got, err) == 0 && !strcmp(got, "4,4,2,2"),
-       "24.11: the same: %s (-c CPUs a task)", got);
     ok(layout(&o, 3, c421, got, sizeof got, err) == 0 && !strcmp(got, "5,4,3"),
        "24.11: -n12 -O -c2 on 4,2,1 CPUs: %s", got);
     /* -N2 --ntasks-per-node=2 inside salloc -n10 -N2 (SLURM_NTASKS=10) */
@@ -219,21 +264,45 @@ static void release_tests(void)
     o.ntasks_env = 1;
     o.nnodes = 2;
     o.ntasks_per_node = 2;
-    ok(layout(&o, 2, c4, got, sizeof got, err) < 0 && errno == EINVAL,
-       "22.05: -N2 --ntasks-per-node=2 with SLURM_NTASKS=10 does not fit (as srun says)");
+    per_release(&o, 2, c4, all, sizeof all);
+    is_str(all,
+           "22.05:EI 23.02:2,2 23.11:2,2 24.05:2,2 24.11:2,2 25.05:2,2 25.11:2,2 26.05:2,2",
+           "-N2 --ntasks-per-node=2 with SLURM_NTASKS=10: 10 tasks do not fit on 22.05, "
+           "SLURM_NTASKS gives way from 23.02");
     o.rel = r2411;
-    ok(layout(&o, 2, c4, got, sizeof got, err) == 0 && !strcmp(got, "2,2"),
-       "24.11: SLURM_NTASKS gives way: %s", got);
     o.nnodes_env = 1;
     ok(layout(&o, 2, c4, got, sizeof got, err) < 0,
        "24.11: not when the node count is from the environment too");
+    /* --ntasks-per-node that srun keeps from 24.05 only: -n11 -O
+     * --ntasks-per-node=3 on 4,4,1,1 CPUs (11 is not 11 / 4 = 2 x 4, but fits
+     * in 3 x 4): capped at 3 a node, then oversubscribed one a node. */
+    topomap_srun_init(&o);
+    o.ntasks = 11;
+    o.overcommit = 1;
+    o.ntasks_per_node = 3;
+    o.task_order = TOPOMAP_ORDER_TOPOLOGY; /* 26.05: no prediction on several nodes */
+    per_release(&o, 4, c4411, all, sizeof all);
+    is_str(all,
+           "22.05:5,4,1,1 23.02:5,4,1,1 23.11:5,4,1,1 24.05:4,4,2,1 24.11:4,4,2,1 "
+           "25.05:4,4,2,1 25.11:4,4,2,1 26.05:EN",
+           "-n11 -O --ntasks-per-node=3 on 4,4,1,1 CPUs: dropped up to 23.11, kept from 24.05");
+    o.task_order = TOPOMAP_ORDER_NODES;
+    o.rel = r2605;
+    ok(layout(&o, 4, c4411, got, sizeof got, err) == 0 && !strcmp(got, "4,4,2,1"),
+       "26.05 under CR_NO_DIST_TOPO_BLOCK or topology/flat: predicted (%s)", got);
+    o.ntasks = 13;
+    o.rel = r2411;
+    ok(layout(&o, 4, c4411, got, sizeof got, err) == 0 && !strcmp(got, "5,5,2,1"),
+       "24.11: -n13 (over 3 x 4): --ntasks-per-node dropped (%s)", got);
     /* A step on part of the allocation */
     topomap_srun_init(&o);
     o.ntasks = 3;
-    ok(layout(&o, 4, c4, got, sizeof got, err) == 0 && !strcmp(got, "1,1,1"),
-       "22.05: -n3 on 4 nodes: the first three (%s)", got);
+    per_release(&o, 4, c4, all, sizeof all);
+    is_str(all,
+           "22.05:1,1,1 23.02:1,1,1 23.11:1,1,1 24.05:1,1,1 24.11:EN 25.05:EN 25.11:EN "
+           "26.05:EN",
+           "-n3 on 4 nodes: the first three up to 24.05, after the previous step from 24.11");
     o.rel = r2411;
-    errno = 0;
     ok(layout(&o, 4, c4, got, sizeof got, err) < 0 && errno == ENOTSUP,
        "24.11: -n3 on 4 nodes: not predicted");
     like(err, "Slurm 24.11 picks the nodes of a step on 3 of its allocation's 4 nodes", "  %s",
@@ -241,13 +310,89 @@ static void release_tests(void)
     o.ntasks = 5;
     ok(layout(&o, 4, c4, got, sizeof got, err) == 0 && !strcmp(got, "2,1,1,1"),
        "24.11: -n5 on 4 nodes: all of them, predicted (%s)", got);
+    /* 26.05's topology order */
+    o.rel = r2605;
+    o.task_order = TOPOMAP_ORDER_TOPOLOGY;
+    errno = 0;
+    ok(layout(&o, 4, c4, got, sizeof got, err) < 0 && errno == ENOTSUP,
+       "26.05, tasks in topology order: -n5 on 4 nodes not predicted");
+    like(err, "Slurm 26.05 gives out a step's tasks in the order of its nodes' topology ranks",
+         "  %s", err);
+    like(err, "CR_NO_DIST_TOPO_BLOCK", "  ... and says how to turn it off");
+    o.task_order = TOPOMAP_ORDER_UNKNOWN;
+    ok(layout(&o, 4, c4, got, sizeof got, err) < 0 && errno == ENOTSUP &&
+           strstr(err, "slurm.conf cannot be read"),
+       "26.05, slurm.conf unreadable: not predicted either (%s)", err);
+    o.ntasks = 4;
+    ok(layout(&o, 1, c4, got, sizeof got, err) == 0 && !strcmp(got, "4"),
+       "26.05: a step on a one-node allocation has no order to guess (%s)", got);
     topomap_srun_free(&o);
+}
+
+/* A slurm.conf (and the files beside it) in @p dir; @p lines joined by
+ * newlines. Returns its path (static). */
+static const char *write_conf(const char *dir, const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+/* Whether a cluster's slurm.conf makes 26.05 order tasks by topology
+ * (spank/order.c). */
+static void order_tests(void)
+{
+    char dir[] = "/tmp/topomap-order.XXXXXX", err[TOPOMAP_ERRLEN], conf[600];
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    snprintf(conf, sizeof conf, "%s", write_conf(dir, "slurm.conf", "ClusterName=c\n"));
+    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
+           "no TopologyPlugin (topology/flat), no topology.yaml: node order");
+    write_conf(dir, "slurm.conf", "TopologyPlugin=topology/flat\n");
+    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
+           "topology/flat: node order");
+    write_conf(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
+    write_conf(dir, "topology.conf", "SwitchName=s0 Nodes=n[1-4]\n");
+    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+           "topology/tree: topology order");
+    write_conf(dir, "slurm.conf",
+               "TopologyPlugin=topology/tree\n"
+               "  selecttypeparameters=CR_Core_Memory,CR_NO_DIST_TOPO_BLOCK # off\n");
+    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
+           "... with SelectTypeParameters=...,CR_NO_DIST_TOPO_BLOCK: node order");
+    write_conf(dir, "slurm.conf",
+               "TopologyPlugin=topology/tree\n#SelectTypeParameters=CR_NO_DIST_TOPO_BLOCK\n"
+               "SelectTypeParameters=CR_NO_DIST_TOPO_BLOCK\nSelectTypeParameters=CR_Core\n");
+    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+           "... not in a comment, nor in an earlier line than the last");
+    write_conf(dir, "slurm.conf", "TopologyPlugin=topology/ring\n");
+    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+           "topology/ring: topology order");
+    write_conf(dir, "slurm.conf", "ClusterName=c\n");
+    write_conf(dir, "topology.yaml", "- topology: t\n  cluster_default: true\n  flat: true\n");
+    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+           "a topology.yaml: topology order (its topologies may rank nodes)");
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/none.conf", dir);
+    errno = 0;
+    ok(topomap_slurm_task_order(missing, err, sizeof err) == TOPOMAP_ORDER_UNKNOWN &&
+           errno == ENOENT && strstr(err, "none.conf"),
+       "no slurm.conf: unknown, errno ENOENT (%s)", err);
+    remove_store(dir);
 }
 
 int main(void)
 {
     layout_tests();
     release_tests();
+    order_tests();
     reference_tests();
     return done_testing();
 }

@@ -138,6 +138,14 @@ static void srun_tests(void)
     parse_release = topomap_release_find(24, 11);
     ok(parse(&o, env, err, "srun", "app", NULL) == 0 && o.cpus_per_task == 3,
        "24.11 reads SLURM_CPUS_PER_TASK instead (%ld)", o.cpus_per_task);
+    topomap_srun_free(&o);
+    parse_release = topomap_release_find(23, 2);
+    ok(parse(&o, env, err, "srun", "app", NULL) == 0 && o.cpus_per_task == 2,
+       "23.02 still reads SRUN_CPUS_PER_TASK (%ld)", o.cpus_per_task);
+    topomap_srun_free(&o);
+    parse_release = topomap_release_find(23, 11);
+    ok(parse(&o, env, err, "srun", "app", NULL) == 0 && o.cpus_per_task == 3,
+       "23.11 reads SLURM_CPUS_PER_TASK (%ld)", o.cpus_per_task);
     parse_release = NULL;
     topomap_srun_free(&o);
     ok(parse(&o, env, err, "srun", "-N2", "-n4", "app", NULL) == 0 && !o.ntasks_env &&
