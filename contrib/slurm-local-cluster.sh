@@ -31,6 +31,10 @@
 #                        OverSubscribe=FORCE:N), so that hundreds of steps can
 #                        run at once on a few CPUs (tests/soak.sh)
 #                        [TOPOMAP_SLURM_OVERSUBSCRIBE, 1: no sharing]
+#   --select-params P    slurm.conf's SelectTypeParameters, e.g.
+#                        CR_Core,CR_NO_DIST_TOPO_BLOCK (Slurm 26.05: steps laid
+#                        out in node order under a topology plugin)
+#                        [TOPOMAP_SLURM_SELECT_PARAMS, CR_Core]
 #   --plugin-kind K      optional (what README.md recommends) or required: the
 #                        plugstack.conf keyword of the plugin line
 #                        [TOPOMAP_SLURM_PLUGIN_KIND, optional]
@@ -70,6 +74,7 @@ PLUGIN_ARGS=${TOPOMAP_SLURM_PLUGIN_ARGS:-}
 PLUGIN_KIND=${TOPOMAP_SLURM_PLUGIN_KIND:-optional}
 NETNS=${TOPOMAP_SLURM_NETNS:-}
 OVERSUB=${TOPOMAP_SLURM_OVERSUBSCRIBE:-1}
+SELECT_PARAMS=${TOPOMAP_SLURM_SELECT_PARAMS:-CR_Core}
 
 need_arg() { [ $# -ge 2 ] || die "option $1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -86,6 +91,7 @@ while [ $# -gt 0 ]; do
     --plugin-kind) need_arg "$@"; PLUGIN_KIND=$2; shift 2 ;;
     --netns) need_arg "$@"; NETNS=$2; shift 2 ;;
     --oversubscribe) need_arg "$@"; OVERSUB=$2; shift 2 ;;
+    --select-params) need_arg "$@"; SELECT_PARAMS=$2; shift 2 ;;
     -h|--help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -176,7 +182,7 @@ TmpFS=$DIR/tmp/%n
 PlugStackConfig=$PLUGSTACK
 SchedulerType=sched/builtin
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=$SELECT_PARAMS
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none

@@ -180,6 +180,17 @@ ok $? "the private hostfiles are removed"
 printf '%s\n' '- topology: blocks' '  cluster_default: true' '  block:' '    block_sizes: [2]' \
     '    blocks:' '      - block: b1' '        nodes: n[1-2]' '      - block: b2' \
     '        nodes: n[3-4]' > "$DIR/cluster/etc/topology.yaml"
+if [ "$SLURM_REL" -ge 2605 ]; then
+    # 26.05 gives out a step's tasks in the order of its nodes' topology ranks
+    # under topology/block (spank/order.c): declined with one line, the step
+    # runs; with CR_NO_DIST_TOPO_BLOCK, node order again, placed below.
+    slurm_start 2 "topology=slurm profiles=$DIR/store"
+    layout "$DIR/topo" "$DIR/topo.err" -N4 -n8 --topomap=$ALGO,verbose,profile=pair8
+    grep -q "^srun: topomap: cannot predict Slurm's layout: Slurm 26.05 gives out a step's tasks in the order of its nodes' topology ranks" "$DIR/topo.err" &&
+        [ "$(wc -l < "$DIR/topo")" -eq 8 ]
+    ok $? "26.05, topology/block: a step on several nodes declined with one line, run with Slurm's layout ($(grep -m1 -o 'gives out.*ranks' "$DIR/topo.err"))"
+    CL="$CL --select-params CR_Core,CR_NO_DIST_TOPO_BLOCK"
+fi
 slurm_start 2 "topology=slurm profiles=$DIR/store"
 "$TOPOMAP" map --profile "$DATA/pair8.txt" --topology "$DIR/cluster/etc/topology.yaml" \
     --nodes 'n[1-4]' --tasks-per-node 2 --cores-per-node 2 --algo "$ALGO" > "$DIR/want.blk"
@@ -190,6 +201,10 @@ ok $? "topology=slurm (a topology.yaml of blocks beside slurm.conf): every rank 
 grep -q 'binding left to Slurm' "$DIR/gotblk.err"
 ok $? "... the file describes no cores, so Slurm binds (not two ranks to one core)"
 rm -f "$DIR/cluster/etc/topology.yaml"
+if [ "$SLURM_REL" -ge 2605 ]; then
+    CL=$(echo "$CL" | sed 's/ --select-params [^ ]*//')
+    slurm_start 2 "topology=slurm profiles=$DIR/store"
+fi
 $SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 true > /dev/null 2> "$DIR/notopo.err"
 grep -q "topomap: topology=slurm: .*slurm.conf" "$DIR/notopo.err"
 ok $? "topology=slurm on a cluster with no topology file: one line ($(grep -m1 'topomap:' "$DIR/notopo.err"))"
