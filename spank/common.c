@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "common.h"
@@ -101,6 +102,24 @@ const char *topomap_sp_env(topomap_getenv_fn env, void *arg, const char *name)
 {
     const char *v = env ? env(name, arg) : NULL;
     return v && *v ? v : NULL;
+}
+
+const char *topomap_sp_slurm_conf_in(topomap_getenv_fn env, void *arg, const char *deflt,
+                                     const char *cached)
+{
+    struct stat st;
+    const char *v = topomap_sp_env(env, arg, "SLURM_CONF");
+    if (v)
+        return v;
+    if (stat(deflt, &st) == 0 || stat(cached, &st) < 0)
+        return deflt;
+    return cached;
+}
+
+const char *topomap_sp_slurm_conf(topomap_getenv_fn env, void *arg)
+{
+    return topomap_sp_slurm_conf_in(env, arg, TOPOMAP_SLURM_CONF_DEFAULT,
+                                    TOPOMAP_SLURM_CONF_CACHED);
 }
 
 int topomap_sp_cmp_int(const void *a, const void *b)

@@ -185,8 +185,8 @@ static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
     struct topomap_srun o = *s->o;
     char conferr[TOPOMAP_ERRLEN] = "";
     if (o.rel && o.rel->topo_order) {
-        const char *conf = topomap_sp_env(env, env_arg, "SLURM_CONF");
-        o.task_order = topomap_slurm_task_order(conf ? conf : TOPOMAP_SLURM_CONF_DEFAULT, conferr,
+        const char *conf = topomap_sp_slurm_conf(env, env_arg);
+        o.task_order = topomap_slurm_task_order(conf, conferr,
                                                 sizeof conferr);
     }
     if (topomap_cpus_per_node(cpuspec, s->nalloc, s->cpus, s->err, sizeof s->err) < 0 ||
@@ -398,8 +398,8 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
     char found[4096];
     if (!strcmp(path, "slurm")) {
         /* The file the cluster describes its network in, beside slurm.conf. */
-        const char *conf = topomap_sp_env(env, env_arg, "SLURM_CONF");
-        if (topomap_slurm_topology_path(conf ? conf : TOPOMAP_SLURM_CONF_DEFAULT, found,
+        const char *conf = topomap_sp_slurm_conf(env, env_arg);
+        if (topomap_slurm_topology_path(conf, found,
                                         sizeof found, s->err, sizeof s->err) < 0) {
             keep(s->d, site, 0, "topology=slurm: %s", s->err);
             return -1;

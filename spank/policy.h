@@ -99,6 +99,9 @@ struct topomap_site {
 /** slurm.conf when srun's environment has no SLURM_CONF (topology=slurm):
  *  where Slurm's packages of Debian and RHEL put it. */
 #define TOPOMAP_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
+/** slurm.conf on a configless cluster, where slurmd and sackd keep the
+ *  controller's configuration files (topomap_sp_slurm_conf()). */
+#define TOPOMAP_SLURM_CONF_CACHED "/run/slurm/conf/slurm.conf"
 
 /** Where recordings in progress go when plugstack.conf has no spool=. */
 #define TOPOMAP_SPOOL_DEFAULT "/tmp"
@@ -124,6 +127,19 @@ void topomap_site_opts(const struct topomap_site *s, topomap_opts_t *o);
 
 /** A getenv-like lookup, so that tests can give a fake environment. */
 typedef const char *(*topomap_getenv_fn)(const char *name, void *arg);
+
+/** slurm.conf as Slurm's own commands find it (src/common/read_config.c,
+ *  _establish_config_source, at slurm-22-05-11-1 and slurm-26-05-3-1 alike):
+ *  $SLURM_CONF; else @p deflt when it exists; else @p cached when it exists
+ *  (a configless cluster: slurmd and sackd write the controller's files,
+ *  topology.conf and topology.yaml among them, to /run/slurm/conf); else
+ *  @p deflt, for the error message. Valid while the environment and the
+ *  arguments are. */
+const char *topomap_sp_slurm_conf_in(topomap_getenv_fn env, void *arg, const char *deflt,
+                                     const char *cached);
+/** topomap_sp_slurm_conf_in() with TOPOMAP_SLURM_CONF_DEFAULT and
+ *  TOPOMAP_SLURM_CONF_CACHED. */
+const char *topomap_sp_slurm_conf(topomap_getenv_fn env, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* The Slurm releases the plugin knows (release.c)                            */

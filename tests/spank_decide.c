@@ -847,6 +847,40 @@ static void node_type_tests(const char *store)
     topomap_site_free(&s);
 }
 
+/* slurm.conf found as Slurm's commands find it: $SLURM_CONF, the default
+ * file, then the configless cache (topomap_sp_slurm_conf_in). */
+static void slurm_conf_tests(void)
+{
+    char dir[] = "/tmp/topomap-confless.XXXXXX", deflt[600], cached[600];
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    snprintf(deflt, sizeof deflt, "%s/etc-slurm.conf", dir);
+    snprintf(cached, sizeof cached, "%s/run-slurm.conf", dir);
+    const char *none[] = {NULL}, *set[] = {"SLURM_CONF=/site/slurm.conf", NULL};
+    const char *c = topomap_sp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
+    ok(c && !strcmp(c, deflt), "no SLURM_CONF, no file: the default path, for the message (%s)",
+       c ? c : "NULL");
+    FILE *f = fopen(cached, "w");
+    if (f)
+        fclose(f);
+    c = topomap_sp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
+    ok(c && !strcmp(c, cached), "configless (only the cached copy exists): the cache (%s)",
+       c ? c : "NULL");
+    f = fopen(deflt, "w");
+    if (f)
+        fclose(f);
+    c = topomap_sp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
+    ok(c && !strcmp(c, deflt), "both exist: the default file first, as Slurm (%s)",
+       c ? c : "NULL");
+    c = topomap_sp_slurm_conf_in(fake_env, (void *)set, deflt, cached);
+    ok(c && !strcmp(c, "/site/slurm.conf"), "SLURM_CONF before everything (%s)", c ? c : "NULL");
+    unlink(deflt);
+    unlink(cached);
+    rmdir(dir);
+}
+
 int main(void)
 {
     char err[TOPOMAP_ERRLEN], store[] = "/tmp/topomap-policy-test.XXXXXX";
@@ -869,6 +903,7 @@ int main(void)
     node_type_tests(store);
     integer_tests(store);
     scale_tests(store);
+    slurm_conf_tests();
     remove_store(store);
     return done_testing();
 }
