@@ -200,6 +200,23 @@ awk '{print $1, $2}' "$DIR/want.blk" | cmp -s - "$DIR/gotblk.nodes" && grep -q '
 ok $? "topology=slurm (a topology.yaml of blocks beside slurm.conf): every rank where 'topomap map' on that file puts it"
 grep -q 'binding left to Slurm' "$DIR/gotblk.err"
 ok $? "... the file describes no cores, so Slurm binds (not two ranks to one core)"
+# A configless cluster's login or compute node: no SLURM_CONF, no
+# /etc/slurm/slurm.conf, the controller's files where slurmd and sackd cache
+# them (/run/slurm/conf, a link to the cluster's etc/ here: the private
+# munged cannot serve a real configless slurmd, which authenticates through
+# the default munge socket before it has any configuration). srun itself and
+# topology=slurm both find slurm.conf and topology.yaml there.
+if [ ! -e /etc/slurm/slurm.conf ] && [ ! -e /run/slurm/conf ] && mkdir -p /run/slurm &&
+    ln -s "$DIR/cluster/etc" /run/slurm/conf; then
+    (unset SLURM_CONF && layout "$DIR/gotcl" "$DIR/gotcl.err" -N4 -n8 --topomap=$ALGO,verbose,profile=pair8)
+    rm -f /run/slurm/conf
+    rmdir /run/slurm 2> /dev/null
+    nodes_of "$DIR/gotcl" | cmp -s - "$DIR/gotblk.nodes" && grep -q ': remapped' "$DIR/gotcl.err"
+    ok $? "topology=slurm, configless (slurm.conf and topology.yaml only in /run/slurm/conf): the same placement"
+    grep -q ': remapped' "$DIR/gotcl.err" || diag "$DIR/gotcl.err"
+else
+    skip "topology=slurm, configless: this host has /etc/slurm/slurm.conf or /run/slurm/conf, which srun would read first"
+fi
 rm -f "$DIR/cluster/etc/topology.yaml"
 if [ "$SLURM_REL" -ge 2605 ]; then
     CL=$(echo "$CL" | sed 's/ --select-params [^ ]*//')
