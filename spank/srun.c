@@ -62,6 +62,11 @@ struct srun_opt {
  * takes an argument matters for most: it decides where the executable is. */
 static const struct srun_opt srun_opts[] = {
     {"account", 'A', A_REQ, O_NONE},
+    /* 26.05 (src/srun/opt.c at slurm-26-05-3-1, srun.1): the step is
+     * queued and started later by the job's step manager, on the nodes
+     * free then, after srun has returned: no layout to predict, and the
+     * plugin's hostfile would be gone. */
+    {"async", 0, A_NO, O_CONFLICT},
     {"acctg-freq", 0, A_REQ, O_NONE},
     {"bb", 0, A_REQ, O_NONE},
     {"bbf", 0, A_REQ, O_NONE},
@@ -121,6 +126,7 @@ static const struct srun_opt srun_opts[] = {
     {"reboot", 0, A_NO, O_NONE},
     {"relative", 'r', A_REQ, O_CONFLICT},
     {"oversubscribe", 's', A_NO, O_NONE},
+    {"parsable", 0, A_NO, O_NONE}, /* 26.05, with --async */
     {"core-spec", 'S', A_REQ, O_NONE},
     {"send-libs", 0, A_OPT, O_NONE},
     {"signal", 0, A_REQ, O_NONE},

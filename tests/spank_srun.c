@@ -84,6 +84,7 @@ static void srun_tests(void)
                                   {"--exact", NULL, "--exact"},
                                   {"-r1", NULL, "-r"},
                                   {"--spread-job", NULL, "--spread-job"},
+                                  {"--async", NULL, "--async"},
                                   {":", NULL, "heterogeneous"},
                                   {"-N", "2-4", "-N range"}};
     for (size_t i = 0; i < sizeof conflicts / sizeof conflicts[0]; i++) {
