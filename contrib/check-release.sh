@@ -11,7 +11,9 @@
 #
 # SUITE: trixie (Debian 13, Slurm 24.11; the default) or forky (Debian 14,
 # Slurm 26.05). TEST: the tests to run
-# (default: the Slurm ones above). The tree is copied from this checkout's
+# (default: the Slurm ones above, then the Debian packages of that release
+# built, installed and tried in the root: contrib/release-packages.sh). The
+# tree is copied from this checkout's
 # files (tracked and untracked, not ignored) into the root, so a build here
 # is untouched. Prints the tests' TAP logs and one line
 # "slurm-SUITE: N passed, N failed, N skipped"; exits non-zero when a test
@@ -53,5 +55,18 @@ sh "$SRC/contrib/release-root.sh" run "$SUITE" -- sh -c "
 rc=$?
 [ $rc -eq 3 ] && { echo "slurm-$SUITE: 0 passed, 1 failed, 0 skipped"; exit 1; }
 [ $rc -eq 0 ] || tail -40 "$log" 2> /dev/null
+# The packages of this release (contrib/release-packages.sh), from a second
+# clean copy of the tree, when the default tests ran; counted in the summary.
+if [ -z "$*" ]; then
+    rm -rf "$ROOT/build/pkg"
+    mkdir -p "$ROOT/build/pkg/topomap" &&
+        (cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
+            tar cf - --null --no-recursion -T - 2> /dev/null) | tar xf - -C "$ROOT/build/pkg/topomap" ||
+        die "cannot copy the tree into $ROOT/build/pkg"
+    echo "---- packages built and installed in the $SUITE root"
+    sh "$SRC/contrib/release-root.sh" run "$SUITE" -- \
+        sh /build/pkg/topomap/contrib/release-packages.sh /build/pkg/topomap $BUILD/tests/release-packages.trs 2>&1 ||
+        rc=1
+fi
 sh "$SRC/contrib/test-summary.sh" "$ROOT$BUILD/tests" "slurm-$SUITE"
 [ $rc -eq 0 ]

@@ -35,8 +35,9 @@ MIRROR=${TOPOMAP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 ROOT=$ROOTS/$SUITE
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 
-# The root is up to date when it was made from this install-deps.sh.
-stamp() { cksum < "$SRC/contrib/install-deps.sh" | cut -d' ' -f1; }
+# The root is up to date when it was made from this install-deps.sh, with
+# what the packages need too (check-release.sh builds them there).
+stamp() { echo "$(cksum < "$SRC/contrib/install-deps.sh" | cut -d' ' -f1) --packaging"; }
 
 do_make() {
     [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot)"
@@ -69,7 +70,7 @@ do_make() {
     # Services must not start in the root (install-deps.sh also says RUNLEVEL=1).
     printf '#!/bin/sh\nexit 101\n' > "$ROOT/usr/sbin/policy-rc.d" && chmod 755 "$ROOT/usr/sbin/policy-rc.d"
     echo "release-root: installing topomap's dependencies in $ROOT" >&2
-    in_root sh /tmp/install/install-deps.sh > "$ROOTS/$SUITE.install.log" 2>&1 ||
+    in_root sh /tmp/install/install-deps.sh --packaging > "$ROOTS/$SUITE.install.log" 2>&1 ||
         { tail -20 "$ROOTS/$SUITE.install.log" >&2; die "install-deps.sh failed in $ROOT (log: $ROOTS/$SUITE.install.log)"; }
     in_root apt-get clean > /dev/null 2>&1
     stamp > "$ROOT/.topomap-stamp"
