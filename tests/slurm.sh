@@ -389,7 +389,7 @@ if command -v mpicc.mpich > /dev/null 2>&1 && mpicc.mpich -o "$DIR/shm-mpich" "$
     else
         [ "$(wc -l < "$DIR/mpich.out")" -eq 8 ] && [ "$(awk '{s += $5} END {print s}' "$DIR/mpich.out")" -eq 8 ] &&
             [ "$(sizes "$DIR/mpich.out")" = "$(sizes "$DIR/mpichblk.out")" ]
-        ok $? "MPICH --mpi=pmi2: correct results, shared-memory sizes as under Slurm's own layout ($(sizes "$DIR/mpich.out"); Slurm's layout: $(sizes "$DIR/mpichblk.out"), this MPICH ignores the process mapping)"
+        ok $? "MPICH --mpi=pmi2: correct results, shared-memory sizes as under Slurm's own layout ($(sizes "$DIR/mpich.out"); Slurm's layout: $(sizes "$DIR/mpichblk.out"), this MPICH forms no shared-memory groups through Slurm's pmi2 here)"
     fi
     # What Slurm alone does with the same layout (for the README).
     awk '{print $2}' "$DIR/got.nodes" > "$DIR/hostfile"
