@@ -217,7 +217,7 @@ static void test_slurm_yaml(void)
          "syaml-block-sizes.yaml:5:9: block_sizes: 12 is not 4 times a power of two"},
         {"syaml-syntax.yaml", "syaml-syntax.yaml:5:6: YAML syntax error: did not find expected key"},
         {"syaml-two-kinds.yaml", "syaml-two-kinds.yaml:3:3: topology 't2': give exactly one of "
-                                 "'tree', 'block' or 'flat' (2 given)"},
+                                 "'tree', 'block', 'ring', 'torus3d' or 'flat' (2 given)"},
         {"syaml-first-key.yaml", "syaml-first-key.yaml:1:3: 'topology' must be the first key of a "
                                  "topology, not 'cluster_default'"},
         {"syaml-dup-name.yaml", "syaml-dup-name.yaml:5:3: topology 't1' is already defined at "
