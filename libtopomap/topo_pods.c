@@ -21,6 +21,7 @@
  * or + 2 node + 1 (down). The diameter inside a pod with holes is the
  * torus's (an upper bound of the hops between its nodes). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,4 +279,93 @@ topomap_topology_t *topo_pods_build(const struct topo_pod_def *pods, int npods, 
         return NULL;
     }
     return topo_finish(t, 1, err, errlen);
+}
+
+/* ---- Slurm's rings (topology.yaml's ring:, topology.conf's RingName=) ---- */
+
+#define RING_MAX 16 /* MAX_RING_SIZE, slurm-26-05-3-1 src/plugins/topology/ring/ring_record.h */
+
+/* The nodes of the rings, in file order: names, each one's ring. */
+static int ring_nodes(const char *path, const char *key, const struct topo_block_def *r, int n,
+                      topomap_hostlist_t *names, int *pod, int *cell, struct topo_pod_def *pods,
+                      char *err, size_t errlen)
+{
+    char at[1100], herr[TOPOMAP_ERRLEN];
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        topo_where(at, sizeof at, path, r[i].line, r[i].col);
+        topomap_hostlist_t *hl = topomap_hostlist_parse(r[i].nodes, herr, sizeof herr);
+        if (!hl)
+            return topomap_fail(err, errlen, errno, "%s: %s: %s", at, key, herr);
+        int size = (int)topomap_hostlist_count(hl), rc = 0;
+        if (size > RING_MAX)
+            rc = topomap_fail(err, errlen, EINVAL, "%s: ring '%s' has %d nodes; Slurm allows at "
+                              "most %d in a ring", at, r[i].name, size, RING_MAX);
+        pods[i] = (struct topo_pod_def){r[i].name, 1, {size, 1, 1}};
+        for (int k = 0; !rc && k < size; k++) {
+            const char *nm = topomap_hostlist_get(hl, (size_t)k);
+            if (count == TOPO_MAX_NODES)
+                rc = topomap_fail(err, errlen, EINVAL, "%s: more than %d nodes", at,
+                                  TOPO_MAX_NODES);
+            else if (topo_hostlist_push(names, nm, strlen(nm)) < 0)
+                rc = topomap_fail(err, errlen, ENOMEM, "%s: out of memory", at);
+            else {
+                pod[count] = i;
+                cell[count++] = k;
+            }
+        }
+        topomap_hostlist_free(hl);
+        if (rc < 0)
+            return -1;
+    }
+    return count;
+}
+
+topomap_topology_t *topo_rings_build(const char *path, int yaml, const struct topo_block_def *r,
+                                     int n, char *err, size_t errlen)
+{
+    char at[1100];
+    int a, b;
+    topomap_hostlist_t *names = topo_hostlist_new();
+    struct topo_pod_def *pods = calloc((size_t)(n > 0 ? n : 1), sizeof *pods);
+    int *pod = NULL, *cell = NULL, rc = n > 0 ? 0 : -1;
+    topomap_topology_t *t = NULL;
+    if (n < 1)
+        topomap_fail(err, errlen, EINVAL, "%s: no rings", path);
+    /* A ring names at most RING_MAX nodes: n x RING_MAX bounds the nodes. */
+    else if (!names || !pods || !(pod = malloc(sizeof(int) * (size_t)n * RING_MAX)) ||
+             !(cell = malloc(sizeof(int) * (size_t)n * RING_MAX)))
+        rc = topomap_fail(err, errlen, ENOMEM, "%s: out of memory", path);
+    if (!rc && (rc = topo_fields_repeat(r, sizeof *r, offsetof(struct topo_block_def, name), n,
+                                        &a, &b)) != 0)
+        rc = rc < 0 ? topomap_fail(err, errlen, ENOMEM, "%s: out of memory", path)
+                    : topomap_fail(err, errlen, EINVAL, "%s: ring '%s' is already defined at "
+                                   "line %d", topo_where(at, sizeof at, path, r[b].line, r[b].col),
+                                   r[b].name, r[a].line);
+    if (!rc && (rc = ring_nodes(path, yaml ? "nodes" : "Nodes=", r, n, names, pod, cell, pods,
+                                err, errlen)) >= 0) {
+        int count = rc;
+        rc = topo_hostlist_seal(names) < 0 ? -1 : topo_names_repeat(names, &a, &b);
+        if (rc < 0)
+            topomap_fail(err, errlen, ENOMEM, "%s: out of memory", path);
+        else if (rc > 0)
+            rc = topomap_fail(err, errlen, EINVAL, "%s: node '%s' is in ring '%s' and already "
+                              "in ring '%s' (line %d)",
+                              topo_where(at, sizeof at, path, r[pod[b]].line, r[pod[b]].col),
+                              topomap_hostlist_get(names, (size_t)b), r[pod[b]].name,
+                              r[pod[a]].name, r[pod[a]].line);
+        else if (n == 1) {
+            int wrap = 1;
+            t = topo_torus_build(1, &count, &wrap, 1, names, err, errlen);
+            names = NULL;
+        } else {
+            t = topo_pods_build(pods, n, pod, cell, names, err, errlen);
+            names = NULL;
+        }
+    }
+    topomap_hostlist_free(names);
+    free(pods);
+    free(pod);
+    free(cell);
+    return t;
 }

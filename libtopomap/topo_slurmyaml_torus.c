@@ -27,7 +27,8 @@
  * The model: one ring, or one torus whose positions all hold nodes, is
  * topo_torus.c's torus (a ring is its 1-D case; node order = position
  * order); several rings or tori, or a torus with positions no region
- * covers, are topo_pods.c's pods. */
+ * covers, are topo_pods.c's pods. Rings are built by topo_rings_build()
+ * (topo_pods.c), shared with topology.conf's RingName= lines. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -37,7 +38,6 @@
 #include "topo_yamldoc.h"
 #include "topology_priv.h"
 
-#define RING_MAX 16     /* MAX_RING_SIZE, src/plugins/topology/ring/ring_record.h */
 #define AXIS_MAX 65535  /* uint16_t x, y, z: slurm_conf_torus3d_dims_t */
 
 /* The nodes read so far, in file order, each with its pod, its cell in the
@@ -173,29 +173,6 @@ static topomap_topology_t *build(struct topo_yctx *c, struct placed *pl,
     if (!t)
         topo_y_fail(c, where, errno, "%s", berr);
     return t;
-}
-
-/* Ring item it (number p) into pods[p] and pl. */
-static int ring_item(struct topo_yctx *c, yaml_node_t *it, int p, struct topo_pod_def *pod,
-                     struct placed *pl)
-{
-    yaml_node_t *v;
-    if (!(v = topo_y_require(c, it, "ring", "a ring")) || topo_y_str(c, v, "ring", &pod->name) < 0 ||
-        !(v = topo_y_require(c, it, "nodes", "a ring")))
-        return -1;
-    topomap_hostlist_t *hl = hosts(c, v);
-    if (!hl)
-        return -1;
-    int size = (int)topomap_hostlist_count(hl), rc = 0;
-    if (size > RING_MAX)
-        rc = topo_y_fail(c, v, EINVAL, "ring '%s' has %d nodes; Slurm allows at most %d in a ring",
-                         pod->name, size, RING_MAX);
-    pod->ndims = 1;
-    pod->dims[0] = size;
-    for (int k = 0; !rc && k < size; k++)
-        rc = place(c, pl, topomap_hostlist_get(hl, (size_t)k), p, k, v);
-    topomap_hostlist_free(hl);
-    return rc;
 }
 
 /* An {x, y, z} mapping under key (NULL n: all 0); each in lo..hi[k]
@@ -335,22 +312,43 @@ static int torus(struct topo_yctx *c, yaml_node_t *it, int p, struct topo_pod_de
     return rc;
 }
 
-/* Reads one list item into its pod and the placed nodes. */
-typedef int (*pod_reader)(struct topo_yctx *c, yaml_node_t *it, int p, struct topo_pod_def *pod,
-                          struct placed *pl);
-
-/* The value of a ring: or torus3d: key (kind): a mapping whose one key list
- * is a non-empty list of what items with keys among item_keys, each read
- * by read. */
-static topomap_topology_t *read_pods(struct topo_yctx *c, yaml_node_t *value, const char *kind,
-                                     const char *list, const char *what,
-                                     const char *const *item_keys, pod_reader read)
+topomap_topology_t *topo_slurmyaml_ring(struct topo_yctx *c, yaml_node_t *ring)
 {
-    const char *keys[] = {list, NULL};
-    if (topo_y_check_map(c, value, kind, keys) < 0)
+    static const char *const keys[] = {"rings", NULL};
+    static const char *const ring_keys[] = {"ring", "nodes", NULL};
+    yaml_node_t *l, *v;
+    if (topo_y_check_map(c, ring, "ring", keys) < 0 ||
+        !(l = map_list(c, ring, "rings", "ring", "ring", ring_keys)))
         return NULL;
-    yaml_node_t *l = map_list(c, value, list, kind, what, item_keys);
-    if (!l)
+    int n = topo_y_len(l);
+    struct topo_block_def *r = calloc((size_t)n, sizeof *r);
+    topomap_topology_t *t = NULL;
+    if (!r)
+        return topo_y_fail(c, l, ENOMEM, "out of memory"), NULL;
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *it = topo_y_item(c, l, i);
+        r[i].line = line_of(it);
+        r[i].col = (int)it->start_mark.column + 1;
+        if (!(v = topo_y_require(c, it, "ring", "a ring")) ||
+            topo_y_str(c, v, "ring", &r[i].name) < 0 ||
+            !(v = topo_y_require(c, it, "nodes", "a ring")) ||
+            topo_y_str(c, v, "nodes", &r[i].nodes) < 0)
+            goto out;
+    }
+    t = topo_rings_build(c->path, 1, r, n, c->err, c->errlen);
+out:
+    free(r);
+    return t;
+}
+
+topomap_topology_t *topo_slurmyaml_torus3d(struct topo_yctx *c, yaml_node_t *torus3d)
+{
+    static const char *const keys[] = {"toruses", NULL};
+    static const char *const torus_keys[] = {"name", "dims", "nodes", "regions", "placements",
+                                             NULL};
+    yaml_node_t *l;
+    if (topo_y_check_map(c, torus3d, "torus3d", keys) < 0 ||
+        !(l = map_list(c, torus3d, "toruses", "torus3d", "torus", torus_keys)))
         return NULL;
     int n = topo_y_len(l);
     struct topo_pod_def *pods = calloc((size_t)n, sizeof *pods);
@@ -364,34 +362,20 @@ static topomap_topology_t *read_pods(struct topo_yctx *c, yaml_node_t *value, co
     }
     for (int i = 0; i < n; i++) {
         item[i] = topo_y_item(c, l, i);
-        if (read(c, item[i], i, &pods[i], &pl) < 0)
+        if (torus(c, item[i], i, &pods[i], &pl) < 0)
             goto out;
-        long size = 1;
-        for (int k = 0; k < pods[i].ndims; k++)
-            size *= pods[i].dims[k];
-        if ((cells += size) > TOPO_MAX_NODES) {
-            topo_y_fail(c, item[i], EINVAL, "more than %d positions in all, with %s '%s'",
-                        TOPO_MAX_NODES, what, pods[i].name);
+        if ((cells += (long)pods[i].dims[0] * pods[i].dims[1] * pods[i].dims[2]) >
+            TOPO_MAX_NODES) {
+            topo_y_fail(c, item[i], EINVAL, "more than %d positions in all, with torus '%s'",
+                        TOPO_MAX_NODES, pods[i].name);
             goto out;
         }
     }
-    if (distinct(c, pods, item, n, what) == 0)
+    if (distinct(c, pods, item, n, "torus") == 0)
         t = build(c, &pl, pods, n, l);
 out:
     placed_free(&pl);
     free(pods);
     free(item);
     return t;
-}
-
-topomap_topology_t *topo_slurmyaml_ring(struct topo_yctx *c, yaml_node_t *ring)
-{
-    static const char *const keys[] = {"ring", "nodes", NULL};
-    return read_pods(c, ring, "ring", "rings", "ring", keys, ring_item);
-}
-
-topomap_topology_t *topo_slurmyaml_torus3d(struct topo_yctx *c, yaml_node_t *torus3d)
-{
-    static const char *const keys[] = {"name", "dims", "nodes", "regions", "placements", NULL};
-    return read_pods(c, torus3d, "torus3d", "toruses", "torus", keys, torus);
 }

@@ -302,6 +302,15 @@ topomap_topology_t *topo_pods_build(const struct topo_pod_def *pods, int npods, 
                                     const int *node_cell, topomap_hostlist_t *names, char *err,
                                     size_t errlen);
 
+/* Slurm's rings (26.05 topology/ring: topology.yaml's rings, topology.conf's
+ * RingName= lines), each a name and its nodes in ring order (at most 16),
+ * defined at line (col 0: topology.conf) of path: one ring is a 1-D torus,
+ * several are pods. NULL with "PATH:LINE[:COL]: problem" in err; yaml picks
+ * the key names of messages. */
+struct topo_block_def;
+topomap_topology_t *topo_rings_build(const char *path, int yaml, const struct topo_block_def *r,
+                                     int n, char *err, size_t errlen);
+
 /* Node count of a dragonfly, or -1 with err (bad parameters). */
 int topo_dragonfly_count(const struct topo_df_params *p, char *err, size_t errlen);
 /* A dragonfly; on failure err says what is wrong with the parameters or

@@ -3,13 +3,15 @@
  * (libtopomap/topo_slurmyaml_torus.c, the pods model of topo_pods.c). The
  * fixtures are topology.yaml(5)'s example of slurm-26-05-3-1
  * (data/topologies/slurm-2605.yaml) and a file with regions, holes and two
- * tori; every hop count below was worked out by hand from the coordinates
- * the file gives (x varies fastest), and every broken file gives one
- * FILE:LINE:COL line. */
+ * tori, and topology/ring's RingName= lines of a topology.conf
+ * (data/topologies/ring.conf); every hop count below was worked out by hand
+ * from the coordinates the file gives (x varies fastest), and every broken
+ * file gives one FILE:LINE[:COL] line. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h" /* topomap_topology_group_levels */
 #include "tap.h"
@@ -161,13 +163,13 @@ static void test_regions(void)
 static void test_rejects(void)
 {
     static const struct topo_reject bad[] = {
-        {"syaml-ring-big.yaml", "syaml-ring-big.yaml:5:16: ring 'big' has 17 nodes; Slurm allows "
+        {"syaml-ring-big.yaml", "syaml-ring-big.yaml:4:9: ring 'big' has 17 nodes; Slurm allows "
                                 "at most 16 in a ring"},
         {"syaml-ring-dup.yaml", "syaml-ring-dup.yaml:6:9: ring 'r0' is already defined at line 4"},
         {"syaml-ring-key.yaml", "syaml-ring-key.yaml:5:9: unknown key 'node' in ring (expected "
                                 "one of: ring, nodes)"},
-        {"syaml-ring-twice.yaml", "syaml-ring-twice.yaml:7:16: node 'n4' is already placed at "
-                                  "line 5 (a node has one place)"},
+        {"syaml-ring-twice.yaml", "syaml-ring-twice.yaml:6:9: node 'n4' is in ring 'r1' and "
+                                  "already in ring 'r0' (line 4)"},
         {"syaml-torus-both.yaml", "syaml-torus-both.yaml:4:9: torus 'pod1': give exactly one of "
                                   "'nodes' or 'regions'"},
         {"syaml-torus-no-nodes.yaml", "syaml-torus-no-nodes.yaml:4:9: torus 'a': give exactly one "
@@ -194,10 +196,72 @@ static void test_rejects(void)
     check_rejects(DATA "bad/", bad, sizeof bad / sizeof bad[0]);
 }
 
+/* topology/ring in a topology.conf: the same rings as topo4. */
+static void test_ring_conf(void)
+{
+    char err[TOPOMAP_ERRLEN] = "";
+    topomap_topology_t *t = topomap_topology_load(DATA "ring.conf", err, sizeof err);
+    ok(t != NULL, "ring.conf (RingName= lines) loads: %s", t ? "" : err);
+    if (t) {
+        is_str(topomap_topology_kind(t), "rings", "  kind rings");
+        is_int(topomap_topology_nnodes(t), 16, "  16 nodes (a continued line included)");
+        is_int(hops_by_name(t, "node01", "node08"), 1, "  node01 - node08: 1");
+        is_int(hops_by_name(t, "node10", "node14"), 4, "  node10 - node14: 4");
+        is_int(hops_by_name(t, "node08", "node09"), 5, "  node08 - node09: two rings, 5");
+    }
+    topomap_topology_free(t);
+    static const struct topo_reject bad[] = {
+        {"ring-big.conf", "ring-big.conf:2: ring 'ring0' has 17 nodes; Slurm allows at most 16 "
+                          "in a ring"},
+        {"ring-mixed.conf", "ring-mixed.conf:2: SwitchName= in a topology/ring file (RingName= at "
+                            "line 1): a topology.conf describes one of topology/tree, "
+                            "topology/block or topology/ring"},
+        {"ring-no-nodes.conf", "ring-no-nodes.conf:2: ring 'ring1' has no Nodes="},
+        {"ring-node-twice.conf", "ring-node-twice.conf:2: node 'node08' is in ring 'ring1' and "
+                                 "already in ring 'ring0' (line 1)"},
+        {"ring-unknown-key.conf", "ring-unknown-key.conf:1: unknown key 'Node' (expected "
+                                  "RingName, Nodes)"},
+    };
+    check_rejects(DATA "bad/", bad, sizeof bad / sizeof bad[0]);
+}
+
+/* topology=slurm: topology/ring reads topology.conf, topology/torus3d
+ * topology.yaml only. */
+static void test_slurm_path(void)
+{
+    char dir[] = "/tmp/topomap-ringpath.XXXXXX", slurm[1100], out[1100];
+    char err[TOPOMAP_ERRLEN] = "";
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    snprintf(slurm, sizeof slurm, "%s/slurm.conf", dir);
+    topo_put(dir, "slurm.conf", "TopologyPlugin=topology/ring\n");
+    topo_put(dir, "topology.conf", "RingName=r Nodes=n[1-4]\n");
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) == 0 &&
+       strstr(out, "/topology.conf"), "topology/ring: topology.conf: %s", err);
+    topomap_topology_t *t = topomap_topology_load(out, err, sizeof err);
+    ok(t && !strcmp(topomap_topology_kind(t), "torus") && topomap_topology_diameter(t) == 2,
+       "  one ring of 4: a 1-D torus, diameter 2");
+    topomap_topology_free(t);
+    topo_put(dir, "slurm.conf", "TopologyPlugin=topology/torus3d\n");
+    errno = 0;
+    ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
+       errno == ENOENT, "topology/torus3d without topology.yaml: ENOENT");
+    like(err, "slurm.conf:1: TopologyPlugin=topology/torus3d reads ", "  message: %s", err);
+    like(err, "/topology.yaml, which does not exist", "  names topology.yaml");
+    snprintf(out, sizeof out, "%s/topology.conf", dir);
+    unlink(out);
+    unlink(slurm);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_manpage();
     test_regions();
     test_rejects();
+    test_ring_conf();
+    test_slurm_path();
     return done_testing();
 }
