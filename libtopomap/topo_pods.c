@@ -65,7 +65,9 @@ static int pods_diameter(const topomap_topology_t *t)
     return P->npods > 1 ? P->inter : pod_diameter(P, 0);
 }
 
-/* The pod, then the position in it. */
+/* The pod, then the position in it. Not group levels (topology.c): the
+ * position's coordinates are not nested groups, and the spectral
+ * algorithm's levels would group nodes of one x across pods. */
 static int pods_coords(const topomap_topology_t *t, int node, int *coords, int maxdims)
 {
     const struct topo_pods *P = PODS(t);
@@ -75,12 +77,6 @@ static int pods_coords(const topomap_topology_t *t, int node, int *coords, int m
     for (int k = 0; k < P->ndims && k + 1 < maxdims; k++)
         coords[k + 1] = pod_coord(P, p, l, k);
     return P->ndims + 1;
-}
-
-static int pods_group_levels(const topomap_topology_t *t)
-{
-    (void)t;
-    return 1;
 }
 
 static int pods_describe(const topomap_topology_t *t, FILE *f)
@@ -197,7 +193,6 @@ static const struct topo_ops pods_ops = {
     .channels = pods_channels,
     .route = pods_route,
     .channel_ends = pods_channel_ends,
-    .group_levels = pods_group_levels,
 };
 
 /* Fill P from the definitions; -1 with errno ENOMEM or EINVAL (a position

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h" /* topomap_topology_group_levels */
 #include "tap.h"
 #include "topo_check.h"
 #include "topomap.h"
@@ -91,7 +90,6 @@ static void test_manpage(void)
         is_int(topomap_topology_coords(t, topomap_topology_node_lookup(t, "node11"), c, 4), 2,
                "  coordinates: ring, position");
         ok(c[0] == 1 && c[1] == 2, "  node11: ring 1, position 2");
-        is_int(topomap_topology_group_levels(t), 1, "  one level of groups (the rings)");
         like(describe(t), "rings: 2 (Slurm topology/ring), every dimension wrapped; nodes of two "
              "different rings are 5 hops apart (a virtual switch)\n  ring0: 8 nodes in ring "
              "order\n", "  describe");
