@@ -220,6 +220,9 @@ int topomap_topology_net_depth(const topomap_topology_t *t);
  * levels, a dragonfly's group and switch; 0 for other networks. Lets the
  * algorithms that split by level treat every hierarchical kind alike. */
 int topomap_topology_group_levels(const topomap_topology_t *t);
+/* 1 when nodes hang from switches (a node's first hop is its leaf switch),
+ * 0 when there are none or the nodes are the routers (tori, rings). */
+int topomap_topology_leaf_switches(const topomap_topology_t *t);
 /* 1 when t's hops obey the triangle inequality (lengths of shortest
  * routes: tori, meshes, Tianhe-3). */
 int topomap_topology_shortest_hops(const topomap_topology_t *t);

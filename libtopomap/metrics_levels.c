@@ -72,7 +72,7 @@ int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *
             errno = EINVAL;
             return -1;
         }
-    int switches = topomap_topology_nelements(t) > nn;
+    int switches = topomap_topology_leaf_switches(t);
     memset(s, 0, sizeof *s);
     /* Categories: 0 the core, 1 .. nl-1 the node levels nl-2 .. 0, nl the
      * node, then the leaf switch (networks with switches) and beyond. */

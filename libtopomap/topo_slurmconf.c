@@ -4,10 +4,13 @@
  *                   SwitchName=top Switches=s[0-3]
  *   topology/block: BlockName=b1 Nodes=cn[001-004]
  *                   BlockSizes=4,16
+ *   topology/ring:  RingName=ring0 Nodes=cn[001-008]   (Slurm 26.05: tag
+ *                   slurm-26-05-3-1, src/plugins/topology/ring/ring_record.c,
+ *                   _read_topo_file(); built by topo_rings_build())
  * Keys are case-insensitive, values are hostlist expressions, '#' starts a
  * comment, a trailing '\' continues a line (as in slurm.conf). LinkSpeed= is
- * accepted and ignored. One file describes one plugin: SwitchName= and
- * BlockName= lines do not mix. Blocks are built by topo_slurmblock.c (the
+ * accepted and ignored. One file describes one plugin: SwitchName=,
+ * BlockName= and RingName= lines do not mix. Blocks are built by topo_slurmblock.c (the
  * model is described there). A tree is an irregular tree (topo_tree.c):
  * hops = links up to the lowest common switch and down. Node order: depth
  * first from the top switch(es) in file order, a switch's Nodes= before its
@@ -47,11 +50,12 @@ struct conf {
     size_t errlen;
     /* topology/block */
     int blockfile; /* the file has BlockName= or BlockSizes= lines */
+    int ringfile;  /* the file has RingName= lines (blk[] holds the rings) */
     struct blk *blk;
     int nblk, blkcap;
     struct topo_block_sizes sizes;
     /* The first line of each plugin's, 0 if none: they must not mix. */
-    int first_switch, first_block;
+    int first_switch, first_block, first_ring;
     /* The keys' names in messages: "Nodes=" or, from a topology.yaml, "nodes". */
     const char *nodes_key, *switches_key;
     char at[1100]; /* sw_at()'s */
@@ -59,7 +63,7 @@ struct conf {
 
 /* The values of one logical line (pointers into it), NULL when absent. */
 struct toks {
-    char *sw, *block, *nodes, *switches, *sizes;
+    char *sw, *block, *nodes, *switches, *sizes, *ring;
 };
 
 /* "PATH:LINE" (or "PATH:LINE:COL" from a topology.yaml) of switch i. Valid
@@ -95,10 +99,11 @@ static int has_line(const char *text, const char *const *keys)
 }
 
 static const char *const block_keys[] = {"BlockName", "BlockSizes", NULL};
+static const char *const ring_keys[] = {"RingName", NULL};
 
 int topo_is_slurmconf(const char *text)
 {
-    static const char *const keys[] = {"SwitchName", "BlockName", "BlockSizes", NULL};
+    static const char *const keys[] = {"SwitchName", "BlockName", "BlockSizes", "RingName", NULL};
     return has_line(text, keys);
 }
 
@@ -186,11 +191,14 @@ static int tokenize(struct conf *c, char *s, int line, struct toks *k)
             slot = &k->switches;
         else if (!strcasecmp(tok, "BlockSizes"))
             slot = &k->sizes;
+        else if (!strcasecmp(tok, "RingName"))
+            slot = &k->ring;
         else if (strcasecmp(tok, "LinkSpeed"))
             return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: unknown key '%s' (expected %s)",
                                 c->path, line, tok,
-                                c->blockfile ? "BlockName, Nodes, BlockSizes"
-                                             : "SwitchName, Switches, Nodes, LinkSpeed");
+                                c->ringfile    ? "RingName, Nodes"
+                                : c->blockfile ? "BlockName, Nodes, BlockSizes"
+                                               : "SwitchName, Switches, Nodes, LinkSpeed");
         if (!slot)
             continue;
         if (*slot)
@@ -233,21 +241,22 @@ static int add_sizes(struct conf *c, const struct toks *k, int line)
     return 0;
 }
 
-/* BlockName=b1 Nodes=n[1-4] */
+/* BlockName=b1 Nodes=n[1-4], or in a ring file RingName=r0 Nodes=n[1-8]. */
 static int add_block(struct conf *c, const struct toks *k, int line)
 {
-    if (!k->block)
-        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: line has no BlockName=", c->path,
-                            line);
+    const char *name = c->ringfile ? k->ring : k->block, *what = c->ringfile ? "ring" : "block";
+    if (!name)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: line has no %s=", c->path, line,
+                            c->ringfile ? "RingName" : "BlockName");
     if (k->switches)
         return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: Switches= is topology/tree's: a "
-                            "block lists its Nodes=", c->path, line);
+                            "%s lists its Nodes=", c->path, line, what);
     if (!k->nodes)
-        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: block '%s' has no Nodes=",
-                            c->path, line, k->block);
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: %s '%s' has no Nodes=",
+                            c->path, line, what, name);
     if (c->nblk == TOPOMAP_MAX_SWITCHES)
-        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: more than %d blocks", c->path,
-                            line, TOPOMAP_MAX_SWITCHES);
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: more than %d %ss", c->path,
+                            line, TOPOMAP_MAX_SWITCHES, what);
     if (c->nblk == c->blkcap) {
         int cap = c->blkcap ? 2 * c->blkcap : 16;
         struct blk *nb = realloc(c->blk, (size_t)cap * sizeof *nb);
@@ -256,7 +265,7 @@ static int add_block(struct conf *c, const struct toks *k, int line)
         c->blk = nb;
         c->blkcap = cap;
     }
-    struct blk b = {strdup(k->block), strdup(k->nodes), line};
+    struct blk b = {strdup(name), strdup(k->nodes), line};
     if (!b.name || !b.nodes) {
         free(b.name);
         free(b.nodes);
@@ -304,6 +313,29 @@ static int add_switch(struct conf *c, const struct toks *k, int line, int col)
     return 0;
 }
 
+/* RingName= lines mix with no other plugin's. */
+static int ring_mix(struct conf *c, const struct toks *k, int line)
+{
+    const char *other = k->sw ? "SwitchName" : k->block ? "BlockName" : k->sizes ? "BlockSizes"
+                                                                                  : NULL;
+    int at = c->first_switch ? c->first_switch : c->first_block;
+    if (k->ring && other)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: RingName= and %s= on one line: a "
+                            "topology.conf describes one of topology/tree, topology/block or "
+                            "topology/ring", c->path, line, other);
+    if (k->ring && at)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: RingName= in a topology/%s file "
+                            "(line %d): a topology.conf describes one of topology/tree, "
+                            "topology/block or topology/ring", c->path, line,
+                            c->first_switch ? "tree" : "block", at);
+    if (other && c->first_ring)
+        return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: %s= in a topology/ring file "
+                            "(RingName= at line %d): a topology.conf describes one of "
+                            "topology/tree, topology/block or topology/ring", c->path, line,
+                            other, c->first_ring);
+    return 0;
+}
+
 /* One logical line: whitespace-separated key=value tokens. */
 static int parse_line(struct conf *c, char *s, int line)
 {
@@ -311,8 +343,15 @@ static int parse_line(struct conf *c, char *s, int line)
     if (tokenize(c, s, line, &k) < 0)
         return -1;
     int block = k.block || k.sizes;
-    if (!k.sw && !block && !k.nodes && !k.switches)
+    if (!k.sw && !block && !k.ring && !k.nodes && !k.switches)
         return 0; /* blank, or only LinkSpeed=...: nothing to do */
+    if (ring_mix(c, &k, line) < 0)
+        return -1;
+    if (k.ring || c->ringfile) {
+        if (k.ring && !c->first_ring)
+            c->first_ring = line;
+        return add_block(c, &k, line);
+    }
     /* One plugin per file (Slurm reads the lines of the configured one). */
     if (k.sw && block)
         return topomap_fail(c->err, c->errlen, EINVAL, "%s:%d: SwitchName= and %s= on one line: "
@@ -339,11 +378,13 @@ static int parse_line(struct conf *c, char *s, int line)
     return add_switch(c, &k, line, 0);
 }
 
-/* The blocks read into topo_block_build(). */
+/* The blocks read into topo_block_build() (the rings into
+ * topo_rings_build()). */
 static topomap_topology_t *conf_blocks(struct conf *c)
 {
     if (c->nblk == 0) {
-        topomap_fail(c->err, c->errlen, EINVAL, "%s: no BlockName= lines", c->path);
+        topomap_fail(c->err, c->errlen, EINVAL, "%s: no %s= lines", c->path,
+                     c->ringfile ? "RingName" : "BlockName");
         return NULL;
     }
     struct topo_block_def *d = malloc((size_t)c->nblk * sizeof *d);
@@ -354,8 +395,10 @@ static topomap_topology_t *conf_blocks(struct conf *c)
     }
     for (int i = 0; i < c->nblk; i++)
         d[i] = (struct topo_block_def){c->blk[i].name, c->blk[i].nodes, c->blk[i].line, 0};
-    topomap_topology_t *t = topo_block_build(c->path, 0, d, c->nblk, &c->sizes, c->err,
-                                             c->errlen);
+    topomap_topology_t *t = c->ringfile ? topo_rings_build(c->path, 0, d, c->nblk, c->err,
+                                                           c->errlen)
+                                        : topo_block_build(c->path, 0, d, c->nblk, &c->sizes,
+                                                           c->err, c->errlen);
     free(d);
     return t;
 }
@@ -685,9 +728,10 @@ topomap_topology_t *topo_slurmconf_parse(const char *path, const char *text, cha
         topomap_fail(err, errlen, ENOMEM, "%s:1: out of memory", path);
         return NULL;
     }
-    c.blockfile = has_line(text, block_keys);
+    c.ringfile = has_line(text, ring_keys);
+    c.blockfile = !c.ringfile && has_line(text, block_keys);
     int line = parse_text(&c, text, logical);
-    if (line >= 0 && c.blockfile)
+    if (line >= 0 && (c.blockfile || c.ringfile))
         t = conf_blocks(&c);
     else if (line >= 0 && c.nsw == 0)
         topomap_fail(err, errlen, EINVAL, "%s: no SwitchName= lines", path);

@@ -3,8 +3,11 @@
  * Slurm's rules (slurm.conf(5), topology.conf(5), topology.yaml(5)): both
  * files sit in slurm.conf's directory; a topology.yaml there is read first
  * and topology.conf is then ignored (each topology of the YAML names its own
- * plugin); otherwise TopologyPlugin= picks the plugin, and topology/tree and
- * topology/block read topology.conf. topology/flat (called topology/default
+ * plugin); otherwise TopologyPlugin= picks the plugin, and topology/tree,
+ * topology/block and (Slurm 26.05) topology/ring read topology.conf, while
+ * 26.05's topology/torus3d reads topology.yaml only (tag slurm-26-05-3-1,
+ * src/plugins/topology/torus3d/torus3d_record.c: no configuration from the
+ * YAML is fatal). topology/flat (called topology/default
  * before Slurm 24.05, topology/none before 23.11) is the default and reads
  * no file. Only slurm.conf itself is read: its Include lines are not
  * followed (TopologyPlugin= is a cluster-wide setting, kept in the main
@@ -96,12 +99,15 @@ int topomap_slurm_topology_path(const char *slurm_conf, char *out, size_t outlen
         p += 9;
     if (exists(yaml))
         pick = yaml;
-    else if (!strcasecmp(p, "tree") || !strcasecmp(p, "block"))
+    else if (!strcasecmp(p, "tree") || !strcasecmp(p, "block") || !strcasecmp(p, "ring"))
         pick = conf;
+    else if (!strcasecmp(p, "torus3d"))
+        pick = yaml;
     else if (line && *p && strcasecmp(p, "flat") && strcasecmp(p, "default") &&
              strcasecmp(p, "none"))
         return topomap_fail(err, errlen, EINVAL, "%s:%d: TopologyPlugin=%s: topomap reads the "
-                            "networks of topology/tree, topology/block and topology/flat only",
+                            "networks of topology/tree, topology/block, topology/ring, "
+                            "topology/torus3d and topology/flat only",
                             slurm_conf, line, plugin);
     else
         return topomap_fail(err, errlen, ENOENT, "%s: the cluster describes no network topology "

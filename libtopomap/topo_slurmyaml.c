@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Slurm's topology.yaml (Slurm 25.05, topology.yaml(5)): a list of named
- * topologies, each with exactly one of
- *   tree:  {switches: [{switch: NAME, children: HOSTLIST, nodes: HOSTLIST}]}
- *   block: {block_sizes: [4, 16], blocks: [{block: NAME, nodes: HOSTLIST}]}
- *   flat:  true
+/* Slurm's topology.yaml (Slurm 25.05 and 26.05, topology.yaml(5)): a list
+ * of named topologies, each with exactly one of
+ *   tree:    {switches: [{switch: NAME, children: HOSTLIST, nodes: HOSTLIST}]}
+ *   block:   {block_sizes: [4, 16], blocks: [{block: NAME, nodes: HOSTLIST}]}
+ *   flat:    true, or (26.05) {alpha_step_rank: BOOL}
+ *   ring:    {rings: [...]}          (26.05, topo_slurmyaml_torus.c)
+ *   torus3d: {toruses: [...]}        (26.05, topo_slurmyaml_torus.c)
  * and an optional cluster_default (the first one with true is Slurm's
  * default; without any, the first topology). One topology is built: the one
  * named, else the default. Every entry's keys and types are checked; the
  * chosen one is checked in full by the builders of topology.conf's trees
- * (topo_slurmconf.c) and blocks (topo_slurmblock.c), with the same model.
- * A flat topology lists no nodes (Slurm takes them from slurm.conf): its
- * nodes are those the file's other topologies name, in file order, each once;
- * a file that names none cannot give a flat topology. */
+ * (topo_slurmconf.c) and blocks (topo_slurmblock.c), with the same model,
+ * or by the ring and torus3d reader. A flat topology lists no nodes (Slurm
+ * takes them from slurm.conf): its nodes are those the file's other
+ * topologies name, in file order, each once; a file that names none cannot
+ * give a flat topology. (26.05's flat keys: slurm-26-05-3-1
+ * src/plugins/data_parser/v0.0.45/parsers.c, TOPOLOGY_FLAT_CONFIG.) */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -24,7 +28,7 @@
 /* One entry of the list, checked. */
 struct entry {
     const char *name;
-    yaml_node_t *node, *tree, *block; /* tree, block: the value, or NULL */
+    yaml_node_t *node, *tree, *block, *ring, *torus3d; /* the kind's value, or NULL */
     int is_default, flat;
 };
 
@@ -51,7 +55,7 @@ int topo_is_slurmyaml(yaml_document_t *doc, yaml_node_t *root)
 static int check_entry(struct topo_yctx *c, yaml_node_t *item, struct entry *e)
 {
     static const char *const keys[] = {"topology", "cluster_default", "tree", "block", "flat",
-                                       NULL};
+                                       "ring", "torus3d", NULL};
     yaml_node_t *v, *flat;
     memset(e, 0, sizeof *e);
     e->node = item;
@@ -69,22 +73,41 @@ static int check_entry(struct topo_yctx *c, yaml_node_t *item, struct entry *e)
         return -1;
     e->tree = topo_y_get(c, item, "tree");
     e->block = topo_y_get(c, item, "block");
+    e->ring = topo_y_get(c, item, "ring");
+    e->torus3d = topo_y_get(c, item, "torus3d");
     flat = topo_y_get(c, item, "flat");
-    if (!!e->tree + !!e->block + !!flat != 1)
-        return topo_y_fail(c, item, EINVAL, "topology '%s': give exactly one of 'tree', 'block' "
-                           "or 'flat' (%d given)", e->name, !!e->tree + !!e->block + !!flat);
-    if (flat) {
+    int kinds = !!e->tree + !!e->block + !!e->ring + !!e->torus3d + !!flat;
+    if (kinds != 1)
+        return topo_y_fail(c, item, EINVAL, "topology '%s': give exactly one of 'tree', 'block', "
+                           "'ring', 'torus3d' or 'flat' (%d given)", e->name, kinds);
+    if (flat && flat->type == YAML_MAPPING_NODE) {
+        static const char *const flat_keys[] = {"alpha_step_rank", NULL};
+        int alpha;
+        yaml_node_t *a;
+        if (topo_y_check_map(c, flat, "flat", flat_keys) < 0 ||
+            ((a = topo_y_get(c, flat, "alpha_step_rank")) &&
+             topo_y_bool(c, a, "alpha_step_rank", &alpha) < 0))
+            return -1;
+        e->flat = 1;
+    } else if (flat) {
         if (topo_y_bool(c, flat, "flat", &e->flat) < 0)
             return -1;
         if (!e->flat)
             return topo_y_fail(c, flat, EINVAL, "topology '%s': 'flat' must be true (a network "
-                               "that is not flat is a 'tree' or a 'block')", e->name);
+                               "that is not flat is a 'tree', 'block', 'ring' or 'torus3d')",
+                               e->name);
     }
     static const char *const tree_keys[] = {"switches", NULL};
     static const char *const block_keys[] = {"block_sizes", "blocks", NULL};
     if (e->tree && topo_y_check_map(c, e->tree, "tree", tree_keys) < 0)
         return -1;
     if (e->block && topo_y_check_map(c, e->block, "block", block_keys) < 0)
+        return -1;
+    static const char *const ring_keys[] = {"rings", NULL};
+    static const char *const torus3d_keys[] = {"toruses", NULL};
+    if (e->ring && topo_y_check_map(c, e->ring, "ring", ring_keys) < 0)
+        return -1;
+    if (e->torus3d && topo_y_check_map(c, e->torus3d, "torus3d", torus3d_keys) < 0)
         return -1;
     return 0;
 }
@@ -205,6 +228,26 @@ static int add_names(struct topo_yctx *c, yaml_node_t *v, topomap_hostlist_t *al
     return rc;
 }
 
+/* Push the names of the 'nodes' of each item of list l (if a list), and
+ * with sub, of each item of the list under key sub of each item (a torus's
+ * regions). */
+static int list_names(struct topo_yctx *c, yaml_node_t *l, const char *sub,
+                      topomap_hostlist_t *all)
+{
+    int rc = 0;
+    yaml_node_t *v;
+    for (int k = 0; !rc && l && l->type == YAML_SEQUENCE_NODE && k < topo_y_len(l); k++) {
+        yaml_node_t *it = topo_y_item(c, l, k);
+        if (it->type != YAML_MAPPING_NODE)
+            continue;
+        if ((v = topo_y_get(c, it, "nodes")))
+            rc = add_names(c, v, all);
+        if (!rc && sub)
+            rc = list_names(c, topo_y_get(c, it, sub), NULL, all);
+    }
+    return rc;
+}
+
 /* A flat topology over the nodes the other entries name, each once. */
 static topomap_topology_t *build_flat(struct topo_yctx *c, const struct entry *e, int n,
                                       const struct entry *flat)
@@ -212,20 +255,19 @@ static topomap_topology_t *build_flat(struct topo_yctx *c, const struct entry *e
     topomap_hostlist_t *all = topo_hostlist_new(), *once = NULL;
     int rc = all ? 0 : topo_y_fail(c, flat->node, ENOMEM, "out of memory");
     for (int i = 0; !rc && i < n; i++) {
-        yaml_node_t *kind = e[i].tree ? e[i].tree : e[i].block, *l, *v;
-        if (!kind || !(l = topo_y_get(c, kind, e[i].tree ? "switches" : "blocks")) ||
-            l->type != YAML_SEQUENCE_NODE)
-            continue;
-        for (int k = 0; !rc && k < topo_y_len(l); k++) {
-            yaml_node_t *it = topo_y_item(c, l, k);
-            if (it->type == YAML_MAPPING_NODE && (v = topo_y_get(c, it, "nodes")))
-                rc = add_names(c, v, all);
-        }
+        if (e[i].tree)
+            rc = list_names(c, topo_y_get(c, e[i].tree, "switches"), NULL, all);
+        else if (e[i].block)
+            rc = list_names(c, topo_y_get(c, e[i].block, "blocks"), NULL, all);
+        else if (e[i].ring)
+            rc = list_names(c, topo_y_get(c, e[i].ring, "rings"), NULL, all);
+        else if (e[i].torus3d)
+            rc = list_names(c, topo_y_get(c, e[i].torus3d, "toruses"), "regions", all);
     }
     if (!rc && topomap_hostlist_count(all) == 0)
         rc = topo_y_fail(c, flat->node, EINVAL, "topology '%s' is flat and no other topology of "
                          "the file names nodes (Slurm takes them from slurm.conf): describe the "
-                         "nodes in a tree or block topology", flat->name);
+                         "nodes in a tree, block, ring or torus3d topology", flat->name);
     /* A node is in several topologies: keep its first place. */
     if (!rc && (topo_hostlist_seal(all) < 0 || !(once = topo_names_unique(all))))
         rc = topo_y_fail(c, flat->node, ENOMEM, "out of memory");
@@ -297,6 +339,10 @@ topomap_topology_t *topo_slurmyaml_load(struct topo_yctx *c, yaml_node_t *root, 
         t = build_tree(c, e[k].tree);
     else if (e[k].block)
         t = build_block(c, e[k].block);
+    else if (e[k].ring)
+        t = topo_slurmyaml_ring(c, e[k].ring);
+    else if (e[k].torus3d)
+        t = topo_slurmyaml_torus3d(c, e[k].torus3d);
     else
         t = build_flat(c, e, n, &e[k]);
     if (t && !(t->name = strdup(e[k].name))) {

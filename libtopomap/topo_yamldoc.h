@@ -83,5 +83,9 @@ int topo_is_slurmyaml(yaml_document_t *doc, yaml_node_t *root);
 struct topomap_topology;
 struct topomap_topology *topo_slurmyaml_load(struct topo_yctx *c, yaml_node_t *root,
                                              const char *name);
+/* topo_slurmyaml_torus.c: the value of a topology's ring: or torus3d: key
+ * (Slurm 26.05) as a topology; NULL with c's err. */
+struct topomap_topology *topo_slurmyaml_ring(struct topo_yctx *c, yaml_node_t *ring);
+struct topomap_topology *topo_slurmyaml_torus3d(struct topo_yctx *c, yaml_node_t *torus3d);
 
 #endif

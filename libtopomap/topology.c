@@ -362,6 +362,11 @@ int topomap_topology_nelements(const topomap_topology_t *t)
     return t->nnodes + t->nswitches;
 }
 
+int topomap_topology_leaf_switches(const topomap_topology_t *t)
+{
+    return t->nswitches > 0 && !t->ops->node_routers;
+}
+
 int topomap_topology_route_max(const topomap_topology_t *t)
 {
     return t->route_max;

@@ -62,6 +62,10 @@ struct topo_ops {
     /* What the network looks like (TOPOMAP_SHAPE_*), for the algorithms and
      * pictures that follow its structure, not only its hops. */
     int shape;
+    /* 1 when the nodes are the routers although the kind has switches (the
+     * holes and the virtual switch of topo_pods.c): no node has a leaf
+     * switch (the traffic split of metrics_levels.c). */
+    int node_routers;
     /* 1 when hops are the lengths of shortest routes, so that they obey the
      * triangle inequality (the refinement prunes groups on it). */
     int shortest_hops;
@@ -72,6 +76,19 @@ struct topo_torus {
     int dims[TOPO_MAX_DIMS];
     int wrap[TOPO_MAX_DIMS];
     int *coord; /* nnodes * ndims, precomputed so hops() does no division */
+};
+
+/* Rings or 3-D tori side by side, with holes (topo_pods.c). */
+struct topo_pods {
+    int npods, ndims;  /* ndims: 1 (rings) or 3 (tori), the same for all pods */
+    int *dims;         /* npods x 3, 1 past ndims */
+    int *cell0;        /* npods + 1: the first global cell of each pod */
+    int *cell_elem;    /* cells: the node there, or nnodes + hole number */
+    int *node_cell;    /* nnodes: its global cell */
+    int *node_pod;     /* nnodes */
+    int nholes;
+    int inter;         /* hops between nodes of two pods */
+    char **name;       /* npods */
 };
 
 struct topo_tianhe3 {
@@ -195,6 +212,7 @@ struct topomap_topology {
         struct topo_tree tree;
         struct topo_itree itree;
         struct topo_dragonfly df;
+        struct topo_pods pods;
     } u;
 };
 
@@ -271,6 +289,27 @@ topomap_topology_t *topo_tree_build(int nlevels, const int *arity, const int *ho
 int topo_torus_count(int ndims, const int *dims, const int *wrap, char *err, size_t errlen);
 int topo_tianhe3_count(int rows, int cols, int npc, char *err, size_t errlen);
 int topo_tree_count(int nlevels, const int *arity, const int *hops, char *err, size_t errlen);
+
+/* topo_pods.c: npods rings (ndims 1) or 3-D tori (ndims 3), all of one
+ * ndims, every dimension wrapped; node v (of names, taken over) sits in pod
+ * node_pod[v] at cell node_cell[v] (x + dx (y + dy z) inside its pod); the
+ * cells no node holds are holes. One core per node; NULL with err. */
+struct topo_pod_def {
+    const char *name;
+    int ndims, dims[3];
+};
+topomap_topology_t *topo_pods_build(const struct topo_pod_def *pods, int npods, const int *node_pod,
+                                    const int *node_cell, topomap_hostlist_t *names, char *err,
+                                    size_t errlen);
+
+/* Slurm's rings (26.05 topology/ring: topology.yaml's rings, topology.conf's
+ * RingName= lines), each a name and its nodes in ring order (at most 16),
+ * defined at line (col 0: topology.conf) of path: one ring is a 1-D torus,
+ * several are pods. NULL with "PATH:LINE[:COL]: problem" in err; yaml picks
+ * the key names of messages. */
+struct topo_block_def;
+topomap_topology_t *topo_rings_build(const char *path, int yaml, const struct topo_block_def *r,
+                                     int n, char *err, size_t errlen);
 
 /* Node count of a dragonfly, or -1 with err (bad parameters). */
 int topo_dragonfly_count(const struct topo_df_params *p, char *err, size_t errlen);

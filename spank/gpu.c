@@ -38,7 +38,14 @@ const char *topomap_gpu_var(int vendor)
     }
 }
 
-/* Item k of the comma-separated list s into buf; 0, or -1 when s has fewer. */
+/* Item k of the comma-separated list s into buf (len bytes); 0, -1 when s
+ * has fewer, -2 when the item is empty, too long, or has a character no
+ * device name has. Slurm writes indices, or with gres.conf Flags=env_uuid
+ * (Slurm 26.05) UUIDs, "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6" (NVIDIA),
+ * "GPU-<16 hex digits>" (AMD), MIG devices "MIG-<uuid>" (tag
+ * slurm-26-05-3-1, src/plugins/gres/common/gres_common.c,
+ * common_gres_set_env(): the device's unique_id in place of its index in
+ * the local list); they are exported as they are. */
 static int list_item(const char *s, int k, char *buf, size_t len)
 {
     for (; k > 0 && s; k--)
@@ -47,8 +54,10 @@ static int list_item(const char *s, int k, char *buf, size_t len)
     if (!s || !*s)
         return -1;
     size_t n = strcspn(s, ",");
-    if (n == 0 || n >= len)
-        return -1;
+    static const char name_chars[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "abcdefghijklmnopqrstuvwxyz-_:./";
+    if (n == 0 || n >= len || strspn(s, name_chars) < n)
+        return -2;
     memcpy(buf, s, n);
     buf[n] = 0;
     return 0;
@@ -66,16 +75,17 @@ int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_get
     snprintf(out->var, sizeof out->var, "%s", var);
     /* Slurm's list of the step's GPUs for this vendor, when it set one:
      * GPU g of the node is its g-th entry (the numbering the runtime will
-     * see); else the node's own number. */
+     * see, or the GPU's UUID); else the node's own number. */
     const char *slurm = topomap_sp_env(env, arg, var);
-    if (slurm) {
-        if (list_item(slurm, gpu, out->dev, sizeof out->dev) < 0)
-            return topomap_sp_fail(err, errlen, ERANGE,
-                                   "GPU %d is not among the step's GPUs (%s=%.64s)", gpu, var,
-                                   slurm);
-    } else {
+    int rc = slurm ? list_item(slurm, gpu, out->dev, sizeof out->dev) : 0;
+    if (rc == -1)
+        return topomap_sp_fail(err, errlen, ERANGE, "GPU %d is not among the step's GPUs "
+                               "(%s=%.64s)", gpu, var, slurm);
+    if (rc == -2)
+        return topomap_sp_fail(err, errlen, EINVAL, "entry %d of %s=%.64s is not a GPU index "
+                               "or UUID", gpu, var, slurm);
+    if (!slurm)
         snprintf(out->dev, sizeof out->dev, "%d", gpu);
-    }
     snprintf(out->cpus, sizeof out->cpus, "%s", g.cpus);
     if (g.nic)
         snprintf(out->nic, sizeof out->nic, "%s", g.nic);

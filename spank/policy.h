@@ -401,19 +401,26 @@ int topomap_gpu_step(topomap_getenv_fn env, void *arg);
 /** The variable that selects a GPU of @p vendor (TOPOMAP_GPU_*): CUDA_VISIBLE_DEVICES,
  *  ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK; NULL for another number. */
 const char *topomap_gpu_var(int vendor);
+/** Room for a GPU as Slurm names it: a number, or (Slurm 26.05, gres.conf
+ *  Flags=env_uuid; MIG devices always) a UUID such as
+ *  GPU-8932f937-d72c-4106-c12f-20bd9faed9f6 or MIG-<uuid>. */
+#define TOPOMAP_GPU_DEV_LEN 128
 /** What a task on GPU @p gpu of topology node @p node gets. */
 struct topomap_gpu_task {
     char var[32];   /**< the vendor's variable */
-    char dev[32];   /**< its value: the GPU, as the runtime will number it */
+    char dev[TOPOMAP_GPU_DEV_LEN]; /**< its value: the GPU as the runtime will know it (the
+                                        entry of Slurm's list, number or UUID) */
     char cpus[256]; /**< the cores near the GPU (a CPU list of node core numbers) */
     char nic[128];  /**< the NIC near it, "" when the topology names none */
 };
 /**
  * Fill @p out for the task on GPU @p gpu of @p node. When the step's
  * environment (@p env) already holds the vendor's variable as a list (Slurm's
- * gres/gpu), the GPU is its @p gpu-th entry; else the number @p gpu.
- * @return 0, or -1 with errno EINVAL (not a GPU of the node) or ERANGE (the
- *         step's list is shorter) and a message in @p err.
+ * gres/gpu), the GPU is its @p gpu-th entry, kept as Slurm wrote it (an index,
+ * or a UUID with gres.conf Flags=env_uuid); else the number @p gpu.
+ * @return 0, or -1 with errno EINVAL (not a GPU of the node, or an entry
+ *         that is no device name) or ERANGE (the step's list is shorter) and
+ *         a message in @p err.
  */
 int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_getenv_fn env,
                      void *arg, struct topomap_gpu_task *out, char *err, size_t errlen);

@@ -210,6 +210,22 @@ run map --profile "$tmp/ring8.txt" --topology "$SD/slurm-topology.yaml" --topolo
 cat "$tmp/blocks.map" >> "$out"
 run eval --profile "$tmp/ring8.txt" --topology "$SD/slurm-topology.yaml" --topology-name topo2 \
     --mapping "$tmp/blocks.map"
+# Slurm 26.05's torus3d and ring topologies (topology.yaml(5)'s example of
+# 26.05): a 2x2x2 placement of the torus, two rings, tori with holes.
+S26=$SD/slurm-2605.yaml
+run topology show "$S26" --topology-name topo5
+run topology hops "$S26" node01 node27 --topology-name topo5
+run map --profile "$tmp/ring8.txt" --topology "$S26" --topology-name topo5 \
+    --nodes 'node[01-02,05-06,17-18,21-22]' --algo greedy -o "$tmp/torus3d.map"
+cat "$tmp/torus3d.map" >> "$out"
+run eval --profile "$tmp/ring8.txt" --topology "$S26" --topology-name topo5 \
+    --mapping "$tmp/torus3d.map"
+run topology show "$S26" --topology-name topo4
+run map --profile "$tmp/ring8.txt" --topology "$S26" --topology-name topo4 \
+    --nodes 'node[01-04,09-12]' --algo greedy -o "$tmp/rings.map"
+run eval --profile "$tmp/ring8.txt" --topology "$S26" --topology-name topo4 \
+    --mapping "$tmp/rings.map"
+run topology show "$SD/slurm-torus3d-regions.yaml"
 # Topologies by name, the list of shipped ones, the hops between two nodes.
 export TOPOMAP_TOPOLOGY_PATH="$tmp/nothing:$TOPO"
 run topology list

@@ -52,6 +52,41 @@ static void task_values(const topomap_topology_t *t)
     ok(topomap_gpu_task(t, 1, 0, fake_env, (void *)one, &g, err, sizeof err) == 0 &&
            !strcmp(g.dev, "3"),
        "Slurm gave the step GPU 3 only: slot 0 is GPU 3 (got %s)", g.dev);
+    /* Slurm 26.05, gres.conf Flags=env_uuid: UUIDs in place of indices
+     * (gres.conf(5)'s example UUID); the entry is exported as it is. */
+    const char *uuids[] = {"CUDA_VISIBLE_DEVICES=GPU-8932f937-d72c-4106-c12f-20bd9faed9f6,"
+                           "GPU-0b5e7a31-9c2d-4e8f-a1b2-c3d4e5f60718,"
+                           "MIG-5c2d6a10-1b3e-5f7a-9c8d-0e1f2a3b4c5d",
+                           NULL};
+    ok(topomap_gpu_task(t, 1, 1, fake_env, (void *)uuids, &g, err, sizeof err) == 0 &&
+           !strcmp(g.dev, "GPU-0b5e7a31-9c2d-4e8f-a1b2-c3d4e5f60718") &&
+           !strcmp(g.var, "CUDA_VISIBLE_DEVICES") && !strcmp(g.cpus, "0-19"),
+       "a UUID list: GPU 1 is its 2nd UUID, kept whole (got %s)", g.dev);
+    ok(topomap_gpu_task(t, 1, 0, fake_env, (void *)uuids, &g, err, sizeof err) == 0 &&
+           !strcmp(g.dev, "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6"),
+       "  GPU 0: the 1st UUID (got %s)", g.dev);
+    ok(topomap_gpu_task(t, 1, 2, fake_env, (void *)uuids, &g, err, sizeof err) == 0 &&
+           !strcmp(g.dev, "MIG-5c2d6a10-1b3e-5f7a-9c8d-0e1f2a3b4c5d"),
+       "  GPU 2: a MIG UUID (got %s)", g.dev);
+    errno = 0;
+    ok(topomap_gpu_task(t, 1, 3, fake_env, (void *)uuids, &g, err, sizeof err) < 0 &&
+           errno == ERANGE && strstr(err, "GPU 3 is not among the step's GPUs"),
+       "  3 UUIDs have no 4th: %s", err);
+    const char *amd[] = {"CUDA_VISIBLE_DEVICES=GPU-4b9c2e1f7a6d3b20,GPU-9e8d7c6b5a493827", NULL};
+    ok(topomap_gpu_task(t, 1, 1, fake_env, (void *)amd, &g, err, sizeof err) == 0 &&
+           !strcmp(g.dev, "GPU-9e8d7c6b5a493827"),
+       "  an AMD-style UUID (GPU-<16 hex>) (got %s)", g.dev);
+    const char *odd[] = {"CUDA_VISIBLE_DEVICES=GPU-1 2,GPU-3", NULL};
+    errno = 0;
+    ok(topomap_gpu_task(t, 1, 0, fake_env, (void *)odd, &g, err, sizeof err) < 0 &&
+           errno == EINVAL && strstr(err, "entry 0 of CUDA_VISIBLE_DEVICES"),
+       "  an entry with a space is no device name: %s", err);
+    char longl[300] = "CUDA_VISIBLE_DEVICES=0,";
+    memset(longl + strlen(longl), 'a', 200);
+    const char *toolong[] = {longl, NULL};
+    errno = 0;
+    ok(topomap_gpu_task(t, 1, 1, fake_env, (void *)toolong, &g, err, sizeof err) < 0 &&
+           errno == EINVAL, "  an entry of 200 characters: EINVAL");
     const char *shortl[] = {"CUDA_VISIBLE_DEVICES=0,1", NULL};
     errno = 0;
     ok(topomap_gpu_task(t, 1, 5, fake_env, (void *)shortl, &g, err, sizeof err) < 0 &&

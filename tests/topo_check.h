@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the tests of the topology readers share (header only, after tap.h):
- * hops between nodes by name, describe() as a string, and files that must
- * fail with EINVAL and one line of error. */
+ * hops between nodes by name, describe() as a string, writing a small file,
+ * and files that must fail with EINVAL and one line of error. */
 #ifndef TOPOMAP_TOPO_CHECK_H
 #define TOPOMAP_TOPO_CHECK_H
 #include <errno.h>
@@ -30,6 +30,18 @@ static inline char *describe(const topomap_topology_t *t)
     if (f)
         fclose(f);
     return buf;
+}
+
+/* A file of text in dir (a slurm.conf, a topology file). */
+static inline void topo_put(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
 }
 
 struct topo_reject {

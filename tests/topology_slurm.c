@@ -217,7 +217,7 @@ static void test_slurm_yaml(void)
          "syaml-block-sizes.yaml:5:9: block_sizes: 12 is not 4 times a power of two"},
         {"syaml-syntax.yaml", "syaml-syntax.yaml:5:6: YAML syntax error: did not find expected key"},
         {"syaml-two-kinds.yaml", "syaml-two-kinds.yaml:3:3: topology 't2': give exactly one of "
-                                 "'tree', 'block' or 'flat' (2 given)"},
+                                 "'tree', 'block', 'ring', 'torus3d' or 'flat' (2 given)"},
         {"syaml-first-key.yaml", "syaml-first-key.yaml:1:3: 'topology' must be the first key of a "
                                  "topology, not 'cluster_default'"},
         {"syaml-dup-name.yaml", "syaml-dup-name.yaml:5:3: topology 't1' is already defined at "
@@ -233,18 +233,6 @@ static void test_slurm_yaml(void)
     check_rejects(DATA "bad/", bad, sizeof bad / sizeof bad[0]);
 }
 
-/* A file of text in dir. */
-static void put(const char *dir, const char *name, const char *text)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void test_slurm_path(void)
 {
     char dir[] = "/tmp/topomap-slurmpath.XXXXXX", conf[1100], yaml[1100], slurm[1100];
@@ -257,27 +245,27 @@ static void test_slurm_path(void)
     snprintf(conf, sizeof conf, "%s/topology.conf", dir);
     snprintf(yaml, sizeof yaml, "%s/topology.yaml", dir);
 
-    put(dir, "slurm.conf", "ClusterName=c\n# TopologyPlugin=topology/tree\nNodeName=n[1-4]\n");
+    topo_put(dir, "slurm.conf", "ClusterName=c\n# TopologyPlugin=topology/tree\nNodeName=n[1-4]\n");
     errno = 0;
     ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
        errno == ENOENT, "no TopologyPlugin=, no topology.yaml: ENOENT");
     like(err, "slurm.conf: the cluster describes no network topology (no TopologyPlugin=: "
          "topology/flat, and no ", "  message: %s", err);
 
-    put(dir, "slurm.conf", "ClusterName=c\ntopologyplugin=topology/flat # the default\n");
+    topo_put(dir, "slurm.conf", "ClusterName=c\ntopologyplugin=topology/flat # the default\n");
     errno = 0;
     ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
        errno == ENOENT, "topology/flat: ENOENT");
     like(err, "(TopologyPlugin=topology/flat, and no ", "  message: %s", err);
 
-    put(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
+    topo_put(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
     errno = 0;
     ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
        errno == ENOENT, "topology/tree without topology.conf: ENOENT");
     like(err, "slurm.conf:1: TopologyPlugin=topology/tree reads ", "  message: %s", err);
 
-    put(dir, "topology.conf", "BlockName=b1 Nodes=n[1-4]\n");
-    put(dir, "slurm.conf", "ClusterName=c\nTopologyPlugin=\"topology/block\"\n");
+    topo_put(dir, "topology.conf", "BlockName=b1 Nodes=n[1-4]\n");
+    topo_put(dir, "slurm.conf", "ClusterName=c\nTopologyPlugin=\"topology/block\"\n");
     ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) == 0,
        "topology/block: found: %s", err);
     is_str(out, conf, "  topology.conf beside slurm.conf");
@@ -288,20 +276,21 @@ static void test_slurm_path(void)
     ok(topomap_slurm_topology_path(slurm, out, 10, err, sizeof err) < 0 && errno == ERANGE,
        "a buffer too small: ERANGE");
 
-    put(dir, "slurm.conf", "TopologyPlugin=topology/3d_torus\n");
+    topo_put(dir, "slurm.conf", "TopologyPlugin=topology/3d_torus\n");
     errno = 0;
     ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) < 0 &&
        errno == EINVAL, "topology/3d_torus: EINVAL");
     like(err, "slurm.conf:1: TopologyPlugin=topology/3d_torus: topomap reads the networks of "
-         "topology/tree, topology/block and topology/flat only", "  message: %s", err);
+         "topology/tree, topology/block, topology/ring, topology/torus3d and topology/flat only",
+         "  message: %s", err);
 
     /* A topology.yaml wins over topology.conf, whatever TopologyPlugin= says. */
-    put(dir, "topology.yaml", "- topology: t\n  flat: true\n- topology: u\n  tree:\n"
+    topo_put(dir, "topology.yaml", "- topology: t\n  flat: true\n- topology: u\n  tree:\n"
                               "    switches:\n    - {switch: s, nodes: \"n[1-2]\"}\n");
     ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) == 0,
        "topology.yaml: found: %s", err);
     is_str(out, yaml, "  topology.yaml beside slurm.conf");
-    put(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
+    topo_put(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
     ok(topomap_slurm_topology_path(slurm, out, sizeof out, err, sizeof err) == 0 &&
        !strcmp(out, yaml), "  before topology.conf");
     t = topomap_topology_load(out, err, sizeof err);
