@@ -118,6 +118,10 @@ int is_auto(const char *algo);
 void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topology_t *t, int json,
                    const topomap_traffic_split_t *split);
 
+/* topomap profile synth (cli/profile_synth.c); argv[0] is "synth". */
+int profile_synth(int argc, char **argv);
+extern const char help_profile_synth[];
+
 /* The subcommands: cli/NAME.c. */
 #define TOPOMAP_CLI_COMMAND(name) \
     int cmd_##name(int argc, char **argv); \
