@@ -844,6 +844,79 @@ typedef struct topomap_traffic_split {
 int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
                           const int *core, topomap_traffic_split_t *s);
 
+/* ---- GPU fabrics: NVLink domains and rails (topo_fabric.c, metrics_fabric.c;
+ *      the YAML key gpu_fabric, doc/networks.md "GPU fabrics") ---------- */
+
+/** Rails of @p t: GPU g of a node has its own NIC on rail switch g mod
+ *  rails (a rail-optimised fat-tree); 0 when the network has no rails. */
+int topomap_topology_rails(const topomap_topology_t *t);
+/** Number of NVLink domains of @p t (groups of nodes whose GPUs reach each
+ *  other over NVLink), 0 when none are described. */
+int topomap_topology_domains(const topomap_topology_t *t);
+/** The NVLink domain of node @p node (0 .. domains - 1), -1 when it is in
+ *  none (then its GPUs share NVLink with its own node's only), or -1 with
+ *  errno EINVAL (node out of range). */
+int topomap_topology_domain(const topomap_topology_t *t, int node);
+
+/** Path classes of GPU traffic. */
+enum topomap_fabric_class {
+    TOPOMAP_FABRIC_NODE = 0, /**< NVLink inside a node */
+    TOPOMAP_FABRIC_DOMAIN,   /**< NVLink between nodes of one domain */
+    TOPOMAP_FABRIC_RAIL,     /**< the network through one rail switch (any
+                                  network path when there are no rails) */
+    TOPOMAP_FABRIC_SPINE,    /**< the network from one rail to another (spine) */
+    TOPOMAP_FABRIC_CLASSES
+};
+/** Links whose busiest one is reported. */
+enum topomap_fabric_link {
+    TOPOMAP_FLINK_NVLINK = 0, /**< a GPU's NVLink port (node and domain traffic) */
+    TOPOMAP_FLINK_NIC,        /**< a GPU's NIC (traffic leaving its domain or node) */
+    TOPOMAP_FLINK_SPINE,      /**< the uplinks of one rail switch to the spine */
+    TOPOMAP_FLINK_KINDS
+};
+/** Name of class @p k ("nvlink-node", "nvlink-domain", "rail", "spine") and
+ *  of link kind @p k ("nvlink", "nic", "spine"); NULL out of range. */
+const char *topomap_fabric_class_name(int k);
+const char *topomap_fabric_link_name(int k);
+
+/** GPU traffic of a placement by path class, and the busiest link of each kind. */
+typedef struct topomap_fabric_traffic {
+    double bytes[TOPOMAP_FABRIC_CLASSES]; /**< directed bytes of each class (self excluded) */
+    double between_domains;               /**< bytes between different domains (or
+                                               nodes outside any domain) */
+    double busiest[TOPOMAP_FLINK_KINDS];  /**< bytes of the busiest link, one direction */
+    double seconds[TOPOMAP_FLINK_KINDS];  /**< busiest / its bandwidth, 0 when unknown */
+} topomap_fabric_traffic_t;
+
+/**
+ * The traffic of @p p placed at rank i -> GPU @p slot[i] of node @p node[i]
+ * on @p t, by path class (a GPU's rail is its slot mod rails), and the load
+ * of the busiest NVLink port, NIC and rail uplink. Without PXN: a pair on
+ * different rails goes through the spine. @return 0, or -1 with errno
+ * EINVAL (NULL argument, node or slot out of range) or ENOMEM.
+ */
+int topomap_fabric_traffic(const topomap_profile_t *p, const topomap_topology_t *t,
+                           const int *node, const int *slot, topomap_fabric_traffic_t *out);
+
+/** How far the groups of one kind spread (Arnold's spread). */
+typedef struct topomap_group_spread {
+    int groups;           /**< number of groups */
+    int split_domains;    /**< groups over more than one domain (a node outside
+                               any domain counts as its own domain) */
+    int split_nodes;      /**< groups over more than one node */
+    double mean_domains, mean_nodes, mean_rails; /**< per group */
+    int max_domains, max_nodes, max_rails;
+} topomap_group_spread_t;
+
+/**
+ * The spread of the groups of layout @p l that vary the dimensions of
+ * @p mask (topomap_layout_group), ranks placed as in topomap_fabric_traffic.
+ * @return 0, or -1 with errno EINVAL (a profile rank count that is not the
+ * layout's, bad placement) or ENOMEM.
+ */
+int topomap_group_spread(const topomap_layout_t *l, unsigned mask, const topomap_topology_t *t,
+                         const int *node, const int *slot, topomap_group_spread_t *out);
+
 /** The load of one channel: bytes routed from element @p from to @p to. */
 typedef struct topomap_link_load {
     int from, to; /**< network elements (see topomap_topology_route()) */
