@@ -62,7 +62,7 @@ static void every_order(void)
         {"pp-tp-dp", "02 13 46 57", "04 15 26 37", "01 23 45 67"},
         {"pp-dp-tp", "04 15 26 37", "02 13 46 57", "01 23 45 67"},
     };
-    topomap_train_t m = {{1000, 0, 0, 100, 10}};
+    topomap_train_t m = {.bytes = {1000, 0, 0, 100, 10}};
     for (size_t k = 0; k < sizeof o / sizeof o[0]; k++) {
         topomap_train_bytes_t s;
         topomap_profile_t *p = synth(2, 1, 1, 2, 2, o[k].order, &m, &s);
@@ -97,7 +97,7 @@ static void every_order(void)
 /* Rings of 4, CP's all-gather, EP's all-to-all. */
 static void larger_groups(void)
 {
-    topomap_train_t m = {{4000}};
+    topomap_train_t m = {.bytes = {4000}};
     topomap_profile_t *p = synth(4, 1, 1, 2, 1, "tp-dp-pp", &m, NULL);
     double a[64], msg[64];
     dense(p, a, msg);
@@ -107,7 +107,7 @@ static void larger_groups(void)
        "TP 4: a ring in rank order, 6000 bytes to the next");
     ok(msg[0 * 8 + 1] == 6, "TP 4: 2 (n-1) = 6 messages");
     topomap_profile_free(p);
-    topomap_train_t mc = {{0, 3000}};
+    topomap_train_t mc = {.bytes = {0, 3000}};
     p = synth(1, 4, 1, 2, 1, "tp-cp-ep-dp-pp", &mc, NULL);
     dense(p, a, NULL);
     ok(a[0 * 8 + 1] == 2250 && a[3 * 8 + 0] == 2250 && a[4 * 8 + 5] == 2250 && a[0 * 8 + 4] == 0,
@@ -115,7 +115,7 @@ static void larger_groups(void)
     topomap_profile_free(p);
     /* EP 4 inside DP 4 (expert data parallel 1), TP 2: EP groups are ranks
      * 2 apart; each rank sends 800 / 4 = 200 to each other member. */
-    topomap_train_t me = {{0, 0, 800}};
+    topomap_train_t me = {.bytes = {0, 0, 800}};
     p = synth(2, 1, 4, 4, 1, "tp-cp-ep-dp-pp", &me, NULL);
     dense(p, a, NULL);
     ok(a[0 * 8 + 2] == 200 && a[0 * 8 + 6] == 200 && a[6 * 8 + 0] == 200 && a[0 * 8 + 1] == 0 &&
@@ -169,7 +169,7 @@ static void errors(void)
     ok(topomap_layout_order("tp-dp-tp", ord, err, sizeof err) < 0 && strstr(err, "tp given twice"),
        "a dimension twice: %s", err);
     topomap_layout_t l = {{2, 1, 3, 4, 1}, {0, 1, 2, 3, 4}};
-    topomap_train_t m = {{1}};
+    topomap_train_t m = {.bytes = {1}};
     ok(!topomap_profile_synth(&l, &m, NULL, err, sizeof err) && errno == EINVAL &&
            strstr(err, "ep must divide dp"),
        "EP not dividing DP: %s", err);
