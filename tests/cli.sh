@@ -250,6 +250,17 @@ run profile synth - --tp 2 --dp 2 --bytes tp=1 --order tp-xx
 run profile synth - --tp 2 --dp 2
 run profile synth - --tp 2 --pp 2 --dp 2 --layers 3 --hidden 8 --seq 16 --micro-batch 1 \
     --micro-batches 1
+# eval on a GPU fabric: 4 NVL72 nodes, 2 in each of two racks; the spread
+# of the layout's groups.
+run profile synth "$tmp/synth-gpu.txt" --tp 4 --pp 2 --dp 2 --bytes tp=1e9,dp=1e8,pp=1e7
+run map --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --nodes 'gb[017-020]' --algo block -q -o "$tmp/gpu-block.map"
+run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --mapping "$tmp/gpu-block.map" --layout tp=4,pp=2,dp=2
+run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --mapping "$tmp/gpu-block.map" --layout tp=4,dp=2
+run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --mapping "$tmp/gpu-block.map" --layout tp=4,pp=2,dp=2,order=tp-zz
 # The time of an algorithm is the one thing that changes from run to run: the
 # last column of compare, "in N s" in the summary of map, "seconds" in JSON.
 sed -i -E -e '/^[a-z][a-z0-9+-]* +([0-9]+|failed) +[-0-9.]+ +/Is/ +[0-9]+\.[0-9]+$/ TIME/' \
