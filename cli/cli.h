@@ -64,6 +64,7 @@ struct args {
     const char *profile, *topology, *nodes, *tpn, *slots, *algo, *algos, *mapping, *output, *k;
     const char *store, *site, *slurm; /* plan */
     const char *topology_name; /* one topology of a Slurm topology.yaml */
+    const char *layout;        /* eval: a training layout (cli/fabric.c) */
     int profile_format, format, mapping_format, json, verbose, quiet, cores_per_node;
     topomap_opts_t o;
     char **pos; /* positional arguments */
@@ -117,6 +118,21 @@ int is_auto(const char *algo);
 /* Print metrics as eval does (table or one JSON object). */
 void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topology_t *t, int json,
                    const topomap_traffic_split_t *split);
+
+/* GPU fabrics (cli/fabric.c): "tp=4,pp=2,dp=20[,cp=N][,ep=N][,order=O]"
+ * into *l (usage error when bad); eval's lines for a topology with a
+ * gpu_fabric (traffic by path class, busiest links) and, with a layout (may
+ * be NULL), the spread of its groups. */
+void parse_layout(const char *s, topomap_layout_t *l);
+/* The layout fits the profile and the topology has a fabric, else bad input. */
+void check_layout(const topomap_layout_t *l, const topomap_profile_t *p,
+                  const topomap_topology_t *t);
+void print_fabric(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
+                  const int *core, const topomap_layout_t *l);
+
+/* topomap profile synth (cli/profile_synth.c); argv[0] is "synth". */
+int profile_synth(int argc, char **argv);
+extern const char help_profile_synth[];
 
 /* The subcommands: cli/NAME.c. */
 #define TOPOMAP_CLI_COMMAND(name) \

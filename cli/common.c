@@ -248,6 +248,7 @@ enum {
     OPT_NODE_PLACE,
     OPT_OBJECTIVE,
     OPT_TOPOLOGY_NAME,
+    OPT_LAYOUT,
     OPT_OUTPUT = 'o',
     OPT_QUIET = 'q',
     OPT_VERBOSE = 'v',
@@ -258,6 +259,7 @@ static const struct option all_options[] = {
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"topology", required_argument, NULL, OPT_TOPOLOGY},
     {"topology-name", required_argument, NULL, OPT_TOPOLOGY_NAME},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
     {"nodes", required_argument, NULL, OPT_NODES},
     {"tasks-per-node", required_argument, NULL, OPT_TPN},
     {"slots", required_argument, NULL, OPT_SLOTS},
@@ -399,6 +401,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_PROFILE: a->profile = optarg; break;
         case OPT_TOPOLOGY: a->topology = optarg; break;
         case OPT_TOPOLOGY_NAME: a->topology_name = optarg; break;
+        case OPT_LAYOUT: a->layout = optarg; break;
         case 'w':
         case OPT_NODES: a->nodes = optarg; break;
         case OPT_TPN: a->tpn = optarg; break;

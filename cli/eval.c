@@ -10,7 +10,7 @@
 const char help_eval[] =
     "Usage: topomap eval --profile FILE --topology T --mapping FILE [--json]\n"
     "                    [--mapping-format FMT] [--cores-per-node N]\n"
-    "                    [--topology-name NAME]\n"
+    "                    [--topology-name NAME] [--layout SPEC]\n"
     "                    [--profile-format FMT] [--verbose]\n"
     "\n"
     "Print the quality metrics of a placement read from a mapping file: the\n"
@@ -37,11 +37,21 @@ const char help_eval[] =
     "                      core, each node level (numa, socket...), the node, the\n"
     "                      leaf switch (networks with switches), or none (beyond);\n"
     "                      JSON: traffic_by_level\n"
+    "  gpu fabric          (a topology with gpu_fabric; table only) bytes by path:\n"
+    "                      NVLink in a node, NVLink in a domain, one rail, the\n"
+    "                      spine; bytes between domains; the busiest NVLink port,\n"
+    "                      NIC and rail uplink, in bytes and seconds\n"
+    "  spread              with --layout: per kind of group (tp, cp, ep, dp, pp)\n"
+    "                      how many span several domains and nodes, and the mean\n"
+    "                      and largest number of domains, nodes and rails\n"
     "\n"
     "Options:\n"
     "  --profile FILE        communication profile (required; '-': standard input)\n"
     "  --topology T          machine description, a file or a shipped name (required)\n"
     "  --topology-name NAME  the topology NAME of a Slurm topology.yaml\n"
+    "  --layout SPEC         the training layout of the ranks, for the spread:\n"
+    "                        tp=N,dp=N[,cp=N][,ep=N][,pp=N][,order=ORDER] (see\n"
+    "                        'topomap profile synth --help')\n"
     "  --mapping FILE        the mapping (required; '-': standard input)\n"
     "  --mapping-format FMT  auto (default: a first line 'rank R=...' is a rankfile,\n"
     "                        one field a hostfile, else slots), slots, hostfile (the\n"
@@ -163,17 +173,24 @@ int cmd_eval(int argc, char **argv)
     struct args a;
     parse_args(argc, argv,
                "profile topology topology-name mapping mapping-format cores-per-node json profile-format "
-               "verbose help",
+               "verbose help layout",
                help_eval, &a);
     no_positional(&a);
     require(a.profile, "--profile");
     require(a.topology, "--topology");
     require(a.mapping, "--mapping");
+    if (a.layout && a.json)
+        usage_error("--layout: the spread is printed in the table only, not with --json");
+    topomap_layout_t lay;
+    if (a.layout)
+        parse_layout(a.layout, &lay);
     if (!strcmp(a.profile, "-") && !strcmp(a.mapping, "-"))
         usage_error("--profile and --mapping cannot both be standard input");
 
     topomap_profile_t *p = load_profile(&a);
     topomap_topology_t *t = load_topology(&a, a.topology);
+    if (a.layout)
+        check_layout(&lay, p, t);
     int n = topomap_profile_nranks(p);
     int *node = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int *core = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -191,6 +208,8 @@ int cmd_eval(int argc, char **argv)
     if (topomap_traffic_split(p, t, node, core, &split) < 0)
         input_error("cannot split the traffic by level: %s", strerror(errno));
     print_metrics(&m, n, t, a.json, &split);
+    if (!a.json)
+        print_fabric(p, t, node, core, a.layout ? &lay : NULL);
     free(node);
     free(core);
     topomap_topology_free(t);

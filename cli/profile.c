@@ -18,6 +18,7 @@ const char help_profile[] =
     "       topomap profile show NAME [--store DIR]\n"
     "       topomap profile rm NAME [--site] [--store DIR]\n"
     "       topomap profile convert IN OUT [--to FMT] [--profile-format FMT]\n"
+    "       topomap profile synth OUT --tp N --dp N ... (see topomap profile synth --help)\n"
     "\n"
     "Manage the profile store: communication profiles keyed by name, where the\n"
     "Slurm plugin finds the profile of an application (srun\n"
@@ -45,6 +46,9 @@ const char help_profile[] =
     "  convert IN OUT  read the profile IN (any format 'map' reads; '-' is standard\n"
     "                  input) and write it to OUT ('-': standard output) in the\n"
     "                  format --to names: binary loads many times faster than text\n"
+    "  synth OUT       the profile of one training step from its parallel layout\n"
+    "                  (TP, CP, EP, DP, PP, rank order; 'topomap profile synth\n"
+    "                  --help')\n"
     "\n"
     "A stored profile records its rank count and is used as it is for jobs with\n"
     "that many ranks. For another count, a profile that is a process grid in rank\n"
@@ -255,6 +259,9 @@ int cmd_profile(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    /* synth has options of its own (cli/profile_synth.c). */
+    if (argc > 1 && !strcmp(argv[1], "synth"))
+        return profile_synth(argc - 1, argv + 1);
     const char *store = NULL;
     int format = TOPOMAP_FMT_AUTO, c, site = 0, to = -1, json = 0;
     unsigned kinds = 0;
@@ -285,7 +292,7 @@ int cmd_profile(int argc, char **argv)
     char **pos = argv + optind;
     int npos = argc - optind;
     if (npos == 0)
-        usage_error("missing subcommand: expected add, list, show, rm or convert");
+        usage_error("missing subcommand: expected add, list, show, rm, convert or synth");
     const char *sub = pos[0];
     if (to != -1 && strcmp(sub, "convert"))
         usage_error("--to only applies to convert");
@@ -303,7 +310,7 @@ int cmd_profile(int argc, char **argv)
     int want = !strcmp(sub, "add") ? 3 : !strcmp(sub, "list") ? 1
              : (!strcmp(sub, "show") || !strcmp(sub, "rm")) ? 2 : -1;
     if (want < 0)
-        usage_error("unknown subcommand '%s': expected add, list, show, rm or convert", sub);
+        usage_error("unknown subcommand '%s': expected add, list, show, rm, convert or synth", sub);
     if (npos < want)
         usage_error("%s: missing %s", sub, npos == 1 ? "profile name" : "profile file");
     if (npos > want && want != 3)

@@ -263,6 +263,12 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
      * (node_place.c); the baselines keep their layout. */
     if (rc == 0 && !al->baseline) {
         rc = topomap_node_place(&pb, rank_to_slot, o->node_place, NULL, err, errlen);
+        /* Then, on a rail-optimised fabric, the rails (node_rails.c). */
+        if (rc == 0 && o->node_place != TOPOMAP_NODE_PLACE_OFF)
+            rc = topomap_node_rails(&pb, rank_to_slot, err, errlen);
+        /* auto on NVLink domains: no busier NIC than the layout's (fabric_guard.c). */
+        if (rc == 0 && al->map == topomap_map_auto)
+            rc = topomap_fabric_guard(&pb, rank_to_slot, err, errlen);
         if (rc == 0)
             rc = check_result(&pb, "node placement", rank_to_slot, err, errlen);
     }

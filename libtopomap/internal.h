@@ -191,6 +191,13 @@ void topomap_chol_cost(const struct topomap_chol *c, double *flops, double *lnz)
  * removed. Never changes the node of a rank. 0, or -1 + errno (ENOMEM). */
 int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, double *gain,
                        char *err, size_t errlen);
+/* node_rails.c: on a fabric with rails, each node's ranks permuted over its
+ * GPUs so that their bytes to other nodes stay on one rail; never raises a
+ * node's SumCom, never moves a rank to another node. 0, or -1 (ENOMEM). */
+int topomap_node_rails(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+/* fabric_guard.c: auto's placement, or block on the rails when auto's
+ * busiest NIC is above that one's (topologies with NVLink domains). */
+int topomap_fabric_guard(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 
 /* node_exact.c: the largest node placed by exhaustive search. */
 #define TOPOMAP_EXACT_MAX 8

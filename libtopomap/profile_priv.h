@@ -61,6 +61,9 @@ struct edges {
     int *src, *dst;
     double *bytes, *msgs;
 };
+/* Append one entry, growing the arrays: 0, or -1 with errno ENOMEM (the
+ * entries so far kept). Also used by profile_synth.c. */
+int topomap_edges_push(struct edges *e, int s, int d, double b, double m);
 
 /* A line reader over one file, with one line of push-back (format detection
  * reads ahead) and the state that the three parsers share. */

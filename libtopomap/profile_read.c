@@ -61,7 +61,7 @@
 #include "profile_priv.h"
 #include "input.h"
 
-static int edges_push(struct edges *e, int s, int d, double b, double m)
+int topomap_edges_push(struct edges *e, int s, int d, double b, double m)
 {
     if (e->len == e->cap) {
         size_t cap = e->cap ? 2 * e->cap : 1024;
@@ -314,7 +314,7 @@ int topomap_rd_push(struct reader *r, int s, int d, double b, double m)
         return topomap_rd_fail(r, "total %s pass %g, the limit of a profile",
                                r->tbytes > TOPOMAP_MAX_TOTAL ? "bytes" : "messages",
                                TOPOMAP_MAX_TOTAL);
-    return edges_push(&r->e, s, d, b, m) < 0 ? rd_nomem(r) : 0;
+    return topomap_edges_push(&r->e, s, d, b, m) < 0 ? rd_nomem(r) : 0;
 }
 
 static int has_suffix(const char *path, const char *suf)

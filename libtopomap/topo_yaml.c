@@ -627,7 +627,7 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
                                    const char *name, char *err, size_t errlen)
 {
     static const char *const top_keys[] = {"name", "description", "network", "nodes", "node",
-                                           "node_types", NULL};
+                                           "node_types", "gpu_fabric", NULL};
     yaml_document_t doc;
     struct topo_yctx c = {path, &doc, err, errlen};
     topomap_topology_t *t = NULL;
@@ -675,6 +675,8 @@ topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t le
     if ((node || !types) && load_node(&c, t, node) < 0)
         goto fail;
     if (types && load_node_types(&c, t, types, node) < 0)
+        goto fail;
+    if ((v = topo_y_get(&c, root, "gpu_fabric")) && topo_y_fabric(&c, t, v) < 0)
         goto fail;
     if (tname && !(t->name = strdup(tname))) {
         topo_y_fail(&c, topo_y_get(&c, root, "name"), ENOMEM, "out of memory");

@@ -70,6 +70,9 @@ struct topomap_hostlist *topo_y_nodes(struct topo_yctx *c, yaml_node_t *n, size_
 int topo_y_names(struct topo_yctx *c, yaml_node_t *nodes_node, int count, const char *kind,
                  struct topomap_hostlist **names);
 
+/* topo_fabric.c: the gpu_fabric key (rails, NVLink domains) of t. 0 or -1. */
+int topo_y_fabric(struct topo_yctx *c, struct topomap_topology *t, yaml_node_t *n);
+
 /* topo_yaml_dragonfly.c: the network section of kind dragonfly. */
 extern const char *const topo_y_dragonfly_keys[];
 struct topomap_topology *topo_y_dragonfly(struct topo_yctx *c, yaml_node_t *net,

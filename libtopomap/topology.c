@@ -282,6 +282,7 @@ void topomap_topology_free(topomap_topology_t *t)
     topomap_hostlist_free(t->names);
     free(t->hash);
     topo_types_free(t);
+    topo_fabric_free(t->fabric);
     free(t->name);
     free(t->source);
     free(t);
@@ -427,6 +428,7 @@ int topomap_topology_describe(const topomap_topology_t *t, FILE *f)
     fprintf(f, "nodes: %d (%s .. %s)\n", n, topomap_topology_node_name(t, 0),
             topomap_topology_node_name(t, n - 1));
     topo_types_describe(t, f);
+    topo_fabric_describe(t, f);
     fprintf(f, "diameter: %d hops\n", t->diameter);
     fprintf(f, "hop_cost: %g\n", t->hop_cost);
     if (t->link_bandwidth > 0)

@@ -184,6 +184,17 @@ struct topo_ntype {
     struct topo_gpus *gpus;     /* NULL: a node of cores only */
 };
 
+/* A GPU fabric (topo_fabric.c): rails and multi-node NVLink domains. */
+enum topo_domains_from { TOPO_DOM_NONE, TOPO_DOM_NODE, TOPO_DOM_BLOCKS, TOPO_DOM_SIZE,
+                         TOPO_DOM_LIST };
+struct topo_fabric {
+    int rails;                 /* 0: no rails */
+    double nic_bw, nvlink_bw, spine_bw; /* bytes per second, 0 = not given */
+    int ndomains;              /* 0: none */
+    int *domain;               /* nnodes: a node's domain, -1 none; NULL when ndomains 0 */
+    enum topo_domains_from from;
+};
+
 struct topomap_topology {
     const struct topo_ops *ops;
     const char *kind;          /* "torus", "mesh", "tianhe3", "fat-tree" */
@@ -204,6 +215,7 @@ struct topomap_topology {
     struct topo_ntype *types;
     int *node_type;
     int cores;
+    struct topo_fabric *fabric; /* the YAML gpu_fabric key, or NULL */
     char *name;                /* from the YAML "name" key, or NULL */
     char *source;              /* file it was loaded from, or NULL */
     union {
@@ -375,6 +387,10 @@ topomap_topology_t *topo_flat_build(topomap_hostlist_t *names, char *err, size_t
  * is built (NULL: Slurm's default). A name with topomap's schema is an error. */
 topomap_topology_t *topo_yaml_load(const char *path, const char *text, size_t len,
                                    const char *name, char *err, size_t errlen);
+
+/* topo_fabric.c: free t->fabric; print its lines of describe(). */
+void topo_fabric_free(struct topo_fabric *f);
+void topo_fabric_describe(const topomap_topology_t *t, FILE *f);
 
 /* topo_hwloc.c: topomap_topology_set_node_hwloc(); levels are named
  * "package", "numa", "core" and get the default costs. The same into a node

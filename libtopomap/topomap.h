@@ -266,6 +266,100 @@ int topomap_profile_graph(const topomap_profile_t *p, int affinity, int symmetri
                           topomap_graph_t *out);
 
 /* ======================================================================== */
+/* Training jobs: profiles from the parallel layout (profile_synth.c)         */
+/* ======================================================================== */
+
+/** The parallel dimensions of a training job (Megatron-Core's names). */
+enum topomap_par {
+    TOPOMAP_PAR_TP = 0, /**< tensor parallel */
+    TOPOMAP_PAR_CP,     /**< context parallel */
+    TOPOMAP_PAR_EP,     /**< expert parallel (carved out of data parallel) */
+    TOPOMAP_PAR_DP,     /**< data parallel */
+    TOPOMAP_PAR_PP,     /**< pipeline parallel */
+    TOPOMAP_PAR_DIMS
+};
+/** Name of dimension @p d ("tp", "cp", "ep", "dp", "pp"), NULL out of range. */
+const char *topomap_par_name(int d);
+
+/**
+ * The layout of a training job's ranks, as Megatron-Core's RankGenerator
+ * builds it: ranks = tp x cp x dp x pp, ep divides dp (the expert-parallel
+ * ranks are data-parallel ranks, as in Megatron-Core); the rank is a mixed
+ * radix number of the coordinates along order[0] (innermost, fastest) to
+ * order[4], where the extent of TOPOMAP_PAR_EP is ep and that of
+ * TOPOMAP_PAR_DP is dp / ep.
+ */
+typedef struct topomap_layout {
+    int size[TOPOMAP_PAR_DIMS];  /**< tp, cp, ep, dp, pp, each >= 1 */
+    int order[TOPOMAP_PAR_DIMS]; /**< a permutation of the dimensions, innermost first */
+} topomap_layout_t;
+
+/**
+ * Parse a rank order "tp-cp-ep-dp-pp" (innermost first, Megatron's
+ * --order) into @p order: names separated by '-', each at most once; the
+ * dimensions left out follow in their default order. 0, or -1 with errno
+ * EINVAL and a sentence in @p err.
+ */
+int topomap_layout_order(const char *s, int *order, char *err, size_t errlen);
+/** Ranks of @p l, or -1 with errno EINVAL (a size < 1, ep not dividing dp,
+ *  order not a permutation, more than TOPOMAP_MAX_RANKS ranks). */
+int topomap_layout_nranks(const topomap_layout_t *l);
+/** The coordinate of @p rank along dimension @p d (for TOPOMAP_PAR_DP:
+ *  0 .. dp / ep - 1), or -1 with errno EINVAL. */
+int topomap_layout_coord(const topomap_layout_t *l, int rank, int d);
+/**
+ * The group of @p rank among the groups that vary the dimensions of @p mask
+ * (bit d for dimension d) and keep the others: a number 0 .. ranks / (the
+ * product of their extents) - 1, the same for every member. The TP groups
+ * are mask 1 << TOPOMAP_PAR_TP; the data-parallel groups of the dense
+ * parameters vary CP, EP and DP. -1 with errno EINVAL.
+ */
+int topomap_layout_group(const topomap_layout_t *l, unsigned mask, int rank);
+
+/**
+ * One training step, either as bytes given per group (bytes mode: any
+ * bytes[d] > 0) or from the model's shape (layers ... > 0). The formulas
+ * and their sources are in doc/training.md.
+ */
+typedef struct topomap_train {
+    /** Bytes mode, per step: tp, cp: the buffer each TP (ring all-reduce)
+     *  and CP (ring all-gather) group reduces or gathers; dp: the gradient
+     *  bytes each data-parallel group all-reduces (ring); ep: the bytes each
+     *  rank sends in all-to-alls, spread evenly over its EP group; pp: the
+     *  bytes each stage sends to the next, and its next sends back. */
+    double bytes[TOPOMAP_PAR_DIMS];
+    /** Model mode: layers, hidden size, sequence length, micro-batch size
+     *  and micro-batches per step; bytes of an activation element
+     *  (dtype_bytes, 2 for bf16) and of a gradient element (grad_bytes, 0:
+     *  dtype_bytes); zero: 0 (all-reduce of the gradients), 1 or 2
+     *  (distributed optimizer: reduce-scatter of the gradients, all-gather of
+     *  the parameters), 3 (also the parameters gathered in forward and
+     *  backward); experts (0: a dense model) and topk for MoE layers. */
+    int layers, hidden, seq, micro_batch, micro_batches, zero, experts, topk;
+    double dtype_bytes, grad_bytes;
+} topomap_train_t;
+
+/** Per-dimension totals of a synthesized step (topomap_profile_synth). */
+typedef struct topomap_train_bytes {
+    double bytes[TOPOMAP_PAR_DIMS]; /**< directed bytes of the step per kind of group */
+    int groups[TOPOMAP_PAR_DIMS];   /**< number of groups of each kind with traffic */
+} topomap_train_bytes_t;
+
+/**
+ * The profile of one training step of layout @p l: a ring (rank order inside
+ * the group) for the all-reduces, all-gathers and reduce-scatters of each
+ * TP, CP and DP group, all-to-all in each EP group, sends between
+ * consecutive pipeline stages, with bytes and messages. @p sum (may be
+ * NULL) gets the bytes per kind of group. Metadata "source" tells the
+ * layout. @return a new profile (caller frees with topomap_profile_free) or
+ * NULL with errno EINVAL and a sentence in @p err (a bad layout, a model
+ * that does not divide: layers by pp, hidden by tp, seq by cp, experts by
+ * ep), ENOMEM.
+ */
+topomap_profile_t *topomap_profile_synth(const topomap_layout_t *l, const topomap_train_t *m,
+                                         topomap_train_bytes_t *sum, char *err, size_t errlen);
+
+/* ======================================================================== */
 /* Topologies                                                                 */
 /* ======================================================================== */
 
@@ -749,6 +843,79 @@ typedef struct topomap_traffic_split {
  */
 int topomap_traffic_split(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
                           const int *core, topomap_traffic_split_t *s);
+
+/* ---- GPU fabrics: NVLink domains and rails (topo_fabric.c, metrics_fabric.c;
+ *      the YAML key gpu_fabric, doc/networks.md "GPU fabrics") ---------- */
+
+/** Rails of @p t: GPU g of a node has its own NIC on rail switch g mod
+ *  rails (a rail-optimised fat-tree); 0 when the network has no rails. */
+int topomap_topology_rails(const topomap_topology_t *t);
+/** Number of NVLink domains of @p t (groups of nodes whose GPUs reach each
+ *  other over NVLink), 0 when none are described. */
+int topomap_topology_domains(const topomap_topology_t *t);
+/** The NVLink domain of node @p node (0 .. domains - 1), -1 when it is in
+ *  none (then its GPUs share NVLink with its own node's only), or -1 with
+ *  errno EINVAL (node out of range). */
+int topomap_topology_domain(const topomap_topology_t *t, int node);
+
+/** Path classes of GPU traffic. */
+enum topomap_fabric_class {
+    TOPOMAP_FABRIC_NODE = 0, /**< NVLink inside a node */
+    TOPOMAP_FABRIC_DOMAIN,   /**< NVLink between nodes of one domain */
+    TOPOMAP_FABRIC_RAIL,     /**< the network through one rail switch (any
+                                  network path when there are no rails) */
+    TOPOMAP_FABRIC_SPINE,    /**< the network from one rail to another (spine) */
+    TOPOMAP_FABRIC_CLASSES
+};
+/** Links whose busiest one is reported. */
+enum topomap_fabric_link {
+    TOPOMAP_FLINK_NVLINK = 0, /**< a GPU's NVLink port (node and domain traffic) */
+    TOPOMAP_FLINK_NIC,        /**< a GPU's NIC (traffic leaving its domain or node) */
+    TOPOMAP_FLINK_SPINE,      /**< the uplinks of one rail switch to the spine */
+    TOPOMAP_FLINK_KINDS
+};
+/** Name of class @p k ("nvlink-node", "nvlink-domain", "rail", "spine") and
+ *  of link kind @p k ("nvlink", "nic", "spine"); NULL out of range. */
+const char *topomap_fabric_class_name(int k);
+const char *topomap_fabric_link_name(int k);
+
+/** GPU traffic of a placement by path class, and the busiest link of each kind. */
+typedef struct topomap_fabric_traffic {
+    double bytes[TOPOMAP_FABRIC_CLASSES]; /**< directed bytes of each class (self excluded) */
+    double between_domains;               /**< bytes between different domains (or
+                                               nodes outside any domain) */
+    double busiest[TOPOMAP_FLINK_KINDS];  /**< bytes of the busiest link, one direction */
+    double seconds[TOPOMAP_FLINK_KINDS];  /**< busiest / its bandwidth, 0 when unknown */
+} topomap_fabric_traffic_t;
+
+/**
+ * The traffic of @p p placed at rank i -> GPU @p slot[i] of node @p node[i]
+ * on @p t, by path class (a GPU's rail is its slot mod rails), and the load
+ * of the busiest NVLink port, NIC and rail uplink. Without PXN: a pair on
+ * different rails goes through the spine. @return 0, or -1 with errno
+ * EINVAL (NULL argument, node or slot out of range) or ENOMEM.
+ */
+int topomap_fabric_traffic(const topomap_profile_t *p, const topomap_topology_t *t,
+                           const int *node, const int *slot, topomap_fabric_traffic_t *out);
+
+/** How far the groups of one kind spread (Arnold's spread). */
+typedef struct topomap_group_spread {
+    int groups;           /**< number of groups */
+    int split_domains;    /**< groups over more than one domain (a node outside
+                               any domain counts as its own domain) */
+    int split_nodes;      /**< groups over more than one node */
+    double mean_domains, mean_nodes, mean_rails; /**< per group */
+    int max_domains, max_nodes, max_rails;
+} topomap_group_spread_t;
+
+/**
+ * The spread of the groups of layout @p l that vary the dimensions of
+ * @p mask (topomap_layout_group), ranks placed as in topomap_fabric_traffic.
+ * @return 0, or -1 with errno EINVAL (a profile rank count that is not the
+ * layout's, bad placement) or ENOMEM.
+ */
+int topomap_group_spread(const topomap_layout_t *l, unsigned mask, const topomap_topology_t *t,
+                         const int *node, const int *slot, topomap_group_spread_t *out);
 
 /** The load of one channel: bytes routed from element @p from to @p to. */
 typedef struct topomap_link_load {

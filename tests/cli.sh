@@ -322,6 +322,30 @@ run profile convert "$tmp/ring8.txt" "$tmp/ring8.data" --to binary
 run stats --profile "$tmp/ring8.data" --k 4
 # stats with the verdict's node size.
 run stats --profile "$top_srcdir/examples/metis-4elt-k256.txt" --k 4 --tasks-per-node 16
+# --- profile synth (GPU training layouts; doc/training.md) ---
+# TP 2 x PP 2 x DP 2, bytes given, Megatron's order and another: the pairs
+# move (TP 1 apart, then PP 1 apart), the totals do not.
+run profile synth "$tmp/synth.txt" --tp 2 --pp 2 --dp 2 --bytes tp=1000,dp=100,pp=10
+cat "$tmp/synth.txt" >> "$out"
+run profile synth - --tp 2 --pp 2 --dp 2 --bytes tp=1000,dp=100,pp=10 --order pp-dp-tp
+run profile synth "$tmp/synth-model.txt" --tp 2 --pp 2 --dp 2 --layers 4 --hidden 8 --seq 16 \
+    --micro-batch 1 --micro-batches 2 --zero 1
+run profile synth - --tp 2 --ep 3 --dp 4 --bytes tp=1
+run profile synth - --tp 2 --dp 2 --bytes tp=1 --order tp-xx
+run profile synth - --tp 2 --dp 2
+run profile synth - --tp 2 --pp 2 --dp 2 --layers 3 --hidden 8 --seq 16 --micro-batch 1 \
+    --micro-batches 1
+# eval on a GPU fabric: 4 NVL72 nodes, 2 in each of two racks; the spread
+# of the layout's groups.
+run profile synth "$tmp/synth-gpu.txt" --tp 4 --pp 2 --dp 2 --bytes tp=1e9,dp=1e8,pp=1e7
+run map --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --nodes 'gb[017-020]' --algo block -q -o "$tmp/gpu-block.map"
+run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --mapping "$tmp/gpu-block.map" --layout tp=4,pp=2,dp=2
+run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --mapping "$tmp/gpu-block.map" --layout tp=4,dp=2
+run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
+    --mapping "$tmp/gpu-block.map" --layout tp=4,pp=2,dp=2,order=tp-zz
 # The time of an algorithm is the one thing that changes from run to run: the
 # last column of compare, "in N s" in the summary of map, "seconds" in JSON.
 sed -i -E -e '/^[a-z][a-z0-9+-]* +([0-9]+|failed) +[-0-9.]+ +/Is/ +[0-9]+\.[0-9]+$/ TIME/' \

@@ -19,7 +19,7 @@ static const struct {
     /* unknown keys */
     {"unknown-key.yaml", EINVAL,
      "unknown-key.yaml:4:1: unknown key 'nodez' in the topology (expected one of: name, "
-     "description, network, nodes, node, node_types)"},
+     "description, network, nodes, node, node_types, gpu_fabric)"},
     {"unknown-network-key.yaml", EINVAL,
      "unknown-network-key.yaml:3:3: unknown key 'dim' in network (expected one of: kind, "
      "hop_cost, link_bandwidth, dims, wrap)"},
