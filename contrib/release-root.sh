@@ -102,6 +102,7 @@ in_root() {
     chmod 1777 "$ROOT/tmp"
     env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI="${CI:-}" \
         TOPOMAP_SKIP_MPI="${TOPOMAP_SKIP_MPI:-}" TOPOMAP_SKIP_SLURM="${TOPOMAP_SKIP_SLURM:-}" \
+        TOPOMAP_TEST_CTLD_PORT="${TOPOMAP_TEST_CTLD_PORT:-}" TOPOMAP_TEST_NODE_PORT="${TOPOMAP_TEST_NODE_PORT:-}" \
         DEBIAN_FRONTEND=noninteractive chroot "$ROOT" "$@"
     rc=$?
     umount_all
