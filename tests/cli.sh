@@ -27,6 +27,7 @@ WORKLOADS=${TOPOMAP_WORKLOADS:-$top_srcdir/../shared/workloads}
 # directory of topologies by name but the ones a test sets.
 unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE \
     SLURM_NTASKS SLURM_NPROCS SLURM_CPUS_PER_TASK SLURM_JOB_ID TOPOMAP_TOPOLOGY_PATH
+unset TOPOMAP_STORE SLURM_CONF
 
 n=0
 failed=0
@@ -237,6 +238,31 @@ run profile convert "$tmp/ring8.txt" "$tmp/ring8.data" --to binary
 run stats --profile "$tmp/ring8.data" --k 4
 # stats with the verdict's node size.
 run stats --profile "$top_srcdir/examples/metis-4elt-k256.txt" --k 4 --tasks-per-node 16
+# --- plan --site: the admin's check of a plugstack.conf line ---------------
+# The whole line, as deployed: its path skipped, every key honoured
+# (topology=, profiles=, default=, time_limit= with a unit, gain_metric=
+# hop-bytes); the store's profile found under the site default.
+mkdir -p "$tmp/site-store" && chmod 755 "$tmp/site-store"
+"$TOPOMAP" profile add app "$top_srcdir/tests/data/slurm/pair8.txt" --site \
+    --store "$tmp/site-store" > /dev/null
+run plan --site "optional /usr/lib/x86_64-linux-gnu/slurm-wlm/topomap.so \
+topology=$TOPO/local-4node.yaml profiles=$tmp/site-store default=greedy time_limit=2s \
+gain_metric=hop-bytes" --nodes 'n[1-4]' -- srun -n8 ./app
+# strict=1 and a program without a profile: decision fail, exit 3, in JSON.
+run plan --site "topology=$TOPO/local-4node.yaml profiles=$tmp/site-store strict=1" \
+    --nodes 'n[1-4]' --json -- srun -n8 --topomap=auto ./other
+# topology=slurm: the file beside $SLURM_CONF (the topology.conf above), for
+# plan and topology show.
+printf 'TopologyPlugin=topology/tree\n' > "$tmp/slurm.conf"
+export SLURM_CONF="$tmp/slurm.conf"
+run plan --site 'topology=slurm default=greedy bind=none' \
+    --profile "$top_srcdir/tests/data/slurm/pair8.txt" --nodes 'n[1-4]' --slots '2(x4)' -- srun -n8 ./app
+run topology show slurm
+unset SLURM_CONF
+# Durations with a unit wherever a time limit is given.
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo auto --time-limit 1500ms -q
+
 # The time of an algorithm is the one thing that changes from run to run: the
 # last column of compare, "in N s" in the summary of map, "seconds" in JSON.
 sed -i -E -e '/^[a-z][a-z0-9+-]* +([0-9]+|failed) +[-0-9.]+ +/Is/ +[0-9]+\.[0-9]+$/ TIME/' \
@@ -315,8 +341,8 @@ expect 2 "--seed: '1e3' is not an integer" map $P $T --seed 1e3
 expect 2 "--seed: '99999999999999999999' is not an integer" map $P $T --seed 99999999999999999999
 expect 2 "--threads: '0' is not an integer from 1" map $P $T --threads 0
 expect 2 "--threads: 'many' is not an integer" compare $P $T --threads many
-expect 2 "--time-limit: '-1' is not a positive number" map $P $T --time-limit -1
-expect 2 "--time-limit: 'soon' is not a positive number" map $P $T --time-limit soon
+expect 2 "--time-limit: '-1' is not a positive duration" map $P $T --time-limit -1
+expect 2 "--time-limit: 'soon' is not a positive duration" map $P $T --time-limit soon
 expect 2 "--loop: '-1' is not an integer" map $P $T --algo ohtma --loop -1
 expect 2 "--loop: 'half' is not an integer" compare $P $T --loop half
 expect 2 "--algo: unknown algorithm 'best' (known: block" map $P $T --algo best
@@ -347,7 +373,7 @@ expect 2 "--format: unknown format 'auto'" map $P $T $N --format auto
 expect 2 "--profile and --mapping cannot both be standard input" eval --profile - $T --mapping -
 expect 2 "--cores-per-node: '0' is not an integer" map $P $T $N --cores-per-node 0
 expect 2 "missing the srun command line" plan $T $N
-expect 2 "missing required option --topology" plan -- srun ./app
+expect 2 "no topology: give --topology T, or topology= in --site" plan -- srun ./app
 expect 2 "no allocation: give --nodes" plan $T -- srun -n8 ./app
 expect 2 "--site: " plan $T $N --site 'bogus=1' -- srun -n8 ./app
 expect 2 "srun line: " plan $T $N -- srun -n
@@ -677,6 +703,26 @@ if [ $found -eq 0 ]; then
     n=$((n + 1))
     echo "ok $n # SKIP no profiles in $EXAMPLES or $WORKLOADS"
 fi
+
+# --- plan --site: errors an admin meets first ---------------------------------
+expect 1 "--site: topology=/nonexistent/site.yaml: No such file or directory; the plugin would keep Slurm's layout for every step" \
+    plan --site 'topology=/nonexistent/site.yaml' --nodes 'n[1-4]' -- srun -n8 ./app
+expect 1 "(a shipped topology: " plan --site 'topology=local-4node' --nodes 'n[1-4]' -- srun -n8 ./app
+expect 2 "--site: plugstack.conf: gain_metric=links is not hop-bytes or congestion" \
+    plan $T $N --site 'gain_metric=links' -- srun -n8 ./app
+expect 2 "--site: plugstack.conf: time_limit=2sec is not a positive duration" \
+    plan $T $N --site 'time_limit=2sec' -- srun -n8 ./app
+export SLURM_CONF="$tmp/nothing.conf"
+expect 1 "slurm (the topology beside $tmp/nothing.conf)" topology show slurm
+unset SLURM_CONF
+expect 1 "shipped: " topology show torus-8x8
+"$TOPOMAP" plan --site "topology=$TOPO/local-4node.yaml strict=1 profiles=$tmp/site-store" \
+    --nodes 'n[1-4]' -- srun -n8 --topomap=auto ./other > "$tmp/fail.out" 2>&1
+check $(($? != 3)) "plan exits 3 on decision fail (strict=1)"
+# A build tree finds the shipped topologies by name, without TOPOMAP_TOPOLOGY_PATH.
+"$TOPOMAP" topology list > "$tmp/list.out" 2>&1 && grep -q '^torus-8x8x8 ' "$tmp/list.out" &&
+    [ "$(grep -c '^torus-8x8x8 ' "$tmp/list.out")" -eq 1 ]
+check $? "topology list from the build tree lists each shipped topology once"
 
 echo "1..$n"
 [ $failed -eq 0 ]
