@@ -19,8 +19,8 @@ const char help_compare[] =
     "                       [--verbose]\n"
     "\n"
     "Run several mapping algorithms on the same allocation and print, for each,\n"
-    "its hop-bytes, hop-bytes relative to the block mapping, SumCom, congestion\n"
-    "(bytes on the busiest channel), fraction of internode bytes and the time it\n"
+    "its hop-bytes, hop-bytes relative to the block mapping, SumCom, the busiest\n"
+    "link's bytes (congestion), fraction of internode bytes and the time it\n"
     "took. Each row is printed as soon as its algorithm finishes. An algorithm\n"
     "that fails is reported on standard error, the others still run, and the\n"
     "exit status is 1.\n"
@@ -177,7 +177,7 @@ int cmd_compare(int argc, char **argv)
     /* res[0] is always block, the reference; it is shown only if asked for. */
     if (!a.json)
         printf("%-16s %13s %9s %17s %13s %9s %10s\n", "algorithm", "hop-bytes", "vs block",
-               "SumCom", "max link (B)", "internode", "time (s)");
+               "SumCom", "busiest link", "internode", "time (s)");
     int failed = 0;
     /* The default list runs every algorithm; those that do not apply to this
      * topology or profile (ENOTSUP: treematch off a tree, grid off a grid...)

@@ -236,7 +236,7 @@ static topomap_alloc_t *alloc_or_die(const topomap_topology_t *t, const char *no
     topomap_alloc_t *al = topomap_alloc_create(t, nodes, slots, err, sizeof err);
     if (!al) {
         if (strcmp(nodes_from, "--nodes"))
-            input_error("%s (the nodes of %s; --nodes chooses others)",
+            input_error("%s; these are the nodes of %s (--nodes chooses others)",
                         liberr(err, "allocation", errno), nodes_from);
         input_error("%s", liberr(err, "allocation", errno));
     }

@@ -148,7 +148,9 @@ int topo_types_add(topomap_topology_t *t, struct topo_ntype *ty, const char *hos
         const char *name = topomap_hostlist_get(hl, i);
         int v = topomap_topology_node_lookup(t, name);
         if (v < 0) {
-            topomap_fail(err, errlen, EINVAL, "node '%s' is not in the topology", name);
+            char known[160];
+            topomap_fail(err, errlen, EINVAL, "node '%s' is not in the topology (its nodes: %s)",
+                         name, topomap_topology_names_hint(t, known, sizeof known));
             goto undo;
         }
         if (t->node_type[v] == k) {

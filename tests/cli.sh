@@ -411,7 +411,7 @@ expect 1 "--tasks-per-node gives 8 slots on t000, which has 4 cores" map $P $T $
 expect 1 "--slots gives 5 slots on t001" map $P $T $N --slots 1,5,1,1
 SLURM_JOB_NODELIST='t[000-001]' SLURM_TASKS_PER_NODE='6,2' SLURM_NTASKS=8 \
     expect 1 "SLURM_TASKS_PER_NODE gives 6 slots on t000, which has 4 cores" map $P $T
-SLURM_JOB_NODELIST='n[7-8]' expect 1 "node 'n7' is not in the topology (the nodes of SLURM_JOB_NODELIST; --nodes chooses others)" map $P $T
+SLURM_JOB_NODELIST='n[7-8]' expect 1 "node 'n7' is not in the topology (its nodes: t[000-511]); these are the nodes of SLURM_JOB_NODELIST (--nodes chooses others)" map $P $T
 # A topology.conf: one core per node, and the messages say what to do.
 expect 1 "8 ranks do not fit in 4 slots of the allocation (the topology gives each node one core, as a Slurm topology.conf does: --cores-per-node N" \
     map $P --topology "$tmp/topology.conf" --nodes all
