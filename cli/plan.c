@@ -95,7 +95,8 @@ static const char *plan_getenv(const char *name, void *arg)
 }
 
 /* --site: the plugstack.conf line, whole ("optional PATH/topomap.so K=V
- * ...") or its keys alone, into @p site; a bad key is bad usage. */
+ * ...", comments allowed) or its keys alone, into @p site; a bad key is bad
+ * usage. */
 static void plan_site(const char *line, struct topomap_site *site)
 {
     char err[TOPOMAP_ERRLEN] = "";
@@ -103,7 +104,15 @@ static void plan_site(const char *line, struct topomap_site *site)
     int nt = 0;
     if (!copy)
         input_error("out of memory");
-    for (char *t = strtok_r(copy, " \t", &save); t && nt < 64; t = strtok_r(NULL, " \t", &save)) {
+    /* A file's text may come whole ("$(cat topomap.conf)"): comments out. */
+    for (char *c = copy; (c = strchr(c, '#'));) {
+        size_t end = strcspn(c, "\n");
+        if (c == copy || strchr(" \t\n", c[-1]))
+            memset(c, ' ', end);
+        c += end;
+    }
+    for (char *t = strtok_r(copy, " \t\n", &save); t && nt < 64;
+         t = strtok_r(NULL, " \t\n", &save)) {
         if (nt == 0 && !strchr(t, '=') && (!strcmp(t, "optional") || !strcmp(t, "required")))
             continue; /* the line's first words: the plugin's kind and path */
         if (nt == 0 && !strchr(t, '=') && strstr(t, ".so"))

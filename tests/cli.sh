@@ -719,6 +719,10 @@ expect 1 "shipped: " topology show torus-8x8
 "$TOPOMAP" plan --site "topology=$TOPO/local-4node.yaml strict=1 profiles=$tmp/site-store" \
     --nodes 'n[1-4]' -- srun -n8 --topomap=auto ./other > "$tmp/fail.out" 2>&1
 check $(($? != 3)) "plan exits 3 on decision fail (strict=1)"
+# The annotated plugstack.conf file, comments and all, as --site.
+"$TOPOMAP" plan --site "$(cat "$top_srcdir/etc/plugstack.conf.d/topomap.conf")" --topology "$TOPO/local-4node.yaml" --nodes 'n[1-4]' \
+    -- srun -n8 ./app > "$tmp/conf.out" 2>&1 && grep -q '^site .* min_gain=0.05 .* time_limit=2000ms' "$tmp/conf.out"
+check $? "plan --site takes etc/plugstack.conf.d/topomap.conf whole, its comments skipped"
 # A build tree finds the shipped topologies by name, without TOPOMAP_TOPOLOGY_PATH.
 "$TOPOMAP" topology list > "$tmp/list.out" 2>&1 && grep -q '^torus-8x8x8 ' "$tmp/list.out" &&
     [ "$(grep -c '^torus-8x8x8 ' "$tmp/list.out")" -eq 1 ]
