@@ -267,7 +267,11 @@ char *topomap_topology_type_hostlist(const topomap_topology_t *t, int type)
 static void describe_type(const struct topo_ntype *ty, const char *indent, FILE *f)
 {
     char safe[1100];
-    fprintf(f, "%scores per node: %d (", indent, ty->cores);
+    /* On GPU nodes the slots are the GPUs, not cores. */
+    if (ty->gpus)
+        fprintf(f, "%sslots per node: %d GPUs (", indent, ty->cores);
+    else
+        fprintf(f, "%scores per node: %d (", indent, ty->cores);
     for (int k = 0; k < ty->nlevels; k++)
         fprintf(f, "%s%s %d", k ? " x " : "",
                 topomap_printable(ty->level_name[k], safe, sizeof safe), ty->arity[k]);
