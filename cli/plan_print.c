@@ -11,7 +11,8 @@
 
 static const char *const outcome_name[] = {"off", "keep", "remap", "fail"};
 
-/* "0-3,8": ascending runs of v[0..n-1] as written. */
+/* "0-3,8": ascending runs of v[0..n-1] as written, cut with "..." when
+ * longer than @p len. */
 static void runs(const int *v, int n, char *buf, size_t len)
 {
     size_t at = 0;
@@ -24,6 +25,8 @@ static void runs(const int *v, int n, char *buf, size_t len)
                                v[j]);
         i = j;
     }
+    if (at >= len && len > 4)
+        strcpy(buf + len - 4, "...");
 }
 
 /* Each rank's core index on its node (TOPOMAP_BIND decoded), or NULL. */
@@ -37,33 +40,57 @@ static int *bind_cores(const struct topomap_decision *d, int *cpt)
     return core;
 }
 
-/* "n1 ranks 0,4 -> cores 0,1; n2 ..." for the first @p maxnodes nodes. */
+/* Ranks by node name, then rank: each node's ranks in a run. */
+static char *const *sort_hosts;
+static int by_host(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = strcmp(sort_hosts[x], sort_hosts[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* "n1 ranks 0,4 -> cores 0-1; n2 ..." for the nodes of the first @p
+ * maxnodes ranks' order (the node of rank 0 first). */
 static void binding_words(const struct topomap_decision *d, const int *core, int maxnodes)
 {
-    int n = d->nranks, *rk = malloc((size_t)n * sizeof *rk), *cr = malloc((size_t)n * sizeof *cr);
-    char *done = calloc((size_t)n, 1), rb[256], cb[256];
+    int n = d->nranks, *idx = malloc((size_t)n * sizeof *idx);
+    int *start = malloc(((size_t)n + 1) * sizeof *start), *rk = malloc((size_t)n * sizeof *rk);
+    int *cr = malloc((size_t)n * sizeof *cr);
+    char rb[256], cb[256];
     int nodes = 0;
-    for (int r = 0; rk && cr && done && r < n; r++) {
-        if (done[r])
-            continue;
-        int k = 0;
-        for (int q = r; q < n; q++)
-            if (!done[q] && !strcmp(d->hosts[q], d->hosts[r])) {
-                done[q] = 1;
-                rk[k] = q;
-                cr[k++] = core[q];
+    if (idx && start && rk && cr) {
+        for (int r = 0; r < n; r++)
+            idx[r] = r;
+        sort_hosts = d->hosts;
+        qsort(idx, (size_t)n, sizeof *idx, by_host);
+        for (int i = 0; i < n; i++)
+            if (!i || strcmp(d->hosts[idx[i]], d->hosts[idx[i - 1]]))
+                start[nodes++] = i;
+        start[nodes] = n;
+        /* The nodes in the order of their first rank, the first maxnodes. */
+        for (int shown = 0, last = -1; shown < maxnodes && shown < nodes; shown++) {
+            int g = -1;
+            for (int k = 0; k < nodes; k++)
+                if (idx[start[k]] > last && (g < 0 || idx[start[k]] < idx[start[g]]))
+                    g = k;
+            last = idx[start[g]];
+            int m = start[g + 1] - start[g];
+            for (int i = 0; i < m; i++) {
+                rk[i] = idx[start[g] + i];
+                cr[i] = core[rk[i]];
             }
-        if (nodes++ < maxnodes) {
-            runs(rk, k, rb, sizeof rb);
-            runs(cr, k, cb, sizeof cb);
-            printf("%s%s ranks %s -> cores %s", nodes > 1 ? "; " : "", d->hosts[r], rb, cb);
+            runs(rk, m, rb, sizeof rb);
+            runs(cr, m, cb, sizeof cb);
+            printf("%s%s rank%s %s -> core%s %s", shown ? "; " : "", d->hosts[rk[0]],
+                   m > 1 ? "s" : "", rb, m > 1 ? "s" : "", cb);
         }
     }
     if (nodes > maxnodes)
         printf("; ... (%d nodes; --verbose lists every rank)", nodes);
+    free(idx);
+    free(start);
     free(rk);
     free(cr);
-    free(done);
 }
 
 static void print_site(const struct topomap_site *s, const char *file)
