@@ -116,7 +116,7 @@ static int topology_hops(const struct args *a)
     int len = topomap_topology_route(t, n[0], n[1], el, max + 1);
     if (len < 0)
         input_error("cannot route %s to %s: %s", a->pos[2], a->pos[3], strerror(errno));
-    printf("%s %s: %d hops; route over %d channel%s:", a->pos[2], a->pos[3],
+    printf("%s %s: %d hops; route over %d link%s:", a->pos[2], a->pos[3],
            topomap_topology_hops(t, n[0], n[1]), len, len == 1 ? "" : "s");
     for (int i = 0; i <= len; i++) {
         if (el[i] < nnodes)
