@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # The man pages agree with the code: every option that `topomap help CMD`
-# lists is in cli/topomap.1, and in the SYNOPSIS of that command; every plugstack.conf key the plugin accepts (the
-# "known:" list of spank/site.c) and every option it registers (spank/srun.c)
-# is in doc/topomap-spank.8 and in doc/admin-guide.md.
+# lists is in cli/topomap.1, and in the SYNOPSIS of that command; every
+# plugstack.conf key the plugin accepts (the "known:" list of spank/site.c)
+# and every option it registers (spank/srun.c) is in doc/topomap-spank.8 and
+# in doc/admin-guide.md.
 #
 #   manpages.sh [TOPOMAP_1 [TOPOMAP_SPANK_8 [ADMIN_GUIDE]]]  (to show a check can fail)
 : "${top_srcdir:?top_srcdir must be set (make check sets it)}"
