@@ -87,13 +87,19 @@ void require(const char *value, const char *option);
 /* Loading inputs (cli/job.c); each failure is bad input (exit 1). */
 topomap_profile_t *load_profile(const struct args *a);
 /* The topology NAME: a path, or the name of a shipped description found in
- * $TOPOMAP_TOPOLOGY_PATH or the installed directory (NAME or NAME.yaml);
+ * $TOPOMAP_TOPOLOGY_PATH, the installed directory, or the source tree's
+ * topologies/ when run from the build tree (NAME or NAME.yaml);
  * --cores-per-node applied. */
 topomap_topology_t *load_topology(const struct args *a, const char *name);
-/* The path NAME stands for (see load_topology), or NULL. Caller frees. */
+/* The path NAME stands for (see load_topology; "slurm": the file beside
+ * slurm.conf, as topology=slurm), or NULL. Caller frees. find_topology_err
+ * also says why not in ERR: the file is missing (naming the shipped ones),
+ * or slurm.conf names no topology. */
 char *find_topology(const char *name);
+char *find_topology_err(const char *name, char *err, size_t errlen);
 /* The directories searched for topologies by name, in order (at most @max):
- * the entries of $TOPOMAP_TOPOLOGY_PATH, then the installed one. */
+ * the entries of $TOPOMAP_TOPOLOGY_PATH, then the installed one, then the
+ * source tree's when this binary is the build tree's. */
 int topology_dirs(const char **dirs, int max);
 /* Check the allocation options before anything is loaded (usage errors):
  * --tasks-per-node with --slots; require_allocation: no --nodes outside a

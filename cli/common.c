@@ -136,8 +136,10 @@ double parse_fraction(const char *opt, const char *s)
 double parse_seconds(const char *opt, const char *s)
 {
     double v;
-    if (topomap_parse_double(s, &v) < 0 || v <= 0)
-        usage_error("%s: '%s' is not a positive number of seconds", opt, s);
+    if (topomap_parse_duration(s, 1, &v) < 0 || v <= 0)
+        usage_error("%s: '%s' is not a positive duration (e.g. 2s, 500ms; a bare number is "
+                    "seconds)",
+                    opt, s);
     return v;
 }
 

@@ -13,14 +13,14 @@ const char help_compare[] =
     "                       [--tasks-per-node K | --slots SPEC] [--cores-per-node N]\n"
     "                       [--topology-name NAME]\n"
     "                       [--algos A,B,...] [--seed S] [--affinity bytes|msgs]\n"
-    "                       [--threads N] [--time-limit SEC] [--refine] [--loop N]\n"
+    "                       [--threads N] [--time-limit T] [--refine] [--loop N]\n"
     "                       [--profile-format FMT] [--node-place MODE] [--objective OBJ]\n"
     "                       [--json]\n"
     "                       [--verbose]\n"
     "\n"
     "Run several mapping algorithms on the same allocation and print, for each,\n"
-    "its hop-bytes, hop-bytes relative to the block mapping, SumCom, congestion\n"
-    "(bytes on the busiest channel), fraction of internode bytes and the time it\n"
+    "its hop-bytes, hop-bytes relative to the block mapping, SumCom, the busiest\n"
+    "link's bytes (congestion), fraction of internode bytes and the time it\n"
     "took. Each row is printed as soon as its algorithm finishes. An algorithm\n"
     "that fails is reported on standard error, the others still run, and the\n"
     "exit status is 1.\n"
@@ -42,7 +42,8 @@ const char help_compare[] =
     "  --affinity KIND       bytes (default) or msgs\n"
     "  --threads N           OpenMP threads for the algorithms, 1 to 1024 (default:\n"
     "                        1, or OMP_NUM_THREADS when set)\n"
-    "  --time-limit SEC      time limit of each algorithm (auto: 60 s unless given)\n"
+    "  --time-limit T        time limit of each algorithm, a duration (2s, 500ms;\n"
+    "                        a bare number is seconds; auto: 60s unless given)\n"
     "  --refine              run the swap-refinement engine after each algorithm\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: n/2)\n"
     "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
@@ -177,7 +178,7 @@ int cmd_compare(int argc, char **argv)
     /* res[0] is always block, the reference; it is shown only if asked for. */
     if (!a.json)
         printf("%-16s %13s %9s %17s %13s %9s %10s\n", "algorithm", "hop-bytes", "vs block",
-               "SumCom", "max link (B)", "internode", "time (s)");
+               "SumCom", "busiest link", "internode", "time (s)");
     int failed = 0;
     /* The default list runs every algorithm; those that do not apply to this
      * topology or profile (ENOTSUP: treematch off a tree, grid off a grid...)

@@ -27,11 +27,12 @@ const char help_eval[] =
     "  maxcom              largest A[i][j] x cost(slot i, slot j)\n"
     "  internode_bytes     bytes between ranks on different nodes\n"
     "  internode_fraction  internode_bytes / total_bytes\n"
-    "  congestion_max      bytes on the busiest channel (one direction of a cable)\n"
-    "                      when every pair's bytes follow the network's routing:\n"
+    "  congestion_max      the busiest link's bytes (a link: one direction of a\n"
+    "                      cable) when every pair's bytes follow the network's\n"
+    "                      routing:\n"
     "                      dimension-ordered on tori (+ way on a halfway tie),\n"
     "                      up-down on trees, row-then-column on Tianhe-3\n"
-    "  congestion_avg      mean bytes over the channels that carry traffic\n"
+    "  congestion_avg      mean bytes over the links that carry traffic\n"
     "  (and both divided by the topology's link_bandwidth, in seconds, if given)\n"
     "  traffic by level    bytes between ranks whose innermost shared level is the\n"
     "                      core, each node level (numa, socket...), the node, the\n"
@@ -91,7 +92,7 @@ static void print_split(const topomap_traffic_split_t *s, int json)
 
 /* @json 0: a table; 1: one JSON object and a newline; 2: the object alone
  * (inside another one). @split: the traffic by level, or NULL. */
-/* The busiest channel of each class of link, on networks that have
+/* The busiest link of each class, on networks that have
  * classes (dragonflies): JSON members or lines. */
 static void print_classes(const topomap_metrics_t *m, int json)
 {
@@ -101,8 +102,11 @@ static void print_classes(const topomap_metrics_t *m, int json)
         if (json)
             printf(", \"congestion_%s_max\": %s", name, jnum(m->congestion_class_max[k], b, 40));
         else
-            printf("congestion %-9s %s bytes (busiest %s link)\n", name,
-                   num(m->congestion_class_max[k], b, 40), name);
+        {
+            char label[32];
+            snprintf(label, sizeof label, "busiest %s link", name);
+            printf("%-20s %s bytes\n", label, num(m->congestion_class_max[k], b, 40));
+        }
     }
     if (json)
         printf(", \"global_link_bytes\": %s", jnum(m->congestion_global_bytes, b, 40));
@@ -142,25 +146,27 @@ void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topolog
     printf("%-20s %d\n", "ranks", nranks);
     printf("%-20s %s\n", "total bytes", num(m->total_bytes, b[0], 40));
     printf("%-20s %s\n", "hop-bytes", num(m->hop_bytes, b[1], 40));
-    printf("%-20s %s\n", "avg hops per byte", num(m->avg_hops_per_byte, b[2], 40));
+    /* Ratios to 4 significant digits in the table (JSON keeps every digit). */
+    printf("%-20s %.4g\n", "avg hops per byte", m->avg_hops_per_byte);
     printf("%-20s %d\n", "max dilation", m->max_dilation);
     printf("%-20s %s\n", "SumCom", num(m->sumcom, b[3], 40));
     printf("%-20s %s\n", "MaxCom", num(m->maxcom, b[4], 40));
     printf("%-20s %s\n", "internode bytes", num(m->internode_bytes, b[5], 40));
-    printf("%-20s %s\n", "internode fraction", num(m->internode_fraction, b[6], 40));
-    printf("%-20s %s bytes (busiest channel)\n", "congestion max", num(m->congestion_max, b[7], 40));
-    printf("%-20s %s bytes (mean of %ld loaded channels)\n", "congestion avg",
-           num(m->congestion_avg, b[8], 40), m->congestion_channels);
-    /* One bandwidth for all when the busiest channel's seconds are its
+    printf("%-20s %.4g\n", "internode fraction", m->internode_fraction);
+    printf("%-20s %s bytes (one direction of a cable)\n", "busiest link",
+           num(m->congestion_max, b[7], 40));
+    printf("%-20s %.0f bytes (mean of %ld loaded links)\n", "mean link load", m->congestion_avg,
+           m->congestion_channels);
+    /* One bandwidth for all when the busiest link's seconds are its
      * bytes over link_bandwidth; else the links have their own. */
     if (bandwidth > 0 && m->congestion_max_seconds == m->congestion_max / bandwidth) {
-        printf("%-20s %s s at %s bytes/s\n", "congestion max time",
-               num(m->congestion_max_seconds, b[9], 40), num(bandwidth, b[10], 40));
-        printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
+        printf("%-20s %.4g s at %s bytes/s\n", "busiest link time", m->congestion_max_seconds,
+               num(bandwidth, b[10], 40));
+        printf("%-20s %.4g s\n", "mean link time", m->congestion_avg_seconds);
     } else if (seconds) {
-        printf("%-20s %s s (each link at its own bandwidth)\n", "congestion max time",
-               num(m->congestion_max_seconds, b[9], 40));
-        printf("%-20s %s s\n", "congestion avg time", num(m->congestion_avg_seconds, b[9], 40));
+        printf("%-20s %.4g s (each link at its own bandwidth)\n", "busiest link time",
+               m->congestion_max_seconds);
+        printf("%-20s %.4g s\n", "mean link time", m->congestion_avg_seconds);
     }
     if (classes)
         print_classes(m, 0);

@@ -3,6 +3,7 @@
  * path, or the name of a shipped description), the allocation (--nodes, or
  * the Slurm job the command runs in), and running one algorithm. Failures
  * are one line: bad usage exits 2, bad input 1. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,24 @@ topomap_profile_t *load_profile(const struct args *a)
 
 /* ---- topologies by name ------------------------------------------------- */
 
+/* The source tree's topologies when this binary is the one built in the
+ * build tree (not installed): a clone finds its shipped topologies by name. */
+static const char *build_tree_dir(void)
+{
+#if defined(TOPOMAP_BUILDDIR) && defined(TOPOMAP_SRCTOPODIR)
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    size_t bl = strlen(TOPOMAP_BUILDDIR);
+    if (n > 0) {
+        exe[n] = 0;
+        if (!strncmp(exe, TOPOMAP_BUILDDIR, bl) && exe[bl] == '/' &&
+            access(TOPOMAP_SRCTOPODIR, R_OK) == 0)
+            return TOPOMAP_SRCTOPODIR;
+    }
+#endif
+    return NULL;
+}
+
 int topology_dirs(const char **dirs, int max)
 {
     static char path[4096];
@@ -40,20 +59,48 @@ int topology_dirs(const char **dirs, int max)
     const char *env = getenv("TOPOMAP_TOPOLOGY_PATH");
     if (env && *env) {
         snprintf(path, sizeof path, "%s", env);
-        for (char *save = NULL, *d = strtok_r(path, ":", &save); d && n < max - 1;
+        for (char *save = NULL, *d = strtok_r(path, ":", &save); d && n < max - 2;
              d = strtok_r(NULL, ":", &save))
             if (*d)
                 dirs[n++] = d;
     }
     if (n < max)
         dirs[n++] = TOPOMAP_TOPOLOGIESDIR;
+    const char *build = build_tree_dir();
+    char *rb = build ? realpath(build, NULL) : NULL;
+    for (int i = 0; rb && i < n; i++) {
+        char *ri = realpath(dirs[i], NULL);
+        if (ri && !strcmp(ri, rb))
+            build = NULL; /* already searched */
+        free(ri);
+    }
+    free(rb);
+    if (build && n < max)
+        dirs[n++] = build;
     return n;
 }
 
-char *find_topology(const char *name)
+/* "slurm": the file beside slurm.conf ($SLURM_CONF, else Slurm's default),
+ * as topology=slurm in plugstack.conf. */
+static char *slurm_topology(char *err, size_t errlen)
+{
+    const char *conf = getenv("SLURM_CONF");
+    char path[4096], e[TOPOMAP_ERRLEN] = "";
+    if (!conf || !*conf)
+        conf = "/etc/slurm/slurm.conf";
+    if (topomap_slurm_topology_path(conf, path, sizeof path, e, sizeof e) < 0) {
+        snprintf(err, errlen, "slurm (the topology beside %s): %s", conf, liberr(e, conf, errno));
+        return NULL;
+    }
+    return strdup(path);
+}
+
+char *find_topology_err(const char *name, char *err, size_t errlen)
 {
     if (strchr(name, '/') || access(name, F_OK) == 0)
         return strdup(name);
+    if (!strcmp(name, "slurm"))
+        return slurm_topology(err, errlen);
     const char *dirs[32];
     int nd = topology_dirs(dirs, 32);
     for (int i = 0; i < nd; i++) {
@@ -64,17 +111,46 @@ char *find_topology(const char *name)
                 return strdup(path);
         }
     }
+    /* Name the shipped ones, so that a typo shows its fix. */
+    size_t at = (size_t)snprintf(err, errlen,
+                                 "%s: no such file, nor a shipped topology of that name (see "
+                                 "'topomap topology list')",
+                                 name);
+    int listed = 0;
+    for (int i = 0; i < nd && at < errlen; i++) {
+        struct dirent **ents;
+        int ne = scandir(dirs[i], &ents, NULL, alphasort);
+        for (int k = 0; k < ne; k++) {
+            size_t len = strlen(ents[k]->d_name);
+            if (len > 5 && !strcmp(ents[k]->d_name + len - 5, ".yaml") && at < errlen)
+                at += (size_t)snprintf(err + at, errlen - at, "%s%.*s",
+                                       listed++ ? ", " : "; shipped: ", (int)len - 5,
+                                       ents[k]->d_name);
+            free(ents[k]);
+        }
+        if (ne >= 0)
+            free(ents);
+    }
+    if (!listed && at < errlen)
+        snprintf(err + at, errlen - at,
+                 "; none found in %s: set TOPOMAP_TOPOLOGY_PATH to a directory of "
+                 "them",
+                 TOPOMAP_TOPOLOGIESDIR);
     return NULL;
+}
+
+char *find_topology(const char *name)
+{
+    char err[TOPOMAP_ERRLEN];
+    return find_topology_err(name, err, sizeof err);
 }
 
 topomap_topology_t *load_topology(const struct args *a, const char *name)
 {
     char err[TOPOMAP_ERRLEN] = "";
-    char *path = find_topology(name);
+    char *path = find_topology_err(name, err, sizeof err);
     if (!path)
-        input_error("%s: no such file, nor a shipped topology of that name (see 'topomap "
-                    "topology list')",
-                    name);
+        input_error("%s", err);
     double t0 = now();
     topomap_topology_t *t =
         topomap_topology_load_named(path, a ? a->topology_name : NULL, err, sizeof err);
@@ -160,7 +236,7 @@ static topomap_alloc_t *alloc_or_die(const topomap_topology_t *t, const char *no
     topomap_alloc_t *al = topomap_alloc_create(t, nodes, slots, err, sizeof err);
     if (!al) {
         if (strcmp(nodes_from, "--nodes"))
-            input_error("%s (the nodes of %s; --nodes chooses others)",
+            input_error("%s; these are the nodes of %s (--nodes chooses others)",
                         liberr(err, "allocation", errno), nodes_from);
         input_error("%s", liberr(err, "allocation", errno));
     }
@@ -170,7 +246,8 @@ static topomap_alloc_t *alloc_or_die(const topomap_topology_t *t, const char *no
 const char *fit_hint(const topomap_topology_t *t, int e)
 {
     if (e == E2BIG && topomap_topology_cores(t) == 1)
-        return " (the topology gives each node one core, as a Slurm topology.conf does: "
+        return " (the topology gives each node one core, as a Slurm topology.conf "
+               "does: "
                "--cores-per-node N says how many it has)";
     return "";
 }
@@ -228,7 +305,8 @@ topomap_alloc_t *make_alloc(struct args *a, const topomap_topology_t *t)
             topomap_alloc_free(al);
             free(all);
             free(derived);
-            input_error("%s gives %d slots on %s, which has %d core%s: topomap places at most "
+            input_error("%s gives %d slots on %s, which has %d core%s: topomap "
+                        "places at most "
                         "one rank on a core%s",
                         a->slots_from, s - first, topomap_topology_node_name(t, node), cores,
                         cores == 1 ? "" : "s",
@@ -240,7 +318,8 @@ topomap_alloc_t *make_alloc(struct args *a, const topomap_topology_t *t)
     }
     if (in_job && !a->quiet) {
         const char *id = env("SLURM_JOB_ID");
-        notice("using the allocation of Slurm job %s: %d nodes from %s, %d slots from %s%s; "
+        notice("using the allocation of Slurm job %s: %d nodes from %s, %d slots "
+               "from %s%s; "
                "--nodes chooses others",
                id ? id : "(no SLURM_JOB_ID)", topomap_alloc_nnodes(al), a->nodes_from, ns,
                a->slots_from, capped ? " (at most one per core)" : "");

@@ -7,44 +7,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "cli.h"
-#include "policy.h"
+#include "plan.h"
 
 const char help_plan[] =
-    "Usage: topomap plan --topology T [--profile FILE] [--algo NAME] [--store DIR]\n"
-    "                    [--site 'KEY=VALUE ...'] [--slurm RELEASE]\n"
-    "                    [--nodes HOSTLIST --slots SPEC]\n"
-    "                    [-o FILE] [--verbose] -- srun [SRUN OPTIONS] PROGRAM [ARGS]\n"
+    "Usage: topomap plan [--site 'PLUGSTACK LINE'] [--topology T] [--profile FILE]\n"
+    "                    [--algo NAME] [--store DIR] [--slurm RELEASE]\n"
+    "                    [--nodes HOSTLIST --slots SPEC] [-o FILE] [--json]\n"
+    "                    [--verbose] -- srun [SRUN OPTIONS] PROGRAM [ARGS]\n"
     "\n"
     "A dry run of the SPANK plugin: what it would decide for this srun command\n"
-    "line in this allocation, decided by the plugin's own code. Prints the\n"
-    "outcome (remap: a new layout; keep: Slurm's layout, and why; off: nothing\n"
-    "asked; fail: what strict=1 would fail), the algorithm, the hop-bytes of\n"
-    "Slurm's default layout and of the new one, and the line the plugin would\n"
-    "print. The srun line's own --topomap, --topomap-profile and -N/-n/-c/\n"
-    "--ntasks-per-node options are read as srun reads them.\n"
+    "line in this allocation, under this plugstack.conf line, decided by the\n"
+    "plugin's own code. The check of a line before it is deployed: every key\n"
+    "of --site is read as the plugin reads it (topology= a path or slurm,\n"
+    "profiles=, default=, min_gain=, gain_metric=, time_limit=, bind=, strict=,\n"
+    "...); a missing topology= file is an error here, where the plugin would\n"
+    "keep Slurm's layout for every step. Prints the outcome (remap: a new\n"
+    "layout; keep: Slurm's layout, and why; off: nothing asked; fail: what\n"
+    "strict=1 fails the step for), the algorithm, the hop-bytes of Slurm's\n"
+    "default layout and of the new one, the line the plugin would print, the\n"
+    "binding in words (each node's ranks and their cores; core k is the k-th\n"
+    "core Slurm gives the step on that node), the variables the plugin passes\n"
+    "to the nodes, and the site keys in force. The srun line's own --topomap,\n"
+    "--topomap-profile and -N/-n/-c/--ntasks-per-node options are read as srun\n"
+    "reads them.\n"
     "\n"
     "Options:\n"
-    "  --topology T          the site's machine description (topology= of\n"
-    "                        plugstack.conf): a file or a shipped name (required)\n"
+    "  --site 'LINE'         the plugstack.conf line: whole ('optional\n"
+    "                        /usr/lib/.../topomap.so topology=... profiles=...')\n"
+    "                        or its key=value words alone\n"
+    "  --topology T          the machine description, instead of the line's\n"
+    "                        topology=: a file, a shipped name, or slurm (the\n"
+    "                        file beside $SLURM_CONF); required without --site\n"
+    "                        topology=\n"
     "  --profile FILE        the profile, as --topomap-profile=FILE would give it\n"
     "                        (default: the srun line's --topomap-profile, else the\n"
     "                        program's name in the store)\n"
     "  --algo NAME           the algorithm when the srun line has no --topomap\n"
     "                        (as a user's --topomap=NAME; default: the site's\n"
     "                        default=, off unless --site sets it)\n"
-    "  --store DIR           the profile store (profiles= of plugstack.conf)\n"
+    "  --store DIR           the profile store, instead of the line's profiles=\n"
     "  --slurm RELEASE       the Slurm release whose srun rules apply, one of\n"
     "                        22.05 23.02 23.11 24.05 24.11 25.05 25.11 26.05\n"
     "                        (default: the one the plugin is built for, else\n"
     "                        22.05); another MAJOR.MINOR: the plugin's decline;\n"
     "                        26.05 reads slurm.conf ($SLURM_CONF, else\n"
-    "                        /etc/slurm/slurm.conf) for its task order\n"
-    "  --site 'K=V ...'      more site keys, as on the plugstack.conf line:\n"
-    "                        default=, min_gain=, gain_metric=, time_limit=,\n"
-    "                        bind=, strict=\n"
+    "                        /etc/slurm/slurm.conf, else /run/slurm/conf/slurm.conf)\n"
+    "                        for its task order\n"
     "  -w, --nodes HOSTLIST  the allocation's nodes (default inside a job:\n"
     "                        SLURM_JOB_NODELIST); required outside a job; also\n"
     "                        --nodelist\n"
@@ -52,14 +64,19 @@ const char help_plan[] =
     "                        syntax (default: the job's, else every core)\n"
     "  -o, --output FILE     write the hostfile the plugin would hand to srun\n"
     "                        (SLURM_HOSTFILE) when it remaps\n"
-    "  -v, --verbose         also print the rank -> host list and the binding\n"
+    "  --json                print one JSON object (fields: doc/reference.md)\n"
+    "  -v, --verbose         also print each rank's node and core\n"
     "  -h, --help            print this help and exit\n"
     "\n"
-    "Exit status: 0 a decision was made (whatever it is), 1 bad input, 2 bad usage.\n"
+    "Exit status: 0 a decision was made (remap, keep or off), 1 bad input (a\n"
+    "missing topology), 2 bad usage (a bad key in --site), 3 the decision is\n"
+    "fail (strict=1: the plugin would fail the step).\n"
     "\n"
-    "Example:\n"
+    "Examples:\n"
     "  topomap plan --topology site.yaml --profile app.txt --nodes 'n[1-4]' \\\n"
-    "      --slots '16(x4)' -- srun -N4 -n32 --cpus-per-task 2 --topomap=ohtma ./app\n";
+    "      --slots '16(x4)' -- srun -N4 -n32 --cpus-per-task 2 --topomap=ohtma ./app\n"
+    "  topomap plan --site 'optional /usr/lib/slurm/topomap.so topology=slurm \\\n"
+    "      profiles=/var/lib/topomap/profiles default=auto strict=1' -- srun -n64 ./app\n";
 
 /* The environment the plugin sees: the real one, with the allocation
  * overridden by --nodes / --slots. */
@@ -81,15 +98,118 @@ static const char *plan_getenv(const char *name, void *arg)
     return getenv(name);
 }
 
-static const char *const outcome_name[] = {"off", "keep", "remap", "fail"};
+/* --site: the plugstack.conf line, whole ("optional PATH/topomap.so K=V
+ * ...", comments allowed) or its keys alone, into @p site; a bad key is bad
+ * usage. */
+static void plan_site(const char *line, struct topomap_site *site)
+{
+    char err[TOPOMAP_ERRLEN] = "";
+    char *copy = strdup(line), *tok[64], *save = NULL;
+    int nt = 0;
+    if (!copy)
+        input_error("out of memory");
+    /* A file's text may come whole ("$(cat topomap.conf)"): comments out. */
+    for (char *c = copy; (c = strchr(c, '#'));) {
+        size_t end = strcspn(c, "\n");
+        if (c == copy || strchr(" \t\n", c[-1]))
+            memset(c, ' ', end);
+        c += end;
+    }
+    for (char *t = strtok_r(copy, " \t\n", &save); t && nt < 64;
+         t = strtok_r(NULL, " \t\n", &save)) {
+        if (nt == 0 && !strchr(t, '=') && (!strcmp(t, "optional") || !strcmp(t, "required")))
+            continue; /* the line's first words: the plugin's kind and path */
+        if (nt == 0 && !strchr(t, '=') && strstr(t, ".so"))
+            continue;
+        tok[nt++] = t;
+    }
+    if (topomap_site_parse(site, nt, tok, err, sizeof err) > 0)
+        usage_error("--site: %s", err);
+    free(copy);
+    /* The plugin reads these from srun's and slurmstepd's working
+     * directories: only absolute paths mean one file. */
+    if (site->topology && site->topology[0] != '/' && strcmp(site->topology, "slurm") &&
+        access(site->topology, F_OK) == 0)
+        notice("--site: topology=%s is not an absolute path: the plugin would read it from each "
+               "srun's working directory",
+               site->topology);
+    if (site->profiles && site->profiles[0] != '/')
+        notice("--site: profiles=%s is not an absolute path: the plugin would read it from each "
+               "srun's working directory",
+               site->profiles);
+}
+
+/* The topology file: --topology (a path, a shipped name or slurm), else the
+ * site's topology= as the plugin reads it (a path, or slurm). */
+static char *plan_topology(const struct args *a, const struct topomap_site *site)
+{
+    char err[TOPOMAP_ERRLEN] = "";
+    if (a->topology) {
+        char *p = find_topology_err(a->topology, err, sizeof err);
+        if (!p)
+            input_error("--topology %s", err);
+        return p;
+    }
+    if (!site->topology)
+        usage_error("no topology: give --topology T, or topology= in --site");
+    if (!strcmp(site->topology, "slurm")) {
+        char *p = find_topology_err("slurm", err, sizeof err);
+        if (!p)
+            input_error("--site: topology=%s; the plugin would keep Slurm's layout for every step",
+                        err);
+        return p;
+    }
+    if (access(site->topology, R_OK) != 0) {
+        int e = errno;
+        char *shipped = strchr(site->topology, '/') ? NULL : find_topology(site->topology);
+        input_error(
+            "--site: topology=%s: %s; the plugin would keep Slurm's layout for every step%s%s%s",
+            site->topology, strerror(e), shipped ? " (a shipped topology: " : "",
+            shipped ? shipped : "", shipped ? ")" : "");
+    }
+    return strdup(site->topology);
+}
+
+/* Every core of each node, as a whole-node allocation would give: "C(xN)"
+ * runs, one per change of node type. Caller frees. */
+static char *plan_all_cores(const struct args *a, const char *topo)
+{
+    char err[TOPOMAP_ERRLEN] = "";
+    topomap_topology_t *t = load_topology(a, topo);
+    topomap_hostlist_t *hl = topomap_hostlist_parse(a->nodes, err, sizeof err);
+    if (!hl)
+        input_error("--nodes: %s", liberr(err, a->nodes, errno));
+    size_t nh = topomap_hostlist_count(hl);
+    char *spec = malloc(nh * 24 + 1);
+    if (!spec)
+        input_error("out of memory");
+    size_t len = 0;
+    for (size_t i = 0, run = 0; i < nh; i++) {
+        int v = topomap_topology_node_lookup(t, topomap_hostlist_get(hl, i));
+        int c = v < 0 ? topomap_topology_cores(t) : topomap_topology_node_cores(t, v);
+        int next = -1;
+        if (i + 1 < nh) {
+            int w = topomap_topology_node_lookup(t, topomap_hostlist_get(hl, i + 1));
+            next = w < 0 ? topomap_topology_cores(t) : topomap_topology_node_cores(t, w);
+        }
+        run++;
+        if (next != c) {
+            len += (size_t)sprintf(spec + len, "%s%d(x%zu)", len ? "," : "", c, run);
+            run = 0;
+        }
+    }
+    spec[len] = 0;
+    topomap_hostlist_free(hl);
+    topomap_topology_free(t);
+    return spec;
+}
 
 int cmd_plan(int argc, char **argv)
 {
     struct args a;
     parse_args(argc, argv,
-               "topology profile algo store site slurm nodes slots output verbose help",
+               "topology profile algo store site slurm nodes slots output verbose json help",
                help_plan, &a);
-    require(a.topology, "--topology");
     if (a.npos == 0 || strcmp(a.pos[0], "srun"))
         usage_error("missing the srun command line: expected '-- srun [OPTIONS] PROGRAM'");
     if (a.algo && !topomap_algo_valid(a.algo) && strcmp(a.algo, "off")) {
@@ -101,61 +221,26 @@ int cmd_plan(int argc, char **argv)
     struct plan_env pe = {a.nodes, a.slots};
     if (!a.nodes && a.slots)
         usage_error("--slots needs --nodes");
-    if (!plan_getenv("SLURM_JOB_NODELIST", &pe))
-        usage_error("no allocation: give --nodes HOSTLIST (and --slots SPEC), or run inside a "
-                    "Slurm job");
-    char *topo = find_topology(a.topology);
-    if (!topo)
-        input_error("%s: no such file, nor a shipped topology of that name (see 'topomap "
-                    "topology list')",
-                    a.topology);
-    if (a.nodes && !a.slots) {
-        /* Every core of each node, as a whole-node allocation would give. */
-        topomap_topology_t *t = load_topology(&a, topo);
-        topomap_hostlist_t *hl = topomap_hostlist_parse(a.nodes, err, sizeof err);
-        if (!hl)
-            input_error("--nodes: %s", liberr(err, a.nodes, errno));
-        /* Each node's own cores (node types): "C(xN)" runs, one per change. */
-        size_t nh = topomap_hostlist_count(hl);
-        static char *spec;
-        spec = malloc(nh * 24 + 1);
-        if (!spec)
-            input_error("out of memory");
-        size_t len = 0;
-        for (size_t i = 0, run = 0; i < nh; i++) {
-            int v = topomap_topology_node_lookup(t, topomap_hostlist_get(hl, i));
-            int c = v < 0 ? topomap_topology_cores(t) : topomap_topology_node_cores(t, v);
-            int next = -1;
-            if (i + 1 < nh) {
-                int w = topomap_topology_node_lookup(t, topomap_hostlist_get(hl, i + 1));
-                next = w < 0 ? topomap_topology_cores(t) : topomap_topology_node_cores(t, w);
-            }
-            run++;
-            if (next != c) {
-                len += (size_t)sprintf(spec + len, "%s%d(x%zu)", len ? "," : "", c, run);
-                run = 0;
-            }
-        }
-        pe.cpus = spec;
-        topomap_hostlist_free(hl);
-        topomap_topology_free(t);
-    }
-
     struct topomap_site site;
     topomap_site_init(&site);
-    if (a.site) {
-        char *copy = strdup(a.site), *tok[64], *save = NULL;
-        int nt = 0;
-        if (!copy)
-            input_error("out of memory");
-        for (char *t = strtok_r(copy, " \t", &save); t && nt < 64; t = strtok_r(NULL, " \t", &save))
-            tok[nt++] = t;
-        if (topomap_site_parse(&site, nt, tok, err, sizeof err) > 0)
-            usage_error("--site: %s", err);
-        free(copy);
+    if (a.site)
+        plan_site(a.site, &site);
+    if (!a.topology && !site.topology)
+        usage_error("no topology: give --topology T, or topology= in --site");
+    if (!plan_getenv("SLURM_JOB_NODELIST", &pe))
+        usage_error(
+            "no allocation: give --nodes HOSTLIST (and --slots SPEC), or run inside a Slurm job");
+    char *topo = plan_topology(&a, &site);
+    static char *all_cores;
+    a.topology_name = site.topology_name;
+    if (a.nodes && !a.slots)
+        pe.cpus = all_cores = plan_all_cores(&a, topo);
+    /* --topology and --store stand for the line's topology= and profiles=;
+     * topology=slurm stays as the plugin reads it (from SLURM_CONF). */
+    if (a.topology || strcmp(site.topology, "slurm")) {
+        free(site.topology);
+        site.topology = strdup(topo);
     }
-    free(site.topology);
-    site.topology = topo;
     if (a.store) {
         free(site.profiles);
         site.profiles = strdup(a.store);
@@ -195,38 +280,18 @@ int cmd_plan(int argc, char **argv)
     progress(&a, "deciding as the plugin would");
     topomap_decide(&site, &o, plan_getenv, &pe, &d);
 
-    char b[3][40];
-    printf("%-12s %s\n", "decision", outcome_name[d.outcome]);
-    printf("%-12s %s\n", "algorithm", d.algo ? d.algo : "-");
-    printf("%-12s %d\n", "ranks", d.nranks);
-    if (d.hop_bytes_default > 0 || d.hop_bytes_new > 0) {
-        printf("%-12s %s (Slurm's layout)", "hop-bytes", num(d.hop_bytes_default, b[0], 40));
-        if (d.outcome == TOPOMAP_REMAP || d.hop_bytes_new > 0)
-            printf(" -> %s (new)", num(d.hop_bytes_new, b[1], 40));
-        printf("\n");
+    if (d.outcome == TOPOMAP_REMAP && a.output) {
+        FILE *f = fopen(a.output, "w");
+        for (int r = 0; f && r < d.nranks; r++)
+            fprintf(f, "%s\n", d.hosts[r]);
+        if (!f || fclose(f) != 0)
+            input_error("cannot write '%s': %s", a.output, strerror(errno));
     }
-    if (d.message[0])
-        printf("%-12s %s\n", "message", d.message);
-    if (d.summary[0])
-        printf("%-12s %s\n", "verbose", d.summary);
-    if (d.note[0])
-        printf("%-12s %s\n", "note", d.note);
-    if (d.outcome == TOPOMAP_REMAP) {
-        printf("%-12s %s\n", "binding", d.bind ? d.bind : "(bind=none: Slurm's)");
-        printf("%-12s %s\n", "pmi2", d.pmi2 ? d.pmi2 : "(too long: MPICH loses shared memory)");
-        if (a.verbose)
-            for (int r = 0; r < d.nranks; r++)
-                printf("rank %d %s\n", r, d.hosts[r]);
-        if (a.output) {
-            FILE *f = fopen(a.output, "w");
-            for (int r = 0; f && r < d.nranks; r++)
-                fprintf(f, "%s\n", d.hosts[r]);
-            if (!f || fclose(f) != 0)
-                input_error("cannot write '%s': %s", a.output, strerror(errno));
-        }
-    }
+    int rc = d.outcome == TOPOMAP_FAIL ? EXIT_PLAN_FAIL : 0;
+    plan_print(&site, topo, &d, a.verbose, a.json, rc);
     topomap_decision_free(&d);
     topomap_srun_free(&o);
     topomap_site_free(&site);
-    return finish_stdout(0);
+    free(topo);
+    return finish_stdout(rc);
 }

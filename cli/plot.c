@@ -82,7 +82,8 @@ const char help_plot[] =
     "                        profile (default: the table's tianhe3 one; none: no\n"
     "                        such panel)\n"
     "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
-    "  -o, --output FILE     the picture to write (required)\n"
+    "  -o, --output FILE     the picture to write (required); on success one line\n"
+    "                        on standard output says so: wrote FILE (KIND)\n"
     "  --format FMT          png, svg or pdf (default: by the extension of FILE)\n"
     "  --size W[xH]          canvas size in pixels (PNG) or points (SVG, PDF);\n"
     "                        default: a width per kind, the height from the shape\n"
@@ -305,6 +306,7 @@ int cmd_plot(int argc, char **argv)
         bo.topology = pa.per_profile && !strcmp(pa.per_profile, "none") ? "" : pa.per_profile;
         if (topomap_plot_bench(a->output, &pa.po, pa.table, &bo, err, sizeof err) < 0)
             input_error("%s", liberr(err, a->output, errno));
+        printf("wrote %s (%s)\n", a->output, pa.kind);
         return finish_stdout(0);
     }
 
@@ -360,5 +362,6 @@ int cmd_plot(int argc, char **argv)
     topomap_alloc_free(al);
     topomap_topology_free(t);
     topomap_profile_free(p);
+    printf("wrote %s (%s)\n", a->output, pa.kind);
     return finish_stdout(0);
 }

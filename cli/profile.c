@@ -161,6 +161,19 @@ struct profile_cmd {
     size_t errlen;
 };
 
+/* Where the store of a message came from, and how to name another:
+ * "(the default; give --store DIR or set TOPOMAP_STORE for another)". */
+static const char *store_said(const struct profile_cmd *pc)
+{
+    static char said[128];
+    const char *env = getenv("TOPOMAP_STORE");
+    snprintf(said, sizeof said, "(%s; give --store DIR or set TOPOMAP_STORE for another)",
+             pc->store && *pc->store ? "from --store"
+             : env && *env           ? "from TOPOMAP_STORE"
+                                     : "the default");
+    return said;
+}
+
 /* add NAME FILE...: a format given (or standard input) reads one file;
  * else whatever recorded it. */
 static void profile_add(struct profile_cmd *pc)
@@ -172,13 +185,16 @@ static void profile_add(struct profile_cmd *pc)
             : topomap_import(files, (size_t)(pc->npos - 2), pc->kinds, pc->err, pc->errlen);
     if (!p)
         input_error("%s", liberr(pc->err, pc->pos[2], errno));
+    int existed = access(topomap_store_dir(pc->store), F_OK) == 0;
     if ((pc->site ? topomap_store_add(pc->store, pc->pos[1], p, pc->err, pc->errlen)
                   : topomap_store_user_add(pc->store, getuid(), getgid(), pc->pos[1], p,
                                            pc->err, pc->errlen)) < 0) {
         int e = errno;
         topomap_profile_free(p);
-        input_error("%s", liberr(pc->err, pc->dir, e));
+        input_error("%s %s", liberr(pc->err, pc->dir, e), store_said(pc));
     }
+    if (!existed)
+        notice("made the profile store %s %s", topomap_store_dir(pc->store), store_said(pc));
     printf("stored '%s' (%d ranks) in %s\n", pc->pos[1], topomap_profile_nranks(p), pc->dir);
     topomap_profile_free(p);
 }
@@ -188,8 +204,12 @@ static void profile_list(struct profile_cmd *pc, int json)
 {
     topomap_store_entry_t *e = NULL;
     size_t n = 0;
-    if (topomap_store_user_list(pc->store, getuid(), &e, &n, pc->err, pc->errlen) < 0)
-        input_error("%s", liberr(pc->err, pc->dir, errno));
+    if (access(topomap_store_dir(pc->store), F_OK) != 0 && errno == ENOENT)
+        /* No store yet: nothing in it, as the plugin sees it. */
+        notice("the profile store %s does not exist yet, so it holds no profiles %s",
+               topomap_store_dir(pc->store), store_said(pc));
+    else if (topomap_store_user_list(pc->store, getuid(), &e, &n, pc->err, pc->errlen) < 0)
+        input_error("%s %s", liberr(pc->err, pc->dir, errno), store_said(pc));
     if (json) {
         profile_list_json(topomap_store_dir(pc->store), e, n);
         free(e);
@@ -218,7 +238,7 @@ static void profile_show(struct profile_cmd *pc)
     topomap_profile_t *p = topomap_store_find(pc->store, getuid(), pc->pos[1], 0, &scope, path,
                                               sizeof path, pc->err, pc->errlen);
     if (!p)
-        input_error("%s", liberr(pc->err, pc->pos[1], errno));
+        input_error("%s %s", liberr(pc->err, pc->pos[1], errno), store_said(pc));
     /* Metadata and paths come from files and the environment: printed
      * safe for a terminal (control characters as '?'). */
     char safe[sizeof path];
@@ -243,7 +263,7 @@ static void profile_rm(struct profile_cmd *pc)
     if ((pc->site ? topomap_store_remove(pc->store, pc->pos[1], pc->err, pc->errlen)
                   : topomap_store_user_remove(pc->store, getuid(), pc->pos[1], pc->err,
                                               pc->errlen)) < 0)
-        input_error("%s", liberr(pc->err, pc->pos[1], errno));
+        input_error("%s %s", liberr(pc->err, pc->pos[1], errno), store_said(pc));
     printf("removed '%s' from %s\n", pc->pos[1], pc->dir);
 }
 

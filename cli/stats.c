@@ -35,8 +35,12 @@ const char help_stats[] =
     "  remapping likely to help?  from SP(k) at the node size k, the statistic\n"
     "         the study found most consistently tied to the gain of a mapping:\n"
     "         'unlikely' below 0.1, 'maybe' below 0.3, else 'likely' (our\n"
-    "         thresholds; the study gives correlations, not thresholds). Measure\n"
-    "         with 'topomap compare' before relying on it\n"
+    "         thresholds; the study gives correlations, not thresholds). It\n"
+    "         says how much traffic a layout could keep inside the nodes, not\n"
+    "         what the network lets it save: on a small network or for a grid\n"
+    "         that the block layout already lays out well, 'topomap compare'\n"
+    "         can find nothing better ('auto = 1.0000 x block'); measure with it\n"
+    "         before relying on the verdict\n"
     "\n"
     "Options:\n"
     "  --profile FILE        communication profile (required; '-': standard input)\n"
@@ -152,9 +156,14 @@ int cmd_stats(int argc, char **argv)
         if (total <= 0)
             printf("%-34s no: the profile has no traffic\n", "remapping likely to help?");
         else
-            printf("%-34s %s: %.0f%% of the bytes leave blocks of %d consecutive ranks "
-                   "(SP(%d)), which the block layout puts on one node\n",
-                   "remapping likely to help?", v, 100 * sp, kv, kv);
+            /* A bound, not a measure: the bytes a layout could keep inside
+             * nodes. Whether the network lets it is compare's question. */
+            printf("%-34s %s: %.0f%% of the bytes cross nodes under the block layout (SP(%d), "
+                   "%d ranks a node)%s\n",
+                   "remapping likely to help?", v, 100 * sp, kv, kv,
+                   v[0] == 'u' ? ": little for a new layout to win back"
+                               : ", room a new layout may win back; 'topomap compare' measures "
+                                 "what it wins on a network");
     }
     topomap_profile_free(p);
     return finish_stdout(0);

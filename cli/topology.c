@@ -48,6 +48,17 @@ const char help_topology[] =
     "  topomap topology show torus-8x8x8\n"
     "  topomap topology hops tianhe3-prototype cn0000 cn0097\n";
 
+/* A file of a later directory that NAME finds in an earlier one. */
+static int shadowed(const char *nm, size_t len, const char *path)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)len, nm);
+    char *found = find_topology(name);
+    int other = found && strcmp(found, path);
+    free(found);
+    return other;
+}
+
 static int topology_list(void)
 {
     const char *dirs[32];
@@ -59,9 +70,9 @@ static int topology_list(void)
         for (int k = 0; k < ne; k++) {
             const char *nm = ents[k]->d_name;
             size_t len = strlen(nm);
-            if (len > 5 && !strcmp(nm + len - 5, ".yaml")) {
-                char path[4096], err[TOPOMAP_ERRLEN] = "";
-                snprintf(path, sizeof path, "%s/%s", dirs[i], nm);
+            char path[4096], err[TOPOMAP_ERRLEN] = "";
+            snprintf(path, sizeof path, "%s/%s", dirs[i], nm);
+            if (len > 5 && !strcmp(nm + len - 5, ".yaml") && !shadowed(nm, len - 5, path)) {
                 topomap_topology_t *t = topomap_topology_load(path, err, sizeof err);
                 if (t) {
                     /* Node types: the cores of each, "128/48". */
@@ -86,9 +97,9 @@ static int topology_list(void)
         fflush(stdout);
         notice("no topology descriptions in %s%s (set TOPOMAP_TOPOLOGY_PATH to a directory of "
                "them, e.g. the source tree's topologies/)",
-               dirs[0], nd > 1 ? " and the others of TOPOMAP_TOPOLOGY_PATH" : "");
+               dirs[0], nd > 1 ? " nor the other directories searched" : "");
     }
-    return finish_stdout(0);
+    return finish_stdout(found ? 0 : EXIT_INPUT);
 }
 
 static int topology_hops(const struct args *a)
@@ -105,7 +116,7 @@ static int topology_hops(const struct args *a)
     int len = topomap_topology_route(t, n[0], n[1], el, max + 1);
     if (len < 0)
         input_error("cannot route %s to %s: %s", a->pos[2], a->pos[3], strerror(errno));
-    printf("%s %s: %d hops; route over %d channel%s:", a->pos[2], a->pos[3],
+    printf("%s %s: %d hops; route over %d link%s:", a->pos[2], a->pos[3],
            topomap_topology_hops(t, n[0], n[1]), len, len == 1 ? "" : "s");
     for (int i = 0; i <= len; i++) {
         if (el[i] < nnodes)

@@ -19,7 +19,10 @@
 #   contrib/install-deps.sh --packaging also what the packages need
 #                                       (contrib/check-packages.sh): the Debian
 #                                       package tools, rpm, debootstrap, lintian
-# The options combine (--benefit --packaging).
+#   contrib/install-deps.sh --runtime   only the libraries an installed topomap
+#                                       runs with (a production node: no
+#                                       compilers, Slurm daemons or MPIs)
+# The options combine (--benefit --packaging); --runtime stands alone.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config
       libhwloc-dev hwloc libmetis-dev libyaml-dev zlib1g-dev libsuitesparse-dev
@@ -39,12 +42,20 @@ BENEFIT_PKGS="lammps gromacs"
 # Debian's rpm, debootstrap for the clean root the .debs are installed into,
 # and lintian.
 PACKAGING_PKGS="dpkg-dev debhelper dh-autoreconf fakeroot rpm debootstrap lintian"
+# What the installed libtopomap.so, topomap and the plugin are linked with
+# (objdump -p: NEEDED), Debian 12's package names: hwloc, libyaml, zlib,
+# METIS, CHOLMOD (SuiteSparse), LAPACKE with OpenBLAS, ARPACK, the OpenMP
+# runtime, cairo (topomap plot). Slurm and the MPI are the site's own.
+RUNTIME_PKGS="libhwloc15 libyaml-0-2 zlib1g libmetis5 libcholmod3 liblapacke libopenblas0
+      libarpack2 libgomp1 libcairo2"
 for opt in "$@"; do
     case $opt in
     --benefit) PKGS="$PKGS $BENEFIT_PKGS" ;;
     --packaging) PKGS="$PKGS $PACKAGING_PKGS" ;;
+    --runtime) PKGS=$RUNTIME_PKGS ;;
     *) echo "install-deps: unknown option '$opt' (--benefit adds what make benefit needs," \
-            "--packaging what the Debian and RPM packages need)" >&2; exit 2 ;;
+            "--packaging what the Debian and RPM packages need, --runtime only the" \
+            "libraries an installed topomap runs with)" >&2; exit 2 ;;
     esac
 done
 SUDO=

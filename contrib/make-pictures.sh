@@ -48,7 +48,7 @@ run mapping --profile "$P/halo-8x8.txt" --topology "$T/torus-8x8x8.yaml" --nodes
     --title "8x8 halo, 4 ranks per node on a 4x4 box of the 8x8x8 torus: block (left), auto (right)"
 run links --profile "$P/halo-8x8.txt" --topology "$T/torus-8x8x8.yaml" --nodes "$BOX" \
     --tasks-per-node 4 --compare block --algo auto -o "$OUT/links.png" \
-    --title "The same: bytes on every channel, block (left) and auto (right)"
+    --title "The same: bytes on every link, block (left) and auto (right)"
 run mapping --profile "$P/petsc-ex45-mg65-16.txt" --topology "$T/tianhe3-prototype.yaml" \
     --nodes 'cn[0000-0001,0048-0049,0096-0097,0384-0385]' --tasks-per-node 2 \
     --compare block --algo auto -o "$OUT/mapping-tianhe3.png" \

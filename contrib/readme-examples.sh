@@ -27,7 +27,8 @@ readme=${1:-$top_srcdir/README.md}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-readme.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE \
-    SLURM_NTASKS SLURM_NPROCS SLURM_CPUS_PER_TASK SLURM_JOB_ID TOPOMAP_TOPOLOGY_PATH
+    SLURM_NTASKS SLURM_NPROCS SLURM_CPUS_PER_TASK SLURM_JOB_ID TOPOMAP_TOPOLOGY_PATH \
+    TOPOMAP_STORE SLURM_CONF
 
 # Split the README: the text of block k goes to $tmp/block.k, everything else
 # stays in order in $tmp/skeleton with a marker line "@@BLOCK k@@".

@@ -90,7 +90,9 @@ topomap_alloc_t *topomap_alloc_create(const topomap_topology_t *t, const char *h
         const char *name = topomap_hostlist_get(hl, i);
         int node = topomap_topology_node_lookup(t, name);
         if (node < 0) {
-            topomap_fail(err, errlen, EINVAL, "node '%s' is not in the topology", name);
+            char known[160];
+            topomap_fail(err, errlen, EINVAL, "node '%s' is not in the topology (its nodes: %s)",
+                         name, topomap_topology_names_hint(t, known, sizeof known));
             goto fail;
         }
         if (seen[node]) {

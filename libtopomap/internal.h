@@ -351,5 +351,8 @@ int topomap_cmp_i64(const void *a, const void *b);
  * as a value <= max. Returns the number of digits read, or -1 (no digit,
  * or above max) with errno EINVAL / ERANGE. */
 int topomap_scan_count(const char *s, long max, long *out);
+/* The node names of @p t as a hostlist ("n[1-4]"), cut with "..." to fit
+ * @p len, for messages about a name it does not have. Returns @p buf. */
+const char *topomap_topology_names_hint(const topomap_topology_t *t, char *buf, size_t len);
 
 #endif

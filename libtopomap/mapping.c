@@ -198,7 +198,7 @@ static int check_shared_cores(const char *path, const topomap_topology_t *t, int
                               const int *node, const int *core, const long *line_of, char *err,
                               size_t errlen)
 {
-    struct placed *by = malloc((nranks ? (size_t)nranks : 1) * sizeof *by);
+    struct placed *by = malloc((nranks > 0 ? (size_t)nranks : 1) * sizeof *by);
     if (!by)
         return topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory", path,
                             nranks ? line_of[nranks - 1] : 1L);
@@ -365,8 +365,10 @@ static int read_stream(FILE *f, const char *path, int format, const topomap_topo
         }
         int nd = topomap_topology_node_lookup(t, host);
         if (nd < 0) {
-            topomap_fail(err, errlen, EINVAL, "%s:%ld: unknown host '%s' (not in the topology)",
-                         path, lineno, host);
+            char known[160];
+            topomap_fail(err, errlen, EINVAL,
+                         "%s:%ld: unknown host '%s' (not in the topology, whose nodes are %s)",
+                         path, lineno, host, topomap_topology_names_hint(t, known, sizeof known));
             goto out;
         }
         int cores = topomap_topology_node_cores(t, nd);

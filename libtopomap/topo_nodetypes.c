@@ -148,7 +148,9 @@ int topo_types_add(topomap_topology_t *t, struct topo_ntype *ty, const char *hos
         const char *name = topomap_hostlist_get(hl, i);
         int v = topomap_topology_node_lookup(t, name);
         if (v < 0) {
-            topomap_fail(err, errlen, EINVAL, "node '%s' is not in the topology", name);
+            char known[160];
+            topomap_fail(err, errlen, EINVAL, "node '%s' is not in the topology (its nodes: %s)",
+                         name, topomap_topology_names_hint(t, known, sizeof known));
             goto undo;
         }
         if (t->node_type[v] == k) {
@@ -265,7 +267,11 @@ char *topomap_topology_type_hostlist(const topomap_topology_t *t, int type)
 static void describe_type(const struct topo_ntype *ty, const char *indent, FILE *f)
 {
     char safe[1100];
-    fprintf(f, "%scores per node: %d (", indent, ty->cores);
+    /* On GPU nodes the slots are the GPUs, not cores. */
+    if (ty->gpus)
+        fprintf(f, "%sslots per node: %d GPUs (", indent, ty->cores);
+    else
+        fprintf(f, "%scores per node: %d (", indent, ty->cores);
     for (int k = 0; k < ty->nlevels; k++)
         fprintf(f, "%s%s %d", k ? " x " : "",
                 topomap_printable(ty->level_name[k], safe, sizeof safe), ty->arity[k]);

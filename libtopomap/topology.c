@@ -305,6 +305,26 @@ const char *topomap_topology_node_name(const topomap_topology_t *t, int node)
     return topomap_hostlist_get(t->names, (size_t)node);
 }
 
+const char *topomap_topology_names_hint(const topomap_topology_t *t, char *buf, size_t len)
+{
+    /* Error paths only: the whole list is compressed, then cut. */
+    const char **names = malloc((size_t)(t->nnodes > 0 ? t->nnodes : 1) * sizeof *names);
+    char *hl = NULL;
+    for (int i = 0; names && i < t->nnodes; i++)
+        names[i] = topomap_hostlist_get(t->names, (size_t)i);
+    if (names)
+        hl = topomap_hostlist_compress(names, (size_t)t->nnodes);
+    if (!hl)
+        snprintf(buf, len, "%d nodes", t->nnodes);
+    else if (strlen(hl) + 1 > len && len > 4)
+        snprintf(buf, len, "%.*s...", (int)len - 4, hl);
+    else
+        snprintf(buf, len, "%s", hl);
+    free(hl);
+    free(names);
+    return buf;
+}
+
 int topomap_topology_node_lookup(const topomap_topology_t *t, const char *hostname)
 {
     if (hostname) {

@@ -117,6 +117,14 @@ int topomap_parse_u64(const char *s, uint64_t *out);
  * @return 0, or -1 with errno EINVAL or ERANGE (overflow).
  */
 int topomap_parse_double(const char *s, double *out);
+/**
+ * A duration: a strict number (as topomap_parse_double) followed by a unit,
+ * "ms", "s" or "min" ("2s", "2000ms", "0.5s"), or a bare number counted in
+ * @p unit seconds (1: the command line's seconds, 0.001: plugstack.conf's
+ * milliseconds), into *@p seconds. The sign is not checked.
+ * @return 0, or -1 with errno EINVAL or ERANGE.
+ */
+int topomap_parse_duration(const char *s, double unit, double *seconds);
 
 /* ======================================================================== */
 /* Hostlists (Slurm hostlist expressions such as "cn[0000-0003,0010],login1") */

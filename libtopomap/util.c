@@ -231,6 +231,41 @@ int topomap_parse_double(const char *s, double *out)
     return 0;
 }
 
+int topomap_parse_duration(const char *s, double unit, double *seconds)
+{
+    static const struct {
+        const char *suffix;
+        double scale;
+    } units[] = {{"ms", 1e-3}, {"s", 1}, {"min", 60}};
+    if (!s || !seconds || unit <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    size_t len = strlen(s);
+    double scale = unit;
+    char num[64];
+    for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+        size_t sl = strlen(units[u].suffix);
+        if (len > sl && !strcmp(s + len - sl, units[u].suffix) &&
+            (s[len - sl - 1] == '.' || isdigit((unsigned char)s[len - sl - 1]))) {
+            scale = units[u].scale;
+            len -= sl;
+            break;
+        }
+    }
+    if (len >= sizeof num) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(num, s, len);
+    num[len] = 0;
+    double v;
+    if (topomap_parse_double(num, &v) < 0)
+        return -1;
+    *seconds = v * scale;
+    return 0;
+}
+
 const char *topomap_version(void)
 {
     return PACKAGE_VERSION;

@@ -101,7 +101,7 @@ int topomap_plot_links(const char *path, const topomap_plot_opts_t *o,
                       mid[1] - lw / 2, lw, lw);
         }
         char extra[200], b[32];
-        int len = snprintf(extra, sizeof extra, "busiest channel %s, %zu channels loaded",
+        int len = snprintf(extra, sizeof extra, "busiest link %s, %zu links loaded",
                            plot_bytes(sc.met[k].congestion_max, b, sizeof b), nl[k]);
         if (hidden)
             snprintf(extra + len, sizeof extra - (size_t)len, " (%zu outside the picture)", hidden);
@@ -111,11 +111,11 @@ int topomap_plot_links(const char *path, const topomap_plot_opts_t *o,
     double cw = fmin(P->w - 2 * P->font, P->font * 34);
     if (hi > 0)
         plot_colourbar(P, P->font, sc.legend_y, cw, P->font * 1.1, lo, hi,
-                       "bytes per channel, each direction of a cable right of its travel (log "
+                       "bytes per link, each direction of a cable right of its travel (log "
                        "scale; grey: none)");
     else
         plot_text(P, P->font, sc.legend_y, P->font * 0.85, 0, 0, 0, 0,
-                  "no traffic leaves a node: every channel is idle");
+                  "no traffic leaves a node: every link is idle");
     free(links[0]);
     free(links[1]);
     return scene_end(&sc, 0);

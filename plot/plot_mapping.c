@@ -171,7 +171,7 @@ int topomap_plot_mapping(const char *path, const topomap_plot_opts_t *o,
         }
         machine_draw_nodes(P, &sc.m, v, &pl[k], sc.nranks, 1);
         char extra[200], b1[32], b2[32];
-        snprintf(extra, sizeof extra, "%s of %s between nodes; busiest channel %s",
+        snprintf(extra, sizeof extra, "%s of %s between nodes; busiest link %s",
                  plot_bytes(sc.met[k].internode_bytes, b1, sizeof b1),
                  plot_bytes(sc.met[k].total_bytes, b2, sizeof b2),
                  plot_si(sc.met[k].congestion_max, "B", (char[32]){0}, 32));

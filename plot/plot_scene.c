@@ -69,7 +69,7 @@ int scene_begin(struct scene *sc, const char *path, const topomap_plot_opts_t *o
     /* The canvas: the width asked for (default 1000 per placement, less
      * when two), the height from the layout's shape. */
     double W = oo.width > 0 ? oo.width : npl == 1 ? 1000 : 1500;
-    double font = plot_font_size(W, 0), gap = 2 * font;
+    double font = plot_font_size(W, 0), gap = 4 * font;
     double pw = (W - 2 * font - gap * (npl - 1)) / npl;
     if (machine_layout(&sc->m, t, a, pl, npl, n, oo.whole, 1.4, err, errlen) < 0)
         return -1;
@@ -142,7 +142,7 @@ int scene_end(struct scene *sc, int rc)
 void machine_views(struct plot *pl, const struct machine *m, int npl, double top,
                    double legend_h, struct view *v, double *cap_y)
 {
-    double margin = pl->font, gap = pl->font * 2;
+    double margin = pl->font, gap = pl->font * 4; /* panels apart */
     double pw = (pl->w - 2 * margin - gap * (npl - 1)) / npl;
     double ph = pl->h - top - legend_h - pl->font * 3.6;
     double s = fmin(pw / m->W, ph / m->H);

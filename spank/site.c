@@ -87,23 +87,29 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
                 s->min_gain = g;
         } else if (KEY("gain_metric")) {
             /* make benefit (README "Does it help?"): run time followed the
-             * busiest link, not hop-bytes, on the emulated cluster. */
-            if (!strcmp(v, "hop_bytes") || !strcmp(v, "congestion"))
-                s->gain_congestion = v[0] == 'c';
+             * busiest link, not hop-bytes, on the emulated cluster.
+             * hop-bytes is the name everywhere; hop_bytes is kept for the
+             * lines written before. */
+            int obj = topomap_objective_parse(v);
+            if (obj >= 0)
+                s->gain_congestion = obj == TOPOMAP_OBJECTIVE_CONGESTION;
             else {
                 topomap_sp_append(err, errlen,
-                                  "plugstack.conf: gain_metric=%s is not hop_bytes or congestion",
+                                  "plugstack.conf: gain_metric=%s is not hop-bytes or congestion",
                                   v);
                 bad++;
             }
         } else if (KEY("time_limit")) {
+            /* "2s", "2000ms"; a bare number is milliseconds, as it always was. */
             double t;
-            if (topomap_sp_real(v, &t) < 0 || t <= 0) {
-                topomap_sp_append(
-                    err, errlen, "plugstack.conf: time_limit=%s is not a positive number of ms", v);
+            if (topomap_parse_duration(v, 1e-3, &t) < 0 || t <= 0) {
+                topomap_sp_append(err, errlen,
+                                  "plugstack.conf: time_limit=%s is not a positive duration "
+                                  "(e.g. 2s, 2000ms; a bare number is ms)",
+                                  v);
                 bad++;
             } else
-                s->time_limit = t;
+                s->time_limit = t * 1e3;
         } else if (KEY("bind")) {
             if (!strcmp(v, "cores"))
                 s->bind = 1;

@@ -27,6 +27,7 @@ WORKLOADS=${TOPOMAP_WORKLOADS:-$top_srcdir/../shared/workloads}
 # directory of topologies by name but the ones a test sets.
 unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE \
     SLURM_NTASKS SLURM_NPROCS SLURM_CPUS_PER_TASK SLURM_JOB_ID TOPOMAP_TOPOLOGY_PATH
+unset TOPOMAP_STORE SLURM_CONF
 
 n=0
 failed=0
@@ -346,6 +347,31 @@ run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
     --mapping "$tmp/gpu-block.map" --layout tp=4,dp=2
 run eval --profile "$tmp/synth-gpu.txt" --topology "$TOPO/nvl72-16racks.yaml" \
     --mapping "$tmp/gpu-block.map" --layout tp=4,pp=2,dp=2,order=tp-zz
+# --- plan --site: the admin's check of a plugstack.conf line ---------------
+# The whole line, as deployed: its path skipped, every key honoured
+# (topology=, profiles=, default=, time_limit= with a unit, gain_metric=
+# hop-bytes); the store's profile found under the site default.
+mkdir -p "$tmp/site-store" && chmod 755 "$tmp/site-store"
+"$TOPOMAP" profile add app "$top_srcdir/tests/data/slurm/pair8.txt" --site \
+    --store "$tmp/site-store" > /dev/null
+run plan --site "optional /usr/lib/x86_64-linux-gnu/slurm-wlm/topomap.so \
+topology=$TOPO/local-4node.yaml profiles=$tmp/site-store default=greedy time_limit=2s \
+gain_metric=hop-bytes" --nodes 'n[1-4]' -- srun -n8 ./app
+# strict=1 and a program without a profile: decision fail, exit 3, in JSON.
+run plan --site "topology=$TOPO/local-4node.yaml profiles=$tmp/site-store strict=1" \
+    --nodes 'n[1-4]' --json -- srun -n8 --topomap=auto ./other
+# topology=slurm: the file beside $SLURM_CONF (the topology.conf above), for
+# plan and topology show.
+printf 'TopologyPlugin=topology/tree\n' > "$tmp/slurm.conf"
+export SLURM_CONF="$tmp/slurm.conf"
+run plan --site 'topology=slurm default=greedy bind=none' \
+    --profile "$top_srcdir/tests/data/slurm/pair8.txt" --nodes 'n[1-4]' --slots '2(x4)' -- srun -n8 ./app
+run topology show slurm
+unset SLURM_CONF
+# Durations with a unit wherever a time limit is given.
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo auto --time-limit 1500ms -q
+
 # The time of an algorithm is the one thing that changes from run to run: the
 # last column of compare, "in N s" in the summary of map, "seconds" in JSON.
 sed -i -E -e '/^[a-z][a-z0-9+-]* +([0-9]+|failed) +[-0-9.]+ +/Is/ +[0-9]+\.[0-9]+$/ TIME/' \
@@ -424,8 +450,8 @@ expect 2 "--seed: '1e3' is not an integer" map $P $T --seed 1e3
 expect 2 "--seed: '99999999999999999999' is not an integer" map $P $T --seed 99999999999999999999
 expect 2 "--threads: '0' is not an integer from 1" map $P $T --threads 0
 expect 2 "--threads: 'many' is not an integer" compare $P $T --threads many
-expect 2 "--time-limit: '-1' is not a positive number" map $P $T --time-limit -1
-expect 2 "--time-limit: 'soon' is not a positive number" map $P $T --time-limit soon
+expect 2 "--time-limit: '-1' is not a positive duration" map $P $T --time-limit -1
+expect 2 "--time-limit: 'soon' is not a positive duration" map $P $T --time-limit soon
 expect 2 "--loop: '-1' is not an integer" map $P $T --algo ohtma --loop -1
 expect 2 "--loop: 'half' is not an integer" compare $P $T --loop half
 expect 2 "--algo: unknown algorithm 'best' (known: block" map $P $T --algo best
@@ -456,7 +482,7 @@ expect 2 "--format: unknown format 'auto'" map $P $T $N --format auto
 expect 2 "--profile and --mapping cannot both be standard input" eval --profile - $T --mapping -
 expect 2 "--cores-per-node: '0' is not an integer" map $P $T $N --cores-per-node 0
 expect 2 "missing the srun command line" plan $T $N
-expect 2 "missing required option --topology" plan -- srun ./app
+expect 2 "no topology: give --topology T, or topology= in --site" plan -- srun ./app
 expect 2 "no allocation: give --nodes" plan $T -- srun -n8 ./app
 expect 2 "--site: " plan $T $N --site 'bogus=1' -- srun -n8 ./app
 expect 2 "srun line: " plan $T $N -- srun -n
@@ -494,7 +520,7 @@ expect 1 "--tasks-per-node gives 8 slots on t000, which has 4 cores" map $P $T $
 expect 1 "--slots gives 5 slots on t001" map $P $T $N --slots 1,5,1,1
 SLURM_JOB_NODELIST='t[000-001]' SLURM_TASKS_PER_NODE='6,2' SLURM_NTASKS=8 \
     expect 1 "SLURM_TASKS_PER_NODE gives 6 slots on t000, which has 4 cores" map $P $T
-SLURM_JOB_NODELIST='n[7-8]' expect 1 "node 'n7' is not in the topology (the nodes of SLURM_JOB_NODELIST; --nodes chooses others)" map $P $T
+SLURM_JOB_NODELIST='n[7-8]' expect 1 "node 'n7' is not in the topology (its nodes: t[000-511]); these are the nodes of SLURM_JOB_NODELIST (--nodes chooses others)" map $P $T
 # A topology.conf: one core per node, and the messages say what to do.
 expect 1 "8 ranks do not fit in 4 slots of the allocation (the topology gives each node one core, as a Slurm topology.conf does: --cores-per-node N" \
     map $P --topology "$tmp/topology.conf" --nodes all
@@ -792,6 +818,30 @@ if [ $found -eq 0 ]; then
     n=$((n + 1))
     echo "ok $n # SKIP no profiles in $EXAMPLES or $WORKLOADS"
 fi
+
+# --- plan --site: errors an admin meets first ---------------------------------
+expect 1 "--site: topology=/nonexistent/site.yaml: No such file or directory; the plugin would keep Slurm's layout for every step" \
+    plan --site 'topology=/nonexistent/site.yaml' --nodes 'n[1-4]' -- srun -n8 ./app
+expect 1 "(a shipped topology: " plan --site 'topology=local-4node' --nodes 'n[1-4]' -- srun -n8 ./app
+expect 2 "--site: plugstack.conf: gain_metric=links is not hop-bytes or congestion" \
+    plan $T $N --site 'gain_metric=links' -- srun -n8 ./app
+expect 2 "--site: plugstack.conf: time_limit=2sec is not a positive duration" \
+    plan $T $N --site 'time_limit=2sec' -- srun -n8 ./app
+export SLURM_CONF="$tmp/nothing.conf"
+expect 1 "slurm (the topology beside $tmp/nothing.conf)" topology show slurm
+unset SLURM_CONF
+expect 1 "shipped: " topology show torus-8x8
+"$TOPOMAP" plan --site "topology=$TOPO/local-4node.yaml strict=1 profiles=$tmp/site-store" \
+    --nodes 'n[1-4]' -- srun -n8 --topomap=auto ./other > "$tmp/fail.out" 2>&1
+check $(($? != 3)) "plan exits 3 on decision fail (strict=1)"
+# The annotated plugstack.conf file, comments and all, as --site.
+"$TOPOMAP" plan --site "$(cat "$top_srcdir/etc/plugstack.conf.d/topomap.conf")" --topology "$TOPO/local-4node.yaml" --nodes 'n[1-4]' \
+    -- srun -n8 ./app > "$tmp/conf.out" 2>&1 && grep -q '^site .* min_gain=0.05 .* time_limit=2000ms' "$tmp/conf.out"
+check $? "plan --site takes etc/plugstack.conf.d/topomap.conf whole, its comments skipped"
+# A build tree finds the shipped topologies by name, without TOPOMAP_TOPOLOGY_PATH.
+"$TOPOMAP" topology list > "$tmp/list.out" 2>&1 && grep -q '^torus-8x8x8 ' "$tmp/list.out" &&
+    [ "$(grep -c '^torus-8x8x8 ' "$tmp/list.out")" -eq 1 ]
+check $? "topology list from the build tree lists each shipped topology once"
 
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -246,6 +246,16 @@ static void test_strict_numbers(void)
            topomap_parse_double("inf", &d) < 0 && topomap_parse_double("nan", &d) < 0 &&
            topomap_parse_double("1e999", &d) < 0 && topomap_parse_double("1x", &d) < 0,
        "parse_double: 1.5; ' 1', inf, nan, 1e999, 1x refused");
+    ok(topomap_parse_duration("2s", 1e-3, &d) == 0 && d == 2 &&
+           topomap_parse_duration("2000ms", 1, &d) == 0 && d == 2 &&
+           topomap_parse_duration("1.5min", 1, &d) == 0 && d == 90 &&
+           topomap_parse_duration("2000", 1e-3, &d) == 0 && d == 2 &&
+           topomap_parse_duration("2", 1, &d) == 0 && d == 2,
+       "parse_duration: 2s, 2000ms, 1.5min; a bare number in the given unit");
+    ok(topomap_parse_duration("s", 1, &d) < 0 && topomap_parse_duration("2 s", 1, &d) < 0 &&
+           topomap_parse_duration("2sec", 1, &d) < 0 && topomap_parse_duration("ms", 1, &d) < 0 &&
+           topomap_parse_duration("2e", 1, &d) < 0 && topomap_parse_duration("", 1, &d) < 0,
+       "parse_duration: s, '2 s', 2sec, ms, 2e, '' refused");
 
     int dims[1] = {2};
     topomap_topology_t *t = topomap_topology_torus(1, dims, NULL, 4, "n[0-1]", err, sizeof err);

@@ -44,7 +44,7 @@ expect 2 "--tasks-per-node: ' 2' is not an integer" \
     map --profile "$tmp/pair.txt" --topology "$T" --nodes 't[000-001]' --tasks-per-node ' 2'
 expect 2 "--seed: '+5' is not an integer" \
     map --profile "$tmp/pair.txt" --topology "$T" --nodes 't[000-001]' --seed '+5'
-expect 2 "--time-limit: ' 1' is not a positive number" \
+expect 2 "--time-limit: ' 1' is not a positive duration" \
     map --profile "$tmp/pair.txt" --topology "$T" --nodes 't[000-001]' --time-limit ' 1'
 expect 2 "--k: '4,+8' is not a comma-separated list" stats --profile "$tmp/pair.txt" --k '4,+8'
 printf '0 t000 +1\n1 t001 0\n' > "$tmp/plus.map"

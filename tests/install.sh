@@ -61,7 +61,8 @@ check $? "shipped topologies in topologiesdir"
 for f in "$prefix/include/topomap.h" "$prefix/bin/topomap" \
     "$prefix/share/man/man1/topomap.1" "$prefix/share/man/man1/topomap-profiler.1" \
     "$prefix/share/man/man8/topomap-spank.8" "$docdir/README.md" \
-    "$docdir/LICENSE" "$docdir/doc/admin-guide.md" "$docdir/doc/pictures/mapping.png" \
+    "$docdir/LICENSE" "$docdir/doc/admin-guide.md" "$docdir/doc/reference.md" \
+    "$docdir/doc/pictures/mapping.png" \
     "$docdir/topologies/README.md" "$docdir/plugstack.conf.d/topomap.conf" \
     "$docdir/profiler/README.md" "$prefix/share/topomap/examples/lammps-lj32k-16.txt" \
     "$prefix/share/topomap/examples/lammps-lj32k-16.txt.meta"; do

@@ -94,8 +94,48 @@ check $? "profile add to a store with a hostile path"
 check $? "profile list --json exits 0"
 valid "$tmp/list.json" "d['store'] == '$tmp/st\"o\\\\re\\x01' and [(p['name'], p['ranks'], p['scope']) for p in d['profiles']] == [('app', 4, 'site')]"
 check $? "profile list --json: valid, the store and the profile read back $(cat "$tmp/py.err")"
-"$TOPOMAP" profile list --store "$tmp/empty" --json > /dev/null 2>&1
-check $(($? != 1)) "profile list --json of a missing store exits 1"
+"$TOPOMAP" profile list --store "$tmp/empty" --json > "$tmp/empty.json" 2>/dev/null
+check $? "profile list --json of a store not made yet exits 0"
+valid "$tmp/empty.json" "d['profiles'] == []"
+check $? "profile list --json of a store not made yet: no profiles $(cat "$tmp/py.err")"
+# Every field of map, compare, eval and plan --json is documented in
+# doc/reference.md (as `field`): on a dragonfly, whose metrics have link
+# classes, with -o (output) and without (mapping), and a plan that remaps.
+T=$top_srcdir/topologies
+P=$top_srcdir/tests/data/slurm/pair8.txt
+"$TOPOMAP" map --profile "$P" --topology "$T/dragonfly-slingshot-2048.yaml" \
+    --nodes 'nid[0000-0001]' --algo auto --json -q > "$tmp/f.map.json" &&
+    "$TOPOMAP" map --profile "$P" --topology "$T/dragonfly-slingshot-2048.yaml" \
+        --nodes 'nid[0000-0001]' --json -q -o "$tmp/f.map" > "$tmp/f.mapo.json" &&
+    "$TOPOMAP" eval --profile "$P" --topology "$T/dragonfly-slingshot-2048.yaml" \
+        --mapping "$tmp/f.map" --json > "$tmp/f.eval.json" &&
+    "$TOPOMAP" compare --profile "$P" --topology "$T/local-4node.yaml" --nodes all \
+        --json > "$tmp/f.compare.json" 2> /dev/null &&
+    "$TOPOMAP" plan --topology "$T/local-4node.yaml" --profile "$P" --nodes 'n[1-4]' --json \
+        -- srun -n8 --topomap=greedy ./app > "$tmp/f.plan.json"
+check $? "map, eval, compare and plan --json on the documented cases exit 0"
+python3 - "$top_srcdir/doc/reference.md" "$tmp"/f.*.json > "$tmp/undoc" 2>&1 <<'PY'
+import json, re, sys
+doc = set(re.findall(r"`([a-z0-9_]+)`", open(sys.argv[1]).read()))
+def keys(d, out):
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.add(k)
+            if k != "traffic_by_level":  # its keys are level names
+                keys(v, out)
+    elif isinstance(d, list):
+        for v in d:
+            keys(v, out)
+for f in sys.argv[2:]:
+    found = set()
+    keys(json.load(open(f)), found)
+    for k in sorted(found - doc):
+        print(f.rsplit("/", 1)[1], k)
+PY
+undoc=$(tr '\n' ' ' < "$tmp/undoc")
+[ -z "$undoc" ]
+check $? "every JSON field of map, eval, compare and plan is in doc/reference.md${undoc:+; missing: $undoc}"
+
 "$TOPOMAP" profile show app --store "$store" --json > /dev/null 2>&1
 check $(($? != 2)) "--json with profile show: a usage error (exit 2)"
 "$TOPOMAP" topology list --json > /dev/null 2>&1

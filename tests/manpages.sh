@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # The man pages agree with the code: every option that `topomap help CMD`
-# lists is in cli/topomap.1; every plugstack.conf key the plugin accepts (the
-# "known:" list of spank/site.c) and every option it registers (spank/srun.c)
-# is in doc/topomap-spank.8 and in doc/admin-guide.md.
+# lists is in cli/topomap.1, and in the SYNOPSIS of that command; every
+# plugstack.conf key the plugin accepts (the "known:" list of spank/site.c)
+# and every option it registers (spank/srun.c) is in doc/topomap-spank.8 and
+# in doc/admin-guide.md.
 #
 #   manpages.sh [TOPOMAP_1 [TOPOMAP_SPANK_8 [ADMIN_GUIDE]]]  (to show a check can fail)
 : "${top_srcdir:?top_srcdir must be set (make check sets it)}"
@@ -43,6 +44,27 @@ for cmd in $cmds; do
     done
     [ -n "$opts" ] && [ -z "$missing" ]
     point $? "every option of 'topomap help $cmd' is in topomap.1 ($(echo $opts | wc -w) options)${missing:+; missing:$missing}"
+done
+
+# Each command's SYNOPSIS names every option of its help (the long name, or
+# the short one the help pairs it with): from ".B topomap CMD" to the next
+# command's line.
+sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' man1.tmp.$$ > syn.tmp.$$
+trap 'rm -f man1.tmp.$$ man8.tmp.$$ syn.tmp.$$' EXIT
+for cmd in $cmds; do
+    block=$(awk -v c="topomap $cmd" '/^\.BR? "?topomap / { cur = $0 } index(cur, c)' syn.tmp.$$)
+    missing=
+    for line in $("$topomap" help "$cmd" |
+        sed -n 's/^  \(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\1\2/p' | tr -d ' '); do
+        long=${line#-?,}
+        short=${line%%,*}
+        [ "$long" = --help ] && continue
+        echo "$block" | grep -qE -e "$long([^a-z0-9-]|\$)" && continue
+        [ "$short" != "$line" ] && echo "$block" | grep -qE -e "(^|[^a-z-])$short([^a-z]|\$)" && continue
+        missing="$missing $long"
+    done
+    [ -n "$block" ] && [ -z "$missing" ]
+    point $? "the SYNOPSIS of topomap $cmd in topomap.1 names its options${missing:+; missing:$missing}"
 done
 
 # The plugstack.conf keys the plugin accepts.

@@ -292,7 +292,8 @@ static void mapping_files(void)
     struct {
         const char *text, *want, *what;
     } bad_files[] = {
-        {"0 cn01 0\n1 cn09 0\n2 cn01 1\n", "map.txt:2: unknown host 'cn09' (not in the topology)",
+        {"0 cn01 0\n1 cn09 0\n2 cn01 1\n",
+         "map.txt:2: unknown host 'cn09' (not in the topology, whose nodes are cn[01-04])",
          "unknown hostname"},
         {"0 cn01 0\n1 cn02 2\n2 cn01 1\n",
          "map.txt:2: core 2 out of range on 'cn02' (2 cores: 0 to 1)", "core out of range"},

@@ -175,7 +175,7 @@ static void api(void)
     static const struct {
         const char *hl, *msg;
     } bad[] = {
-        {"n[1,5]", "node 'n5' is not in the topology"},
+        {"n[1,5]", "node 'n5' is not in the topology (its nodes: n[0-2])"},
         {"n2", "node 'n2' already has node type 1"},
         {"n[0-1],n0", "node 'n0' is named twice"},
         {"n[", "hostlist: hostlist 'n[': unbalanced '['"},

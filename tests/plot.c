@@ -500,7 +500,7 @@ static void test_links(void)
        "links: two loaded channels, 0 -> 1 and 3 -> 0 over the wraparound");
     if (l01 && l30) {
         double cx = l01->x + l01->w / 2, cy = l01->y + l01->h / 2;
-        is_colour(pixel(cx, cy), VIRIDIS_0, 0, "links: the busiest channel is the darkest");
+        is_colour(pixel(cx, cy), VIRIDIS_0, 0, "links: the busiest link is the darkest");
         /* The other direction of that cable, mirrored across it, is idle. */
         const topomap_plot_item_t *n0 = find(TOPOMAP_PLOT_ITEM_NODE, 0, 0, -1);
         double mid = n0 ? n0->y + n0->h / 2 : cy;
@@ -510,8 +510,8 @@ static void test_links(void)
         is_colour(pixel(l30->x + l30->w / 2, l30->y + l30->h / 2), 0xcae126, 2,
                   "links: the least loaded channel is the light end of the scale");
     }
-    ok(has_text("10 B") && has_text("1 kB") && has_text("busiest channel 1 kB"),
-       "links: the legend in bytes, the busiest channel in the caption");
+    ok(has_text("10 B") && has_text("1 kB") && has_text("busiest link 1 kB"),
+       "links: the legend in bytes, the busiest link in the caption");
     ok(texts_inside(800, 420), "links: every text inside the canvas");
     o = opts(800, 420);
     ok(topomap_plot_links(out("l.svg"), &o, p, t, NULL, &pl, 1, err, sizeof err) == 0,

@@ -40,7 +40,7 @@ static void site_tests(void)
          "profiler, spool",
          "known keys listed");
     like(err, "min_gain=1.5 is not a fraction below 1", "bad min_gain");
-    like(err, "time_limit=0 is not a positive number of ms", "bad time_limit");
+    like(err, "time_limit=0 is not a positive duration", "bad time_limit");
     like(err, "bind=sockets is not cores or none", "bad bind");
     like(err, "strict=yes is not 0 or 1", "bad strict");
     like(err, "'novalue' is not key=value", "token without =");
@@ -64,7 +64,7 @@ static void site_tests(void)
     is_str(s.topology, "/etc/topo.yaml", "a bad token keeps the earlier value");
     char *gm[] = {"gain_metric=links", "gain_metric=congestion"};
     is_int(topomap_site_parse(&s, 2, gm, err, sizeof err), 1, "gain_metric=links refused");
-    like(err, "gain_metric=links is not hop_bytes or congestion", "bad gain_metric");
+    like(err, "gain_metric=links is not hop-bytes or congestion", "bad gain_metric");
     ok(s.gain_congestion == 1, "gain_metric=congestion");
     topomap_opts_t o;
     topomap_opts_init(&o);
@@ -74,6 +74,18 @@ static void site_tests(void)
     is_int(topomap_site_parse(&s, 1, gh, err, sizeof err), 0, "gain_metric=hop_bytes accepted");
     topomap_site_opts(&s, &o);
     is_int(o.objective, TOPOMAP_OBJECTIVE_HOP_BYTES, "gain_metric=hop_bytes: objective hop-bytes");
+    /* One name and one unit everywhere: hop-bytes as the CLI's --objective,
+     * durations with a unit as its --time-limit (a bare number stays ms). */
+    char *gc[] = {"gain_metric=congestion", "gain_metric=hop-bytes", "time_limit=2.5s"};
+    is_int(topomap_site_parse(&s, 3, gc, err, sizeof err), 0,
+           "gain_metric=hop-bytes, time_limit=2.5s");
+    ok(s.gain_congestion == 0, "gain_metric=hop-bytes: hop-bytes");
+    is_double(s.time_limit, 2500, 0, "time_limit=2.5s is 2500 ms");
+    char *tl[] = {"time_limit=1500ms"};
+    is_int(topomap_site_parse(&s, 1, tl, err, sizeof err), 0, "time_limit=1500ms accepted");
+    is_double(s.time_limit, 1500, 0, "time_limit=1500ms");
+    char *tb[] = {"time_limit=2sec"};
+    is_int(topomap_site_parse(&s, 1, tb, err, sizeof err), 1, "time_limit=2sec refused");
     topomap_site_free(&s);
 
     /* --topomap-record's keys: absolute paths only (used on the nodes). */

@@ -88,11 +88,17 @@ expect 1 "$tmp/bad.txt:2" profile add bad "$tmp/bad.txt" --store "$S"
 [ ! -e "$MINE/bad.profile" ]
 check $? "a malformed file is not stored"
 expect 1 "$tmp/none.txt" profile add x "$tmp/none.txt" --store "$S"
-expect 1 "cannot read the profile store" profile list --store "$tmp/nothere"
+# A store not made yet holds no profiles: an empty list, and where to point.
+expect 0 "the profile store $tmp/nothere does not exist yet, so it holds no profiles (from --store; give --store DIR or set TOPOMAP_STORE for another)" \
+    profile list --store "$tmp/nothere"
 : > "$tmp/file"
 expect 1 "cannot create the profile store" profile add y "$PAIR8" --site --store "$tmp/file"
+export TOPOMAP_STORE="$tmp/file"
+expect 1 "(from TOPOMAP_STORE; give --store DIR or set TOPOMAP_STORE for another)" \
+    profile add y "$PAIR8" --site
+unset TOPOMAP_STORE
 printf 'a\033]0;x\007b' > "$tmp/esc"
-expect 1 "$tmp/a?]0;x?b: cannot read the profile store" profile list --store "$tmp/a$(printf '\033')]0;x$(printf '\007')b"
+expect 0 "the profile store $tmp/a?]0;x?b does not exist yet" profile list --store "$tmp/a$(printf '\033')]0;x$(printf '\007')b"
 
 # Open MPI's monitoring output ('profile add' once never called
 # the importer): the per-rank files, by prefix or listed, E lines by default.

@@ -338,7 +338,7 @@ for app in $(echo "$APPS" | tr ',' ' '); do
     for p in $list; do
         "$TOPOMAP" eval --profile "$d/profile.txt" --topology "$TOPO" --mapping "$d/$p.slots" |
             awk -v a=$app -v p=$p '/^hop-bytes/ {hb = $2} /^SumCom/ {sc = $2}
-                /^internode bytes/ {ib = $3} /^congestion max / && $3 != "time" {cm = $3}
+                /^internode bytes/ {ib = $3} /^busiest link / && $3 != "time" {cm = $3}
                 END {print "metric", a, p, hb, sc, ib, cm}' >> "$RES"
         g=$(groups_of "$d/$p.slots")
         same=
