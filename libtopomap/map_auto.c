@@ -144,6 +144,22 @@
  * then costs minutes (a 262,144-rank stencil: over 45 s, not finished; at
  * 1,048,576 ranks 143 s for 3.5 x grid's hop-bytes; doc/scaling.md). */
 #define AUTO_GRID_ALONE 65536
+/* Many-core nodes (the fast start): on jobs of at least AUTO_FAST_MIN ranks
+ * on nodes of at least AUTO_FAST_SLOTS slots each, all alike, the
+ * multilevel scheme (coarsen.c: METIS k-way parts of a node's size, the
+ * parts onto the network, the ranks onto cores) runs right after block: it
+ * takes a tenth to a fifth of drb + refine's time there (4,096 to 65,536
+ * ranks on 2 x 64-core nodes), so a good mapping exists early and the other
+ * candidates improve on it while time remains (issue 37). */
+#define AUTO_FAST_MIN 2048
+#define AUTO_FAST_SLOTS 64
+/* Node placement of the candidates: on jobs of more than this many ranks x
+ * slots per node, the candidates get the SumCom refinement of each node
+ * alone (TOPOMAP_NODE_PLACE_REFINE, about a third of the cost of TreeMatch
+ * then the refinement twice) and the answer alone the placement asked for,
+ * at the end. At 4,096 ranks on 128-core nodes that placement cost 0.4 s
+ * per candidate. */
+#define AUTO_PLACE_FULL_MAX (1L << 18)
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
@@ -174,6 +190,25 @@ struct cand {
     int optional; /* 1: a failure (the algorithm declines) skips it */
     double cost;
 };
+
+/* With a time limit, after the fast start: candidate c's time in units of
+ * the fast start's, as measured at 4,096 to 65,536 ranks on 2 x 64-core
+ * nodes (drb + refine 1 to 1.5 x, treematch 1 to 2 x, block + refine 5 x);
+ * a candidate whose prediction does not fit in the time left does not
+ * start. The others (ohtma, spectral-fit, analytic-anchor: small jobs, or
+ * no trees) count as the fast start's time. */
+static double time_ratio(const struct cand *c)
+{
+    if (c->fn == topomap_map_drb)
+        return 1.5;
+    if (c->fn == topomap_map_treematch)
+        return c->refine && !c->seed_offset ? 0.5 : 2.0; /* treematch+refine reuses treematch */
+    if (c->fn == topomap_map_block && c->refine)
+        return 6.0;
+    if (c->fn == topomap_map_greedy)
+        return 3.0;
+    return 1.0;
+}
 
 /* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
  * hop_cost between nodes, the node's level costs inside a node); over the
@@ -364,6 +399,20 @@ static int small_job(const struct topomap_problem *pb)
     return (long)pb->n * topomap_alloc_nnodes(pb->alloc) <= AUTO_OHTMA_WORK;
 }
 
+/* Slots per node of the allocation, on average. */
+static int slots_per_node(const struct topomap_problem *pb)
+{
+    int nn = topomap_alloc_nnodes(pb->alloc);
+    return nn > 0 ? pb->nslots / nn : 0;
+}
+
+/* Many-core nodes: the multilevel scheme first, as the fast start. */
+static int fast_start(const struct topomap_problem *pb)
+{
+    return pb->n >= AUTO_FAST_MIN && slots_per_node(pb) >= AUTO_FAST_SLOTS &&
+           topomap_coarse_applies(pb);
+}
+
 /* The candidate list for this problem (see the top of the file). */
 static int candidates(const struct topomap_problem *pb, int has_grid, struct cand *c)
 {
@@ -373,8 +422,11 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
     if (has_grid)
         c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
     /* Large jobs: the multilevel scheme (coarsen.c) in drb + refine's place,
-     * and no other drb seeds (doc/scaling.md). */
+     * and no other drb seeds (doc/scaling.md); on many-core nodes it comes
+     * first anyway, as the fast start. */
     int multilevel = pb->n > topomap_tuning()->coarse_min && topomap_coarse_applies(pb);
+    if (!multilevel && fast_start(pb))
+        c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
     if (multilevel)
         c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
     else
@@ -448,6 +500,9 @@ struct auto_run {
      * otherwise by hop-bytes. */
     int sumcom;
     double floor_hb;
+    int fast_k;      /* the fast start's candidate, -1: none */
+    double t_fast;   /* its time (s), 0: not run */
+    int place; /* the candidates' node placement (enum topomap_node_place) */
     double t0, end; /* start, and the caller's deadline for auto (0: none) */
     double start_by;  /* no candidate starts after this (0: none) */
 };
@@ -469,6 +524,11 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
     int has_grid =
         ar->gc && topomap_grid_detect(pb->profile, pb->opts->grid_weak, &ar->g, ar->gc) > 0;
     ar->nc = candidates(pb, has_grid, ar->c);
+    ar->fast_k = -1;
+    for (int k = 0; k < ar->nc; k++)
+        if (ar->c[k].fn == topomap_map_coarse && k + 1 < ar->nc &&
+            ar->c[k + 1].fn == topomap_map_drb)
+            ar->fast_k = k;
     ar->tmp = malloc(sizeof(int) * n);
     ar->raw = malloc(sizeof(int) * n);
     ar->low = malloc(sizeof(int) * n);
@@ -491,6 +551,15 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
     ar->sumcom = topomap_topology_node_nlevels(pb->topo) > 1 &&
                  pb->opts->node_place != TOPOMAP_NODE_PLACE_OFF;
     ar->floor_hb = ar->sumcom ? 0 : hop_bytes_floor(pb);
+    /* Large many-core jobs: the candidates' node placement is the
+     * refinement alone, the answer's the one asked for (see
+     * AUTO_PLACE_FULL_MAX). */
+    ar->place = pb->opts->node_place;
+    if (ar->sumcom && ar->place == TOPOMAP_NODE_PLACE_AUTO &&
+        (long)pb->n * slots_per_node(pb) > AUTO_PLACE_FULL_MAX) {
+        ar->place = TOPOMAP_NODE_PLACE_REFINE;
+        ar->sub.quick_place = 1;
+    }
     if (pb->deadline > 0) {
         /* On dragonflies the spread step (spread_step), on networks of
          * uneven bandwidths the final congestion refinement, keep
@@ -559,13 +628,16 @@ static int run_one(struct auto_run *ar, int k, double est, double *work, char *e
                                            TOPOMAP_REFINE_AUTO};
         rc = topomap_refine(&ar->sub, ar->tmp, &rp, NULL, err, errlen);
     }
-    if (rc == 0 && ar->sumcom)
-        rc = topomap_node_place(&ar->sub, ar->tmp, ar->pb->opts->node_place, NULL, err, errlen);
+    /* With quick placements block is the floor as it is: the answer's
+     * placement comes at the end. */
+    if (rc == 0 && ar->sumcom && !(k == 0 && ar->sub.quick_place))
+        rc = topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen);
     ar->sub.work = NULL;
     /* Work that a candidate does not count is assumed to be at least its
      * estimate. */
     ar->spent += c->cost > 0 && ar->w_drb >= 0 && est > cw ? est : cw;
-    if (rc == 0 && ar->w_drb < 0 && (c->fn == topomap_map_drb || c->fn == topomap_map_coarse))
+    if (rc == 0 && ar->w_drb < 0 && k != ar->fast_k &&
+        (c->fn == topomap_map_drb || c->fn == topomap_map_coarse))
         ar->w_drb = cw;
     *work = cw;
     return rc;
@@ -583,9 +655,17 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
         return 1;
     }
     double est, tc = topomap_now(), cw = 0;
+    if (ar->t_fast > 0 && ar->end > 0 &&
+        tc + time_ratio(c) * ar->t_fast > ar->end) {
+        topomap_log(pb, "auto: %s skipped: about %.3f s, %.3f s left", c->name,
+                    time_ratio(c) * ar->t_fast, ar->end - tc);
+        return 0;
+    }
     if (!fits_budget(ar, k, &est))
         return 0;
     int rc = run_one(ar, k, est, &cw, err, errlen);
+    if (rc == 0 && k == ar->fast_k)
+        ar->t_fast = topomap_now() - tc;
     if (rc < 0 && errno == ECANCELED) {
         topomap_log(pb, "auto: %s skipped: %s", c->name, err);
         return 0;
@@ -678,7 +758,7 @@ static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     double tr = topomap_now();
     memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
     if (topomap_refine_sumcom(&ar->sub, ar->tmp, err, errlen) == 0 &&
-        topomap_node_place(&ar->sub, ar->tmp, pb->opts->node_place, NULL, err, errlen) == 0) {
+        topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen) == 0) {
         double sc = score(pb, ar->tmp, 1);
         topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", ar->best_hb, sc,
                     topomap_now() - tr);
@@ -743,6 +823,23 @@ static int spread_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     return 0;
 }
 
+/* The answer's node placement, the one asked for (topomap_map() leaves it
+ * to auto), until the caller's deadline: nodes not reached by then keep the
+ * candidates' placement. It never moves a rank to another node, so the
+ * hop-bytes and the busiest link stay. 0, or -1 + errno. */
+static int final_place(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    double tp = topomap_now(), gain = 0;
+    ar->sub.deadline = pb->deadline;
+    if (topomap_node_place(&ar->sub, r2s, pb->opts->node_place, &gain, err, errlen) < 0)
+        return -1;
+    if (ar->place != pb->opts->node_place)
+        topomap_log(pb, "auto: node placement of the answer: SumCom -%.6g in %.3f s", gain,
+                    topomap_now() - tp);
+    return 0;
+}
+
 int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
     struct auto_run ar;
@@ -762,6 +859,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
      * links. */
     if (rc >= 0 && ar.gd.mixed && !ar.gd.dfly)
         rc = refine_twice(&ar, -1, r2s, NULL, err, errlen);
+    if (rc >= 0)
+        rc = final_place(&ar, r2s, err, errlen);
     if (rc < 0) {
         int e = errno;
         run_free(&ar);
