@@ -6,7 +6,9 @@
  *
  * The candidates, in order of expected value per second (measured in `make
  * bench`, see the README):
- *  1. block, as it is: the floor, O(edges);
+ *  1. block, as it is: the floor, O(edges); then, on many-core nodes (at
+ *     least AUTO_FAST_SLOTS slots each, AUTO_FAST_MIN ranks), the multilevel
+ *     scheme as the fast start (see below);
  *  2. drb + refine: dual recursive bisection, the best single candidate on
  *     every network in the benchmark; above the tuning's coarse_min ranks on
  *     nodes of equal slot counts, the multilevel scheme (coarsen.c) instead,
@@ -114,7 +116,27 @@
  * refinement keeps its improvements so far: its mapping is valid and
  * counts), and the best mapping found so far is returned. With a limit the
  * answer may then depend on the speed of the machine; without one it depends
- * only on the inputs and the seed. */
+ * only on the inputs and the seed.
+ *
+ * Anytime (issue 37; ours): on many-core nodes a good mapping exists early
+ * and improves while time remains. The fast start (multilevel: METIS k-way
+ * parts of a node's size, the parts onto the network by drb, the ranks onto
+ * cores, one pass of the rank refinement) comes right after block; with a
+ * limit, each later candidate is predicted from the fast start's measured
+ * time (time_ratio) and skipped when it would not end before the deadline,
+ * so that the ones that cannot stop midway (TreeMatch's METIS splits) do
+ * not overrun it. On large jobs (ranks x slots per node above
+ * AUTO_PLACE_FULL_MAX) the candidates' node placement is the SumCom
+ * refinement alone (on 128-core nodes TreeMatch on every node cost 0.4 s
+ * per candidate at 4,096 ranks) and the answer gets the placement asked for
+ * at the end (final_place), node by node until the caller's deadline;
+ * topomap_map() leaves that placement to auto. The node placement, the
+ * refinement engine, drb and TreeMatch check the deadline; METIS's k-way
+ * partition of the fast start and grid detection do not (they are the
+ * first tens of milliseconds at 16,384 ranks). The prediction is on
+ * measured time, so answers under a limit depend on the machine and its
+ * load; without a limit (and on jobs where every candidate fits) they do
+ * not. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,8 +175,8 @@
  * candidates improve on it while time remains (issue 37). */
 #define AUTO_FAST_MIN 2048
 #define AUTO_FAST_SLOTS 64
-/* Node placement of the candidates: on jobs of more than this many ranks x
- * slots per node, the candidates get the SumCom refinement of each node
+/* Node placement of the candidates: on many-core nodes (AUTO_FAST_SLOTS),
+ * on jobs of more than this many ranks x slots per node, the candidates get the SumCom refinement of each node
  * alone (TOPOMAP_NODE_PLACE_REFINE, about a third of the cost of TreeMatch
  * then the refinement twice) and the answer alone the placement asked for,
  * at the end. At 4,096 ranks on 128-core nodes that placement cost 0.4 s
@@ -556,6 +578,7 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
      * AUTO_PLACE_FULL_MAX). */
     ar->place = pb->opts->node_place;
     if (ar->sumcom && ar->place == TOPOMAP_NODE_PLACE_AUTO &&
+        slots_per_node(pb) >= AUTO_FAST_SLOTS &&
         (long)pb->n * slots_per_node(pb) > AUTO_PLACE_FULL_MAX) {
         ar->place = TOPOMAP_NODE_PLACE_REFINE;
         ar->sub.quick_place = 1;
@@ -748,6 +771,34 @@ static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     return 0;
 }
 
+/* Many-core nodes (a fast start ran): when the kept mapping is one no
+ * refinement engine ran on (the fast start's single pass, treematch), the
+ * engine refines it within the time left (the anytime's last step: on a
+ * 16,384-rank job it is often all the time allows after the fast start),
+ * with the candidates' node placement; kept when better. 0, or -1 + errno. */
+static int polish_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    if (ar->fast_k < 0 || ar->chosen <= 0 || ar->c[ar->chosen].refine ||
+        (ar->end > 0 && topomap_now() > ar->end))
+        return 0;
+    double tr = topomap_now(), key;
+    memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
+    ar->sub.deadline = ar->end;
+    struct topomap_refine_params rp = {0, ar->end, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
+    if (topomap_refine(&ar->sub, ar->tmp, &rp, NULL, err, errlen) < 0 ||
+        (ar->sumcom && topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen) < 0))
+        return errno == ENOMEM ? -1 : 0;
+    double hb = score(pb, ar->tmp, ar->sumcom);
+    topomap_log(pb, "auto: refinement of %s %.6g -> %.6g in %.3f s", ar->c[ar->chosen].name,
+                ar->best_hb, hb, topomap_now() - tr);
+    if (hb < ar->best_hb && keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
+        ar->best_hb = hb;
+        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
+    }
+    return 0;
+}
+
 /* Trees with hierarchical nodes: the SumCom refinement of the kept mapping
  * (treematch_sumcom.c), kept when it lowers SumCom. 0, or -1 + errno. */
 static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
@@ -850,6 +901,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
         rc = candidate(&ar, k, r2s, err, errlen);
     if (rc >= 0)
         rc = ils_step(&ar, r2s, err, errlen);
+    if (rc >= 0)
+        rc = polish_step(&ar, r2s, err, errlen);
     if (rc >= 0)
         rc = sumcom_step(&ar, r2s, err, errlen);
     if (rc >= 0)
