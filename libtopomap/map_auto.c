@@ -891,6 +891,7 @@ static int final_place(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     const struct topomap_problem *pb = ar->pb;
     double tp = topomap_now(), gain = 0;
     ar->sub.deadline = pb->deadline;
+    ar->so.seed = pb->opts->seed; /* as topomap_map() placed it, not a candidate's */
     if (topomap_node_place(&ar->sub, r2s, pb->opts->node_place, &gain, err, errlen) < 0)
         return -1;
     if (ar->place != pb->opts->node_place)
