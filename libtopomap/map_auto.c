@@ -132,8 +132,9 @@
  * at the end (final_place), node by node until the caller's deadline;
  * topomap_map() leaves that placement to auto. After the candidates, an
  * answer no refinement engine ran on gets one within the time left
- * (polish_step). The node placement, the refinement engine, drb, TreeMatch
- * (node by node) and the fast start (between its k-way parts) check the
+ * (polish_step). The node placement, the refinement engine (within a pass
+ * too), drb, TreeMatch (node by node) and the fast start (between its k-way
+ * parts) check the
  * deadline; a single METIS k-way partition and grid detection do not (tens
  * of milliseconds at 16,384 ranks, a few tenths of a second at 65,536). The prediction is on
  * measured time, so answers under a limit depend on the machine and its
