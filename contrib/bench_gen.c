@@ -210,8 +210,10 @@ static int knn_of(const double *xyz, int n, int g, const int *start, const int *
                     for (int q = start[cc]; q < start[cc + 1]; q++) {
                         int j = order[q];
                         double d2 = 0;
-                        for (int d = 0; d < 3; d++)
-                            d2 += (xyz[3 * i + d] - xyz[3 * j + d]) * (xyz[3 * i + d] - xyz[3 * j + d]);
+                        for (int d = 0; d < 3; d++) {
+                            double v = xyz[3 * i + d] - xyz[3 * j + d];
+                            d2 += v * v;
+                        }
                         if (j == i || (nbest == k && d2 >= best[k - 1]))
                             continue;
                         int at = nbest < k ? nbest++ : k - 1;

@@ -52,8 +52,8 @@ static topomap_topology_t *with_nodes(topomap_topology_t *t, int c)
 static topomap_topology_t *fat_tree(int c)
 {
     int arity[2] = {16, 32}, hops[2] = {4, 2};
-    return with_nodes(topomap_topology_tree(2, arity, hops, 2 * c, NULL, bench_err, sizeof bench_err),
-                      c);
+    return with_nodes(
+        topomap_topology_tree(2, arity, hops, 2 * c, NULL, bench_err, sizeof bench_err), c);
 }
 
 static topomap_topology_t *torus(int c)
@@ -94,7 +94,8 @@ static void one_case(const char *pname, const topomap_profile_t *p, const char *
         if (topomap_map("auto", p, a, &o, r2s, bench_err, sizeof bench_err) == 0)
             rel = hop_bytes(p, a, r2s) / hb_block;
         double wall = bench_now() - t0, cpu = cpu_now() - c0;
-        len += snprintf(line + len, sizeof line - (size_t)len, " %6.4f %4.2f/%4.2f", rel, wall, cpu);
+        len += snprintf(line + len, sizeof line - (size_t)len, " %6.4f %4.2f/%4.2f", rel, wall,
+                        cpu);
     }
 #ifdef HAVE_SCOTCH
     double secs = NAN;

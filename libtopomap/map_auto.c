@@ -144,6 +144,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auto.h"
 #include "coarsen.h"
 #include "internal.h"
 #include "refine.h"
@@ -179,11 +180,11 @@
 #define AUTO_FAST_MIN 2048
 #define AUTO_FAST_SLOTS 64
 /* Node placement of the candidates: on many-core nodes (AUTO_FAST_SLOTS),
- * on jobs of more than this many ranks x slots per node, the candidates get the SumCom refinement of each node
- * alone (TOPOMAP_NODE_PLACE_REFINE, about a third of the cost of TreeMatch
- * then the refinement twice) and the answer alone the placement asked for,
- * at the end. At 4,096 ranks on 128-core nodes that placement cost 0.4 s
- * per candidate. */
+ * on jobs of more than this many ranks x slots per node, the candidates get
+ * the SumCom refinement of each node alone (TOPOMAP_NODE_PLACE_REFINE, about
+ * a third of the cost of TreeMatch then the refinement twice) and the
+ * answer alone the placement asked for, at the end. At 4,096 ranks on
+ * 128-core nodes that placement cost 0.4 s per candidate. */
 #define AUTO_PLACE_FULL_MAX (1L << 18)
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
@@ -241,22 +242,6 @@ static double time_ratio(const struct cand *c)
     return 1.0;
 }
 
-/* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
- * hop_cost between nodes, the node's level costs inside a node); over the
- * symmetric graph every pair counts twice. */
-static double score(const struct topomap_problem *pb, const int *r2s, int sumcom)
-{
-    double sum = 0;
-    for (int i = 0; i < pb->n; i++)
-        for (int64_t e = pb->g.xadj[i]; e < pb->g.xadj[i + 1]; e++) {
-            int a = r2s[i], b = r2s[pb->g.adj[e]];
-            sum += pb->g.w[e] * (sumcom ? topomap_topology_cost(pb->topo, pb->slot_node[a],
-                                                                pb->slot_core[a], pb->slot_node[b],
-                                                                pb->slot_core[b])
-                                        : topomap_slot_hops(pb, a, b));
-        }
-    return sum / 2;
-}
 
 /* A floor under the hop-bytes of any mapping, or 0 when none is known: with
  * one slot per node on a torus or mesh, ranks sit on distinct nodes and
@@ -276,152 +261,6 @@ static double hop_bytes_floor(const struct topomap_problem *pb)
     return sum / 2;
 }
 
-/* The busiest-link guard and the congestion objective (see the top). */
-struct auto_guard {
-    int on;       /* 0: guard off (time), nothing checked */
-    int mixed;    /* 1: objective congestion, candidates keyed by mixed() */
-    int dfly;     /* 1: a network with global links, candidates keyed by dfly_key() */
-    int uneven;   /* 1: channels of several bandwidths (not dfly), keyed by mixed() */
-    double cb, hb; /* block's busiest link and hop-bytes (score) */
-    double gb;    /* block's busiest global link (dfly) */
-};
-
-static double mixed(const struct auto_guard *gd, double c, double h)
-{
-    return (gd->cb > 0 ? c / gd->cb : 0) + TOPOMAP_CONG_LAMBDA * (gd->hb > 0 ? h / gd->hb : 0);
-}
-
-/* Networks with a global link class (dragonflies): told by the topology's
- * channel classes, not by its kind's name. */
-static int has_global_links(const topomap_topology_t *t)
-{
-    return topomap_topology_link_classes(t) > TOPOMAP_LINK_GLOBAL;
-}
-
-/* On dragonflies (ours, the objective of Bhatele et al., SC 2011 and Jain et
- * al., SC 2014 made a key): the busiest global link g first, hop-bytes h
- * second. A lexicographic order as one number: AUTO_DF_TIE is far below
- * any difference of g/gb between two mappings (a byte in a job's busiest
- * global link), and h/hb is near 1 (h <= hb is required, see judge()). When
- * block sends nothing between groups (gb = 0), g is in bytes: any global
- * traffic loses. */
-#define AUTO_DF_TIE 1e-9
-static double dfly_key(const struct auto_guard *gd, double g, double h)
-{
-    return (gd->gb > 0 ? g / gd->gb : g) + AUTO_DF_TIE * (gd->hb > 0 ? h / gd->hb : 0);
-}
-
-/* Set up the guard from block's mapping r2s and its score hb. 0, or -1 +
- * errno. */
-static int guard_init(struct auto_guard *gd, const struct topomap_problem *pb,
-                      const struct topomap_problem *sub, const int *r2s, double hb)
-{
-    double t = topomap_now();
-    gd->dfly = has_global_links(pb->topo);
-    /* Uneven bandwidths (a tapered tree; ours): the hop-bytes candidates
-     * cannot see that a byte over a thin level costs more, so the key is the
-     * congestion objective's, whose busiest link is in seconds. */
-    gd->uneven = !gd->dfly && topomap_channels_uneven(pb->topo);
-    gd->mixed = pb->opts->objective == TOPOMAP_OBJECTIVE_CONGESTION || gd->uneven;
-    gd->hb = hb;
-    gd->cb = topomap_slots_congestion(pb, r2s);
-    if (gd->cb < 0)
-        return -1;
-    if (gd->dfly && (gd->gb = topomap_slots_congestion_class(pb, r2s, TOPOMAP_LINK_GLOBAL)) < 0)
-        return -1;
-    double took = topomap_now() - t;
-    gd->on = !(sub->deadline > 0 && 4 * took > sub->deadline - topomap_now());
-    if (!gd->on) {
-        topomap_log(pb, "auto: busiest link of block %.6g took %.3f s: no busiest-link guard "
-                        "within the time limit",
-                    gd->cb, took);
-        gd->dfly = 0;
-    } else if (gd->dfly) {
-        topomap_log(pb, "auto: busiest link of block %.6g, busiest global link %.6g: candidates "
-                        "judged by the busiest global link, then hop-bytes",
-                    gd->cb, gd->gb);
-    } else {
-        topomap_log(pb, "auto: busiest link of block %.6g%s", gd->cb,
-                    gd->uneven ? " (in seconds x link_bandwidth: the channels' bandwidths differ; "
-                                 "candidates judged by the congestion objective)"
-                               : "");
-    }
-    return 0;
-}
-
-/* The key of block's own mapping. */
-static double block_key(const struct auto_guard *gd)
-{
-    if (gd->dfly)
-        return dfly_key(gd, gd->gb, gd->hb);
-    return gd->mixed ? mixed(gd, gd->cb, gd->hb) : gd->hb;
-}
-
-/* The key of a mapping of score hb (hop-bytes or SumCom): *key, lower is
- * better; returns 1 when it may be kept (its busiest link is not above
- * block's; on dragonflies, nor its hop-bytes), 0 when not (*key then
- * unset), -1 + errno. The busiest link is only computed when the key alone
- * would keep it (below `best`; best < 0: none yet). */
-static int judge(const struct auto_guard *gd, const struct topomap_problem *pb, const int *r2s,
-                 double hb, double best, double *key)
-{
-    if (!gd->on) {
-        *key = gd->mixed ? mixed(gd, gd->cb, hb) : hb;
-        return best < 0 || *key < best;
-    }
-    if (!gd->mixed && !gd->dfly && best >= 0 && hb >= best)
-        return 0;
-    /* A lower busiest global link bought with more hop-bytes than block's
-     * is no gain over block. */
-    if (gd->dfly && hb > gd->hb)
-        return 0;
-    double c = topomap_slots_congestion(pb, r2s);
-    if (c < 0)
-        return -1;
-    if (gd->dfly) {
-        double g = topomap_slots_congestion_class(pb, r2s, TOPOMAP_LINK_GLOBAL);
-        if (g < 0)
-            return -1;
-        *key = dfly_key(gd, g, hb);
-    } else {
-        *key = gd->mixed ? mixed(gd, c, hb) : hb;
-    }
-    if (c > gd->cb) {
-        topomap_log(pb, "auto: busiest link %.6g above block's %.6g: not kept", c, gd->cb);
-        return 0;
-    }
-    return best < 0 || *key < best;
-}
-
-/* judge() for a mapping after the candidates: on 1, *best = *key. */
-static int keep_if(const struct auto_guard *gd, const struct topomap_problem *pb, const int *r2s,
-                   double hb, double *best, double *key)
-{
-    int keep = judge(gd, pb, r2s, hb, *best, key);
-    if (keep == 1)
-        *best = *key;
-    return keep;
-}
-
-/* `from` refined in tmp for the congestion objective over the channels of
- * class cls (-1: all), copied to r2s when keep_if() keeps it. Nothing at
- * the deadline. 0, or -1 + errno. */
-static int refine_kept(const struct auto_guard *gd, const struct topomap_problem *sub,
-                       const int *from, int *r2s, int *tmp, int sumcom, int cls, double *best,
-                       char *err, size_t errlen)
-{
-    if (sub->deadline > 0 && topomap_now() > sub->deadline)
-        return 0;
-    memcpy(tmp, from, sizeof(int) * (size_t)sub->n);
-    if (topomap_refine_congestion_class(sub, tmp, 0, cls, NULL, err, errlen) < 0)
-        return -1;
-    double key;
-    if (keep_if(gd, sub, tmp, score(sub, tmp, sumcom), best, &key) == 1) {
-        memcpy(r2s, tmp, sizeof(int) * (size_t)sub->n);
-        return 1;
-    }
-    return 0;
-}
 
 /* Jobs small enough for the candidates whose cost grows with ranks x nodes
  * and for the iterated local search. */
@@ -519,7 +358,7 @@ struct auto_run {
      * lowest score (low_hb), kept or not. */
     int *low, low_k;
     double low_hb;
-    /* best: the key of the kept mapping (judge()), best_hb its score. */
+    /* best: the key of the kept mapping (auto_judge()), best_hb its score. */
     double best, best_hb;
     int chosen, tried;
     int spread; /* 1: the kept mapping is the spread step's, from candidate chosen */
@@ -600,7 +439,7 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
          * to the deadline (on a loaded machine the first drb + refine of
          * 4096 ranks needs it; a candidate beats no candidate). */
         double share = AUTO_BUDGET_SHARE;
-        if (has_global_links(pb->topo) || topomap_channels_uneven(pb->topo))
+        if (auto_has_global_links(pb->topo) || topomap_channels_uneven(pb->topo))
             share *= 1 - AUTO_DF_SPREAD_SHARE;
         ar->end = ar->t0 + (pb->deadline - ar->t0) * AUTO_BUDGET_SHARE;
         ar->start_by = ar->t0 + (pb->deadline - ar->t0) * share;
@@ -715,16 +554,16 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
         return -1;
     }
     ar->tried++;
-    double hb = score(pb, ar->tmp, ar->sumcom);
+    double hb = auto_score(pb, ar->tmp, ar->sumcom);
     topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c->name,
                 ar->sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
     double key = hb;
     int keep;
     if (k == 0) { /* block: the guard's reference, always kept */
-        keep = guard_init(&ar->gd, pb, &ar->sub, ar->tmp, hb) < 0 ? -1 : 1;
-        key = block_key(&ar->gd);
+        keep = auto_guard_init(&ar->gd, pb, &ar->sub, ar->tmp, hb) < 0 ? -1 : 1;
+        key = auto_block_key(&ar->gd);
     } else {
-        keep = judge(&ar->gd, pb, ar->tmp, hb, ar->best, &key);
+        keep = auto_judge(&ar->gd, pb, ar->tmp, hb, ar->best, &key);
     }
     if (keep < 0)
         return topomap_fail(err, errlen, errno, "out of memory");
@@ -773,7 +612,8 @@ static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     topomap_log(pb, "auto: iterated local search (%d kicks) %.6g -> %.6g in %.3f s",
                 AUTO_ILS_TRIES, ar->best_hb, ar->best_hb - removed, topomap_now() - ti);
     double key;
-    if (removed > 0 && keep_if(&ar->gd, pb, ar->tmp, ar->best_hb - removed, &ar->best, &key) == 1) {
+    if (removed > 0 &&
+        auto_keep_if(&ar->gd, pb, ar->tmp, ar->best_hb - removed, &ar->best, &key) == 1) {
         ar->best_hb -= removed;
         memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
     }
@@ -798,10 +638,10 @@ static int polish_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     if (topomap_refine(&ar->sub, ar->tmp, &rp, NULL, err, errlen) < 0 ||
         (ar->sumcom && topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen) < 0))
         return errno == ENOMEM ? -1 : 0;
-    double hb = score(pb, ar->tmp, ar->sumcom);
+    double hb = auto_score(pb, ar->tmp, ar->sumcom);
     topomap_log(pb, "auto: refinement of %s %.6g -> %.6g in %.3f s", ar->c[ar->chosen].name,
                 ar->best_hb, hb, topomap_now() - tr);
-    if (hb < ar->best_hb && keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
+    if (hb < ar->best_hb && auto_keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
         ar->best_hb = hb;
         memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
     }
@@ -819,11 +659,11 @@ static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
     if (topomap_refine_sumcom(&ar->sub, ar->tmp, err, errlen) == 0 &&
         topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen) == 0) {
-        double sc = score(pb, ar->tmp, 1);
+        double sc = auto_score(pb, ar->tmp, 1);
         topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", ar->best_hb, sc,
                     topomap_now() - tr);
         double key;
-        if (keep_if(&ar->gd, pb, ar->tmp, sc, &ar->best, &key) == 1) {
+        if (auto_keep_if(&ar->gd, pb, ar->tmp, sc, &ar->best, &key) == 1) {
             ar->best_hb = sc;
             memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
         }
@@ -842,16 +682,16 @@ static int refine_twice(struct auto_run *ar, int cls, int *r2s, int *first, char
                         size_t errlen)
 {
     ar->sub.deadline = ar->end;
-    int rc = refine_kept(&ar->gd, &ar->sub, r2s, r2s, ar->tmp, ar->sumcom, cls, &ar->best, err,
-                         errlen);
+    int rc = auto_refine_kept(&ar->gd, &ar->sub, r2s, r2s, ar->tmp, ar->sumcom, cls, &ar->best,
+                              err, errlen);
     if (rc < 0)
         return -1;
     if (first)
         *first = rc == 1;
     if (ar->low_hb < 0 || !memcmp(ar->low, r2s, sizeof(int) * (size_t)ar->pb->n))
         return 0;
-    return refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom, cls, &ar->best, err,
-                       errlen);
+    return auto_refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom, cls, &ar->best,
+                            err, errlen);
 }
 
 /* Dragonflies (ours): the spread step. The hop-bytes candidates put the
@@ -877,7 +717,7 @@ static int spread_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     if (rc == 1)
         ar->chosen = ar->low_k;
     if (ar->spread)
-        ar->best_hb = score(ar->pb, r2s, ar->sumcom);
+        ar->best_hb = auto_score(ar->pb, r2s, ar->sumcom);
     topomap_log(ar->pb, "auto: spread over global links: key %.6g -> %.6g in %.3f s", before,
                 ar->best, topomap_now() - ts);
     return 0;
