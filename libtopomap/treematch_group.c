@@ -202,9 +202,12 @@ static void exact_next(struct exact *X, int grpno, double val)
     }
     int members[64], left = 0;
     for (int b = a; b < X->p; b++)
-        if (!X->used[b])
-            members[left++] = b;
+        left += !X->used[b];
     if (left == X->k) {
+        left = 0;
+        for (int b = a; b < X->p; b++)
+            if (!X->used[b])
+                members[left++] = b; /* k <= 64 (tm_group_classic) */
         /* The last group has one way to be filled: its value directly
          * (the recursion found the same, at k times the cost). */
         for (int q = 1; q < left; q++) {
