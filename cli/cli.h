@@ -29,6 +29,8 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *liberr(const char *err, const char *what, int e);
 /* Seconds on the monotonic clock. */
 double now(void);
+/* now() when the process started (main): --time-limit counts from it. */
+extern double cli_start;
 /* The shortest %g that reads back as V; jnum writes null for inf/nan. */
 const char *num(double v, char *buf, size_t len);
 const char *jnum(double v, char *buf, size_t len);

@@ -67,6 +67,8 @@ const char *liberr(const char *err, const char *what, int e)
     return buf;
 }
 
+double cli_start;
+
 double now(void)
 {
     struct timespec ts;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 
 #ifndef TOPOMAP_TOPOLOGIESDIR
 #define TOPOMAP_TOPOLOGIESDIR "/usr/local/share/topomap/topologies"
@@ -343,6 +344,11 @@ void run_map(struct args *a, const char *algo, const topomap_profile_t *p,
     topomap_opts_t o = a->o;
     if (is_auto(algo) && o.time_limit <= 0)
         o.time_limit = AUTO_DEFAULT_TIME_LIMIT;
+    /* The limit counts from the start of the process, loading included, and
+     * the mapping gets what the plugin's decision gets of its time_limit:
+     * one rule (spank/common.c). */
+    if (o.time_limit > 0)
+        o.time_limit = topomap_sp_map_time_limit(cli_start + o.time_limit);
     a->chosen[0] = 0;
     a->time_limited = 0;
     progress(a, "running %s", algo);

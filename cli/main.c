@@ -106,6 +106,7 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_start = now();
     if (argc < 2) {
         fputs("topomap: missing command (see 'topomap help')\n", stderr);
         return EXIT_USAGE;

@@ -86,7 +86,8 @@ enum {
     SET_TREE = 32,
     SET_DRAGONFLY = 64,
     SET_HUGE = 128,
-    SET_CONG = 256
+    SET_CONG = 256,
+    SET_MANYCORE = 512
 };
 
 static const char *gdir = BENCH_GRAPHS;
@@ -333,8 +334,8 @@ static void usage(FILE *f)
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
             "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, huge,\n"
-            "          cong, all (default base,one,tree,dragonfly,cong; all: every set but\n"
-            "          huge):\n"
+            "          cong, manycore, all (default base,one,tree,dragonfly,cong,manycore;\n"
+            "          all: every set but huge):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -352,6 +353,8 @@ static void usage(FILE *f)
             "                   32x32x32 torus (make bench-scale-large; minutes per run)\n"
             "          cong     busiest link and hop-bytes against block's: 128 ranks on every\n"
             "                   128th node of torus-16x16x16, auto with either objective\n"
+            "          manycore auto at 0.25..5 s against Scotch: 8-nearest-neighbour graphs of\n"
+            "                   4096..65536 ranks on 2x64-core nodes of a fat-tree and a torus\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
             "  -S      add the scaling set\n"
             "  -q      quick: a reduced version of each set chosen (alone: every set), a few\n"
@@ -381,9 +384,11 @@ static int parse_sets(char *list)
             sets |= SET_HUGE;
         else if (!strcmp(tok, "cong"))
             sets |= SET_CONG;
+        else if (!strcmp(tok, "manycore"))
+            sets |= SET_MANYCORE;
         else if (!strcmp(tok, "all"))
             sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
-                    SET_DRAGONFLY | SET_CONG;
+                    SET_DRAGONFLY | SET_CONG | SET_MANYCORE;
         else {
             fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, "
                             "tree, dragonfly, huge, cong, all)\n", tok);
@@ -454,8 +459,9 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
     /* -s names the sets, else base, one and tree (quick: all); -L and -S add. */
     if (!chosen)
         a->sets = a->quick ? SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
-                                 SET_DRAGONFLY | SET_CONG
-                           : SET_BASE | SET_ONE | SET_TREE | SET_DRAGONFLY | SET_CONG;
+                                 SET_DRAGONFLY | SET_CONG | SET_MANYCORE
+                           : SET_BASE | SET_ONE | SET_TREE | SET_DRAGONFLY | SET_CONG |
+                                 SET_MANYCORE;
     a->sets |= extra;
     bench_time_limit = limit >= 0 ? limit : a->quick ? 10 : 60;
     if (alist) {
@@ -496,12 +502,12 @@ static void emit_header(const struct bench_args *a)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", a->wdir, a->tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
                sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
                sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_HUGE ? " huge" : "",
-               sets & SET_CONG ? " cong" : "",
+               sets & SET_CONG ? " cong" : "", sets & SET_MANYCORE ? " manycore" : "",
                a->quick ? " (quick)" : "", bench_time_limit, bench_threads);
 }
 
@@ -617,6 +623,8 @@ int main(int argc, char **argv)
         bench_dragonfly_run(tdir, wdir, quick);
     if (sets & SET_CONG)
         bench_cong_run(tdir, wdir, quick);
+    if (sets & SET_MANYCORE)
+        bench_manycore_run(quick);
 
     char shared[64][48];
     for (int i = 0; i < nshared; i++)

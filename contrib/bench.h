@@ -11,6 +11,7 @@
  *   bench_dragonfly.c the dragonfly set: the busiest global link
  *   bench_cong.c     the congestion set: the busiest link on scattered tori
  *   bench_taper.c    its tapered fat-tree table: auto with and without the taper
+ *   bench_manycore.c the manycore set: 128-core nodes, auto at the plugin's limits
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
 #ifndef TOPOMAP_BENCH_H
@@ -154,6 +155,9 @@ void bench_dragonfly_run(const char *tdir, const char *wdir, int quick);
 void bench_cong_run(const char *tdir, const char *wdir, int quick);
 /* bench_taper.c: the tapered fat-tree table (run by the congestion set). */
 void bench_taper_run(const char *wdir);
+/* bench_manycore.c: the manycore set (its own table): auto at time limits
+ * of 0.25 to 5 s against Scotch on nodes of 2 x 64 cores. */
+void bench_manycore_run(int quick);
 
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */
@@ -166,6 +170,11 @@ topomap_profile_t *bench_random_sparse(int n, int deg);
  * between points closer than the radius giving deg neighbours on average,
  * bytes decreasing with the distance. */
 topomap_profile_t *bench_rgg(int n, double deg, uint64_t seed);
+/* k nearest neighbours (k <= 16) of n points uniform in the unit cube
+ * (seeded): rank i sends to each of its k nearest points 1e5..1e6 bytes
+ * (uniform); ranks numbered in the order drawn, or (curve) along a Morton
+ * curve through the cube. The manycore set's profiles (issue 37). */
+topomap_profile_t *bench_knn(int n, int k, int curve, uint64_t seed);
 /* A graph in METIS's file format (CSR, 0-based). */
 struct bench_graph {
     int n;

@@ -88,6 +88,36 @@ topomap_profile_t *bench_random_sparse(int n, int deg)
     return edges_profile(n, &E);
 }
 
+/* The points of the unit cube xyz[3 n] sorted by cell of a g^3 grid
+ * (counting sort): cell[i], the points of cell c in order[start[c] ..
+ * start[c + 1]). Caller frees the three. */
+static void cell_sort(const double *xyz, int n, int g, int **cell_out, int **start_out,
+                      int **order_out)
+{
+    size_t ncell = (size_t)g * g * g;
+    int *cell = bench_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *start = bench_xcalloc(ncell + 1, sizeof(int));
+    int *order = bench_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) {
+        int c[3];
+        for (int d = 0; d < 3; d++) {
+            c[d] = (int)(xyz[3 * i + d] * g);
+            if (c[d] >= g)
+                c[d] = g - 1;
+        }
+        cell[i] = c[0] + g * (c[1] + g * c[2]);
+        start[cell[i] + 1]++;
+    }
+    for (size_t c = 0; c < ncell; c++)
+        start[c + 1] += start[c];
+    int *fill = bench_xmalloc(sizeof(int) * ncell);
+    memcpy(fill, start, sizeof(int) * ncell);
+    for (int i = 0; i < n; i++)
+        order[fill[cell[i]]++] = i;
+    free(fill);
+    *cell_out = cell, *start_out = start, *order_out = order;
+}
+
 /* Random geometric graph in the unit cube, built with a grid of cells of side
  * >= the radius r (O(n deg) after a counting sort of the points by cell):
  * only the 27 cells around a point can hold its neighbours. Rank i is the
@@ -106,27 +136,8 @@ topomap_profile_t *bench_rgg(int n, double deg, uint64_t seed)
         g = 1;
     if (g > 1024)
         g = 1024;
-    size_t ncell = (size_t)g * g * g;
-    int *cell = bench_xmalloc(sizeof(int) * (size_t)n);
-    int *start = bench_xcalloc(ncell + 1, sizeof(int));
-    int *order = bench_xmalloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        int c[3];
-        for (int d = 0; d < 3; d++) {
-            c[d] = (int)(xyz[3 * i + d] * g);
-            if (c[d] >= g)
-                c[d] = g - 1;
-        }
-        cell[i] = c[0] + g * (c[1] + g * c[2]);
-        start[cell[i] + 1]++;
-    }
-    for (size_t c = 0; c < ncell; c++)
-        start[c + 1] += start[c];
-    int *fill = bench_xmalloc(sizeof(int) * ncell);
-    memcpy(fill, start, sizeof(int) * ncell);
-    for (int i = 0; i < n; i++)
-        order[fill[cell[i]]++] = i;
-    free(fill);
+    int *cell, *start, *order;
+    cell_sort(xyz, n, g, &cell, &start, &order);
     struct edges E = {0};
     for (int i = 0; i < n; i++) {
         int cx = cell[i] % g, cy = cell[i] / g % g, cz = cell[i] / g / g;
@@ -155,6 +166,100 @@ topomap_profile_t *bench_rgg(int n, double deg, uint64_t seed)
     free(cell);
     free(start);
     free(order);
+    return edges_profile(n, &E);
+}
+
+/* The Morton key of a point of the unit cube (10 bits per axis): ranks
+ * numbered along this space-filling curve, as a domain decomposition
+ * numbers its subdomains. */
+static uint64_t morton(const double *p)
+{
+    uint64_t k = 0;
+    for (int b = 9; b >= 0; b--)
+        for (int d = 0; d < 3; d++) {
+            int q = (int)(p[d] * 1024);
+            k = k << 1 | (uint64_t)((q > 1023 ? 1023 : q) >> b & 1);
+        }
+    return k;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* The k nearest points of point i (k <= 16) by rings of cells around its
+ * own: ring r covers every point within r / g of it, so the search stops
+ * once the k-th nearest so far is that close. */
+static int knn_of(const double *xyz, int n, int g, const int *start, const int *order, int i,
+                  int k, int *nb)
+{
+    double best[16];
+    int nbest = 0, c[3];
+    for (int d = 0; d < 3; d++)
+        c[d] = (int)(xyz[3 * i + d] * g) < g ? (int)(xyz[3 * i + d] * g) : g - 1;
+    for (int r = 0; r <= g; r++) {
+        for (int z = c[2] - r; z <= c[2] + r; z++)
+            for (int y = c[1] - r; y <= c[1] + r; y++)
+                for (int x = c[0] - r; x <= c[0] + r; x++) {
+                    if (x < 0 || y < 0 || z < 0 || x >= g || y >= g || z >= g ||
+                        (abs(x - c[0]) < r && abs(y - c[1]) < r && abs(z - c[2]) < r))
+                        continue; /* outside, or an inner ring already seen */
+                    size_t cc = (size_t)x + (size_t)g * ((size_t)y + (size_t)g * (size_t)z);
+                    for (int q = start[cc]; q < start[cc + 1]; q++) {
+                        int j = order[q];
+                        double d2 = 0;
+                        for (int d = 0; d < 3; d++) {
+                            double v = xyz[3 * i + d] - xyz[3 * j + d];
+                            d2 += v * v;
+                        }
+                        if (j == i || (nbest == k && d2 >= best[k - 1]))
+                            continue;
+                        int at = nbest < k ? nbest++ : k - 1;
+                        while (at > 0 && best[at - 1] > d2) {
+                            best[at] = best[at - 1], nb[at] = nb[at - 1];
+                            at--;
+                        }
+                        best[at] = d2, nb[at] = j;
+                    }
+                }
+        if (nbest == k && best[k - 1] <= (double)r * r / ((double)g * g))
+            break;
+    }
+    (void)n;
+    return nbest;
+}
+
+topomap_profile_t *bench_knn(int n, int k, int curve, uint64_t seed)
+{
+    double *xyz = bench_xmalloc(sizeof(double) * 3 * (size_t)n);
+    uint64_t st = seed;
+    for (int i = 0; i < 3 * n; i++)
+        xyz[i] = (double)(bench_rng_next(&st) >> 11) * 0x1p-53;
+    if (curve) {
+        uint64_t *key = bench_xmalloc(sizeof(uint64_t) * 2 * (size_t)n);
+        double *sorted = bench_xmalloc(sizeof(double) * 3 * (size_t)n);
+        for (int i = 0; i < n; i++)
+            key[2 * i] = morton(xyz + 3 * i), key[2 * i + 1] = (uint64_t)i;
+        qsort(key, (size_t)n, 2 * sizeof(uint64_t), cmp_key);
+        for (int i = 0; i < n; i++)
+            memcpy(sorted + 3 * i, xyz + 3 * key[2 * i + 1], 3 * sizeof(double));
+        free(key), free(xyz);
+        xyz = sorted;
+    }
+    /* About two points per cell. */
+    int g = (int)cbrt(n / 2.0);
+    g = g < 1 ? 1 : g > 1024 ? 1024 : g;
+    int *cell, *start, *order, nb[16];
+    cell_sort(xyz, n, g, &cell, &start, &order);
+    struct edges E = {0};
+    for (int i = 0; i < n; i++) {
+        int m = knn_of(xyz, n, g, start, order, i, k < 16 ? k : 16, nb);
+        for (int q = 0; q < m; q++)
+            edge_add(&E, i, nb[q], (double)(100000 + bench_rng_next(&st) % 900001));
+    }
+    free(xyz), free(start), free(cell), free(order);
     return edges_profile(n, &E);
 }
 

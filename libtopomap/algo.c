@@ -260,8 +260,9 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
             rc = check_result(&pb, "refine", rank_to_slot, err, errlen);
     }
     /* The ranks of each node on its cores by the node's hierarchy
-     * (node_place.c); the baselines keep their layout. */
-    if (rc == 0 && !al->baseline) {
+     * (node_place.c); the baselines keep their layout, and auto places its
+     * answer itself, within its time limit (map_auto.c), unless refined. */
+    if (rc == 0 && !al->baseline && (al->map != topomap_map_auto || o->refine)) {
         rc = topomap_node_place(&pb, rank_to_slot, o->node_place, NULL, err, errlen);
         /* Then, on a rail-optimised fabric, the rails (node_rails.c). */
         if (rc == 0 && o->node_place != TOPOMAP_NODE_PLACE_OFF)

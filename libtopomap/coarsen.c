@@ -450,6 +450,11 @@ static int split_parts(const struct topomap_problem *pb, int np, const int *part
     for (int i = 0; i < n; i++)
         in[start[part[i]] + sub[part[i]]++] = i;
     for (int p = 0; p < np && rc == 0; p++) {
+        /* Past the deadline, no more parts (auto's fast start stops). */
+        if (p > 0 && topomap_expired(pb)) {
+            rc = topomap_fail(err, errlen, ETIMEDOUT, "coarse: time limit reached");
+            break;
+        }
         int k = start[p + 1] - start[p], g0 = p * COARSE_STAGE;
         int gk = ng - g0 < COARSE_STAGE ? ng - g0 : COARSE_STAGE;
         for (int q = 0; q < k; q++)
@@ -504,6 +509,8 @@ int topomap_coarsen_groups(const struct topomap_problem *pb, int cap, int *group
     double t0 = topomap_now();
     int rc = exact_parts(&pb->g, pb->opts->seed, np, psize, part, err, errlen);
     double t1 = topomap_now();
+    if (rc == 0 && topomap_expired(pb))
+        rc = topomap_fail(err, errlen, ETIMEDOUT, "coarse: time limit reached");
     if (rc == 0)
         rc = split_parts(pb, np, part, ng, size, group, err, errlen);
     topomap_log(pb, "coarse: %d parts in %.3f s, then %d groups in %.3f s", np, t1 - t0, ng,

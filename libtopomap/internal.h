@@ -36,6 +36,10 @@ struct topomap_problem {
      * grid looks itself. */
     const topomap_grid_t *grid;
     const int *grid_coords;
+    /* 1: node placements inside an algorithm (treematch's) use the SumCom
+     * refinement alone, not TreeMatch on every node first (auto's
+     * candidates on large many-core jobs, map_auto.c); 0: as asked. */
+    int quick_place;
 };
 
 /* Work units per counted step: about a nanosecond each on the benchmark

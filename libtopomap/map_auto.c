@@ -6,7 +6,9 @@
  *
  * The candidates, in order of expected value per second (measured in `make
  * bench`, see the README):
- *  1. block, as it is: the floor, O(edges);
+ *  1. block, as it is: the floor, O(edges); then, on many-core nodes (at
+ *     least AUTO_FAST_SLOTS slots each, AUTO_FAST_MIN ranks), the multilevel
+ *     scheme as the fast start (see below);
  *  2. drb + refine: dual recursive bisection, the best single candidate on
  *     every network in the benchmark; above the tuning's coarse_min ranks on
  *     nodes of equal slot counts, the multilevel scheme (coarsen.c) instead,
@@ -114,11 +116,35 @@
  * refinement keeps its improvements so far: its mapping is valid and
  * counts), and the best mapping found so far is returned. With a limit the
  * answer may then depend on the speed of the machine; without one it depends
- * only on the inputs and the seed. */
+ * only on the inputs and the seed.
+ *
+ * Anytime (issue 37; ours): on many-core nodes a good mapping exists early
+ * and improves while time remains. The fast start (multilevel: METIS k-way
+ * parts of a node's size, the parts onto the network by drb, the ranks onto
+ * cores, one pass of the rank refinement) comes right after block; with a
+ * limit, each later candidate is predicted from the fast start's measured
+ * time (time_ratio) and skipped when it would not end before the deadline,
+ * so that the ones that cannot stop midway (TreeMatch's METIS splits) do
+ * not overrun it. On large jobs (ranks x slots per node above
+ * AUTO_PLACE_FULL_MAX) the candidates' node placement is the SumCom
+ * refinement alone (on 128-core nodes TreeMatch on every node cost 0.4 s
+ * per candidate at 4,096 ranks) and the answer gets the placement asked for
+ * at the end (final_place), node by node until the caller's deadline;
+ * topomap_map() leaves that placement to auto. After the candidates, an
+ * answer no refinement engine ran on gets one within the time left
+ * (polish_step). The node placement, the refinement engine (within a pass
+ * too), drb, TreeMatch (node by node) and the fast start (between its k-way
+ * parts) check the
+ * deadline; a single METIS k-way partition and grid detection do not (tens
+ * of milliseconds at 16,384 ranks, a few tenths of a second at 65,536). The prediction is on
+ * measured time, so answers under a limit depend on the machine and its
+ * load; without a limit (and on jobs where every candidate fits) they do
+ * not. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auto.h"
 #include "coarsen.h"
 #include "internal.h"
 #include "refine.h"
@@ -144,6 +170,22 @@
  * then costs minutes (a 262,144-rank stencil: over 45 s, not finished; at
  * 1,048,576 ranks 143 s for 3.5 x grid's hop-bytes; doc/scaling.md). */
 #define AUTO_GRID_ALONE 65536
+/* Many-core nodes (the fast start): on jobs of at least AUTO_FAST_MIN ranks
+ * on nodes of at least AUTO_FAST_SLOTS slots each, all alike, the
+ * multilevel scheme (coarsen.c: METIS k-way parts of a node's size, the
+ * parts onto the network, the ranks onto cores) runs right after block: it
+ * takes a tenth to a fifth of drb + refine's time there (4,096 to 65,536
+ * ranks on 2 x 64-core nodes), so a good mapping exists early and the other
+ * candidates improve on it while time remains (issue 37). */
+#define AUTO_FAST_MIN 2048
+#define AUTO_FAST_SLOTS 64
+/* Node placement of the candidates: on many-core nodes (AUTO_FAST_SLOTS),
+ * on jobs of more than this many ranks x slots per node, the candidates get
+ * the SumCom refinement of each node alone (TOPOMAP_NODE_PLACE_REFINE, about
+ * a third of the cost of TreeMatch then the refinement twice) and the
+ * answer alone the placement asked for, at the end. At 4,096 ranks on
+ * 128-core nodes that placement cost 0.4 s per candidate. */
+#define AUTO_PLACE_FULL_MAX (1L << 18)
 /* Fraction of the time limit auto plans to use: candidates check the
  * deadline every few hundred steps, so leave room for the last check. */
 #define AUTO_BUDGET_SHARE 0.9
@@ -175,22 +217,31 @@ struct cand {
     double cost;
 };
 
-/* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
- * hop_cost between nodes, the node's level costs inside a node); over the
- * symmetric graph every pair counts twice. */
-static double score(const struct topomap_problem *pb, const int *r2s, int sumcom)
+/* With a time limit, after the fast start: candidate c's time in units of
+ * the fast start's, as measured at 4,096 to 65,536 ranks on 2 x 64-core
+ * nodes (drb + refine 1 to 1.5 x, treematch 1 to 2 x, block + refine 5 x);
+ * a candidate whose prediction does not fit in the time left does not
+ * start. analytic-anchor counts 4 x, the others (ohtma, spectral-fit:
+ * small jobs) 1 x. */
+static double time_ratio(const struct cand *c)
 {
-    double sum = 0;
-    for (int i = 0; i < pb->n; i++)
-        for (int64_t e = pb->g.xadj[i]; e < pb->g.xadj[i + 1]; e++) {
-            int a = r2s[i], b = r2s[pb->g.adj[e]];
-            sum += pb->g.w[e] * (sumcom ? topomap_topology_cost(pb->topo, pb->slot_node[a],
-                                                                pb->slot_core[a], pb->slot_node[b],
-                                                                pb->slot_core[b])
-                                        : topomap_slot_hops(pb, a, b));
-        }
-    return sum / 2;
+    if (c->fn == topomap_map_drb)
+        return 1.5;
+    if (c->fn == topomap_map_treematch)
+        return c->refine && !c->seed_offset ? 0.5 : 2.0; /* treematch+refine reuses treematch */
+    if (c->fn == topomap_map_block && c->refine)
+        return 6.0;
+    if (c->fn == topomap_map_greedy)
+        return 3.0;
+    /* CHOLMOD's factorisations cannot stop midway, so it counts long (a
+     * 16,384-rank case on the 8^3 torus once ended at 12.8 s for a limit
+     * of 5 s in the benchmark; the phase was not logged, this is the
+     * likeliest one). */
+    if (c->fn == topomap_map_analytic_anchor)
+        return 4.0;
+    return 1.0;
 }
+
 
 /* A floor under the hop-bytes of any mapping, or 0 when none is known: with
  * one slot per node on a torus or mesh, ranks sit on distinct nodes and
@@ -210,158 +261,26 @@ static double hop_bytes_floor(const struct topomap_problem *pb)
     return sum / 2;
 }
 
-/* The busiest-link guard and the congestion objective (see the top). */
-struct auto_guard {
-    int on;       /* 0: guard off (time), nothing checked */
-    int mixed;    /* 1: objective congestion, candidates keyed by mixed() */
-    int dfly;     /* 1: a network with global links, candidates keyed by dfly_key() */
-    int uneven;   /* 1: channels of several bandwidths (not dfly), keyed by mixed() */
-    double cb, hb; /* block's busiest link and hop-bytes (score) */
-    double gb;    /* block's busiest global link (dfly) */
-};
-
-static double mixed(const struct auto_guard *gd, double c, double h)
-{
-    return (gd->cb > 0 ? c / gd->cb : 0) + TOPOMAP_CONG_LAMBDA * (gd->hb > 0 ? h / gd->hb : 0);
-}
-
-/* Networks with a global link class (dragonflies): told by the topology's
- * channel classes, not by its kind's name. */
-static int has_global_links(const topomap_topology_t *t)
-{
-    return topomap_topology_link_classes(t) > TOPOMAP_LINK_GLOBAL;
-}
-
-/* On dragonflies (ours, the objective of Bhatele et al., SC 2011 and Jain et
- * al., SC 2014 made a key): the busiest global link g first, hop-bytes h
- * second. A lexicographic order as one number: AUTO_DF_TIE is far below
- * any difference of g/gb between two mappings (a byte in a job's busiest
- * global link), and h/hb is near 1 (h <= hb is required, see judge()). When
- * block sends nothing between groups (gb = 0), g is in bytes: any global
- * traffic loses. */
-#define AUTO_DF_TIE 1e-9
-static double dfly_key(const struct auto_guard *gd, double g, double h)
-{
-    return (gd->gb > 0 ? g / gd->gb : g) + AUTO_DF_TIE * (gd->hb > 0 ? h / gd->hb : 0);
-}
-
-/* Set up the guard from block's mapping r2s and its score hb. 0, or -1 +
- * errno. */
-static int guard_init(struct auto_guard *gd, const struct topomap_problem *pb,
-                      const struct topomap_problem *sub, const int *r2s, double hb)
-{
-    double t = topomap_now();
-    gd->dfly = has_global_links(pb->topo);
-    /* Uneven bandwidths (a tapered tree; ours): the hop-bytes candidates
-     * cannot see that a byte over a thin level costs more, so the key is the
-     * congestion objective's, whose busiest link is in seconds. */
-    gd->uneven = !gd->dfly && topomap_channels_uneven(pb->topo);
-    gd->mixed = pb->opts->objective == TOPOMAP_OBJECTIVE_CONGESTION || gd->uneven;
-    gd->hb = hb;
-    gd->cb = topomap_slots_congestion(pb, r2s);
-    if (gd->cb < 0)
-        return -1;
-    if (gd->dfly && (gd->gb = topomap_slots_congestion_class(pb, r2s, TOPOMAP_LINK_GLOBAL)) < 0)
-        return -1;
-    double took = topomap_now() - t;
-    gd->on = !(sub->deadline > 0 && 4 * took > sub->deadline - topomap_now());
-    if (!gd->on) {
-        topomap_log(pb, "auto: busiest link of block %.6g took %.3f s: no busiest-link guard "
-                        "within the time limit",
-                    gd->cb, took);
-        gd->dfly = 0;
-    } else if (gd->dfly) {
-        topomap_log(pb, "auto: busiest link of block %.6g, busiest global link %.6g: candidates "
-                        "judged by the busiest global link, then hop-bytes",
-                    gd->cb, gd->gb);
-    } else {
-        topomap_log(pb, "auto: busiest link of block %.6g%s", gd->cb,
-                    gd->uneven ? " (in seconds x link_bandwidth: the channels' bandwidths differ; "
-                                 "candidates judged by the congestion objective)"
-                               : "");
-    }
-    return 0;
-}
-
-/* The key of block's own mapping. */
-static double block_key(const struct auto_guard *gd)
-{
-    if (gd->dfly)
-        return dfly_key(gd, gd->gb, gd->hb);
-    return gd->mixed ? mixed(gd, gd->cb, gd->hb) : gd->hb;
-}
-
-/* The key of a mapping of score hb (hop-bytes or SumCom): *key, lower is
- * better; returns 1 when it may be kept (its busiest link is not above
- * block's; on dragonflies, nor its hop-bytes), 0 when not (*key then
- * unset), -1 + errno. The busiest link is only computed when the key alone
- * would keep it (below `best`; best < 0: none yet). */
-static int judge(const struct auto_guard *gd, const struct topomap_problem *pb, const int *r2s,
-                 double hb, double best, double *key)
-{
-    if (!gd->on) {
-        *key = gd->mixed ? mixed(gd, gd->cb, hb) : hb;
-        return best < 0 || *key < best;
-    }
-    if (!gd->mixed && !gd->dfly && best >= 0 && hb >= best)
-        return 0;
-    /* A lower busiest global link bought with more hop-bytes than block's
-     * is no gain over block. */
-    if (gd->dfly && hb > gd->hb)
-        return 0;
-    double c = topomap_slots_congestion(pb, r2s);
-    if (c < 0)
-        return -1;
-    if (gd->dfly) {
-        double g = topomap_slots_congestion_class(pb, r2s, TOPOMAP_LINK_GLOBAL);
-        if (g < 0)
-            return -1;
-        *key = dfly_key(gd, g, hb);
-    } else {
-        *key = gd->mixed ? mixed(gd, c, hb) : hb;
-    }
-    if (c > gd->cb) {
-        topomap_log(pb, "auto: busiest link %.6g above block's %.6g: not kept", c, gd->cb);
-        return 0;
-    }
-    return best < 0 || *key < best;
-}
-
-/* judge() for a mapping after the candidates: on 1, *best = *key. */
-static int keep_if(const struct auto_guard *gd, const struct topomap_problem *pb, const int *r2s,
-                   double hb, double *best, double *key)
-{
-    int keep = judge(gd, pb, r2s, hb, *best, key);
-    if (keep == 1)
-        *best = *key;
-    return keep;
-}
-
-/* `from` refined in tmp for the congestion objective over the channels of
- * class cls (-1: all), copied to r2s when keep_if() keeps it. Nothing at
- * the deadline. 0, or -1 + errno. */
-static int refine_kept(const struct auto_guard *gd, const struct topomap_problem *sub,
-                       const int *from, int *r2s, int *tmp, int sumcom, int cls, double *best,
-                       char *err, size_t errlen)
-{
-    if (sub->deadline > 0 && topomap_now() > sub->deadline)
-        return 0;
-    memcpy(tmp, from, sizeof(int) * (size_t)sub->n);
-    if (topomap_refine_congestion_class(sub, tmp, 0, cls, NULL, err, errlen) < 0)
-        return -1;
-    double key;
-    if (keep_if(gd, sub, tmp, score(sub, tmp, sumcom), best, &key) == 1) {
-        memcpy(r2s, tmp, sizeof(int) * (size_t)sub->n);
-        return 1;
-    }
-    return 0;
-}
 
 /* Jobs small enough for the candidates whose cost grows with ranks x nodes
  * and for the iterated local search. */
 static int small_job(const struct topomap_problem *pb)
 {
     return (long)pb->n * topomap_alloc_nnodes(pb->alloc) <= AUTO_OHTMA_WORK;
+}
+
+/* Slots per node of the allocation, on average. */
+static int slots_per_node(const struct topomap_problem *pb)
+{
+    int nn = topomap_alloc_nnodes(pb->alloc);
+    return nn > 0 ? pb->nslots / nn : 0;
+}
+
+/* Many-core nodes: the multilevel scheme first, as the fast start. */
+static int fast_start(const struct topomap_problem *pb)
+{
+    return pb->n >= AUTO_FAST_MIN && slots_per_node(pb) >= AUTO_FAST_SLOTS &&
+           topomap_coarse_applies(pb);
 }
 
 /* The candidate list for this problem (see the top of the file). */
@@ -373,8 +292,11 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
     if (has_grid)
         c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
     /* Large jobs: the multilevel scheme (coarsen.c) in drb + refine's place,
-     * and no other drb seeds (doc/scaling.md). */
+     * and no other drb seeds (doc/scaling.md); on many-core nodes it comes
+     * first anyway, as the fast start. */
     int multilevel = pb->n > topomap_tuning()->coarse_min && topomap_coarse_applies(pb);
+    if (!multilevel && fast_start(pb))
+        c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
     if (multilevel)
         c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
     else
@@ -436,7 +358,7 @@ struct auto_run {
      * lowest score (low_hb), kept or not. */
     int *low, low_k;
     double low_hb;
-    /* best: the key of the kept mapping (judge()), best_hb its score. */
+    /* best: the key of the kept mapping (auto_judge()), best_hb its score. */
     double best, best_hb;
     int chosen, tried;
     int spread; /* 1: the kept mapping is the spread step's, from candidate chosen */
@@ -448,6 +370,9 @@ struct auto_run {
      * otherwise by hop-bytes. */
     int sumcom;
     double floor_hb;
+    int fast_k;      /* the fast start's candidate, -1: none */
+    double t_fast;   /* its time (s), 0: not run */
+    int place; /* the candidates' node placement (enum topomap_node_place) */
     double t0, end; /* start, and the caller's deadline for auto (0: none) */
     double start_by;  /* no candidate starts after this (0: none) */
 };
@@ -469,6 +394,11 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
     int has_grid =
         ar->gc && topomap_grid_detect(pb->profile, pb->opts->grid_weak, &ar->g, ar->gc) > 0;
     ar->nc = candidates(pb, has_grid, ar->c);
+    ar->fast_k = -1;
+    for (int k = 0; k < ar->nc; k++)
+        if (ar->c[k].fn == topomap_map_coarse && k + 1 < ar->nc &&
+            ar->c[k + 1].fn == topomap_map_drb)
+            ar->fast_k = k;
     ar->tmp = malloc(sizeof(int) * n);
     ar->raw = malloc(sizeof(int) * n);
     ar->low = malloc(sizeof(int) * n);
@@ -491,6 +421,16 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
     ar->sumcom = topomap_topology_node_nlevels(pb->topo) > 1 &&
                  pb->opts->node_place != TOPOMAP_NODE_PLACE_OFF;
     ar->floor_hb = ar->sumcom ? 0 : hop_bytes_floor(pb);
+    /* Large many-core jobs: the candidates' node placement is the
+     * refinement alone, the answer's the one asked for (see
+     * AUTO_PLACE_FULL_MAX). */
+    ar->place = pb->opts->node_place;
+    if (ar->sumcom && ar->place == TOPOMAP_NODE_PLACE_AUTO &&
+        slots_per_node(pb) >= AUTO_FAST_SLOTS &&
+        (long)pb->n * slots_per_node(pb) > AUTO_PLACE_FULL_MAX) {
+        ar->place = TOPOMAP_NODE_PLACE_REFINE;
+        ar->sub.quick_place = 1;
+    }
     if (pb->deadline > 0) {
         /* On dragonflies the spread step (spread_step), on networks of
          * uneven bandwidths the final congestion refinement, keep
@@ -499,7 +439,7 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
          * to the deadline (on a loaded machine the first drb + refine of
          * 4096 ranks needs it; a candidate beats no candidate). */
         double share = AUTO_BUDGET_SHARE;
-        if (has_global_links(pb->topo) || topomap_channels_uneven(pb->topo))
+        if (auto_has_global_links(pb->topo) || topomap_channels_uneven(pb->topo))
             share *= 1 - AUTO_DF_SPREAD_SHARE;
         ar->end = ar->t0 + (pb->deadline - ar->t0) * AUTO_BUDGET_SHARE;
         ar->start_by = ar->t0 + (pb->deadline - ar->t0) * share;
@@ -559,13 +499,16 @@ static int run_one(struct auto_run *ar, int k, double est, double *work, char *e
                                            TOPOMAP_REFINE_AUTO};
         rc = topomap_refine(&ar->sub, ar->tmp, &rp, NULL, err, errlen);
     }
-    if (rc == 0 && ar->sumcom)
-        rc = topomap_node_place(&ar->sub, ar->tmp, ar->pb->opts->node_place, NULL, err, errlen);
+    /* With quick placements block is the floor as it is: the answer's
+     * placement comes at the end. */
+    if (rc == 0 && ar->sumcom && !(k == 0 && ar->sub.quick_place))
+        rc = topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen);
     ar->sub.work = NULL;
     /* Work that a candidate does not count is assumed to be at least its
      * estimate. */
     ar->spent += c->cost > 0 && ar->w_drb >= 0 && est > cw ? est : cw;
-    if (rc == 0 && ar->w_drb < 0 && (c->fn == topomap_map_drb || c->fn == topomap_map_coarse))
+    if (rc == 0 && ar->w_drb < 0 && k != ar->fast_k &&
+        (c->fn == topomap_map_drb || c->fn == topomap_map_coarse))
         ar->w_drb = cw;
     *work = cw;
     return rc;
@@ -583,9 +526,17 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
         return 1;
     }
     double est, tc = topomap_now(), cw = 0;
+    if (ar->t_fast > 0 && ar->end > 0 &&
+        tc + time_ratio(c) * ar->t_fast > ar->end) {
+        topomap_log(pb, "auto: %s skipped: about %.3f s, %.3f s left", c->name,
+                    time_ratio(c) * ar->t_fast, ar->end - tc);
+        return 0;
+    }
     if (!fits_budget(ar, k, &est))
         return 0;
     int rc = run_one(ar, k, est, &cw, err, errlen);
+    if (rc == 0 && k == ar->fast_k)
+        ar->t_fast = topomap_now() - tc;
     if (rc < 0 && errno == ECANCELED) {
         topomap_log(pb, "auto: %s skipped: %s", c->name, err);
         return 0;
@@ -603,16 +554,16 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
         return -1;
     }
     ar->tried++;
-    double hb = score(pb, ar->tmp, ar->sumcom);
+    double hb = auto_score(pb, ar->tmp, ar->sumcom);
     topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c->name,
                 ar->sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
     double key = hb;
     int keep;
     if (k == 0) { /* block: the guard's reference, always kept */
-        keep = guard_init(&ar->gd, pb, &ar->sub, ar->tmp, hb) < 0 ? -1 : 1;
-        key = block_key(&ar->gd);
+        keep = auto_guard_init(&ar->gd, pb, &ar->sub, ar->tmp, hb) < 0 ? -1 : 1;
+        key = auto_block_key(&ar->gd);
     } else {
-        keep = judge(&ar->gd, pb, ar->tmp, hb, ar->best, &key);
+        keep = auto_judge(&ar->gd, pb, ar->tmp, hb, ar->best, &key);
     }
     if (keep < 0)
         return topomap_fail(err, errlen, errno, "out of memory");
@@ -661,8 +612,37 @@ static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     topomap_log(pb, "auto: iterated local search (%d kicks) %.6g -> %.6g in %.3f s",
                 AUTO_ILS_TRIES, ar->best_hb, ar->best_hb - removed, topomap_now() - ti);
     double key;
-    if (removed > 0 && keep_if(&ar->gd, pb, ar->tmp, ar->best_hb - removed, &ar->best, &key) == 1) {
+    if (removed > 0 &&
+        auto_keep_if(&ar->gd, pb, ar->tmp, ar->best_hb - removed, &ar->best, &key) == 1) {
         ar->best_hb -= removed;
+        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
+    }
+    return 0;
+}
+
+/* Many-core nodes (a fast start ran): when the kept mapping is one no
+ * refinement engine ran on (the fast start's single pass, treematch), the
+ * engine refines it within the time left (the anytime's last step: on a
+ * 16,384-rank job it is often all the time allows after the fast start),
+ * with the candidates' node placement; kept when better. 0, or -1 + errno. */
+static int polish_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    if (ar->fast_k < 0 || ar->chosen <= 0 || ar->c[ar->chosen].refine ||
+        (ar->end > 0 && topomap_now() > ar->end))
+        return 0;
+    double tr = topomap_now(), key;
+    memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
+    ar->sub.deadline = ar->end;
+    struct topomap_refine_params rp = {0, ar->end, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
+    if (topomap_refine(&ar->sub, ar->tmp, &rp, NULL, err, errlen) < 0 ||
+        (ar->sumcom && topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen) < 0))
+        return errno == ENOMEM ? -1 : 0;
+    double hb = auto_score(pb, ar->tmp, ar->sumcom);
+    topomap_log(pb, "auto: refinement of %s %.6g -> %.6g in %.3f s", ar->c[ar->chosen].name,
+                ar->best_hb, hb, topomap_now() - tr);
+    if (hb < ar->best_hb && auto_keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
+        ar->best_hb = hb;
         memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
     }
     return 0;
@@ -678,12 +658,12 @@ static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     double tr = topomap_now();
     memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
     if (topomap_refine_sumcom(&ar->sub, ar->tmp, err, errlen) == 0 &&
-        topomap_node_place(&ar->sub, ar->tmp, pb->opts->node_place, NULL, err, errlen) == 0) {
-        double sc = score(pb, ar->tmp, 1);
+        topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen) == 0) {
+        double sc = auto_score(pb, ar->tmp, 1);
         topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", ar->best_hb, sc,
                     topomap_now() - tr);
         double key;
-        if (keep_if(&ar->gd, pb, ar->tmp, sc, &ar->best, &key) == 1) {
+        if (auto_keep_if(&ar->gd, pb, ar->tmp, sc, &ar->best, &key) == 1) {
             ar->best_hb = sc;
             memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
         }
@@ -702,16 +682,16 @@ static int refine_twice(struct auto_run *ar, int cls, int *r2s, int *first, char
                         size_t errlen)
 {
     ar->sub.deadline = ar->end;
-    int rc = refine_kept(&ar->gd, &ar->sub, r2s, r2s, ar->tmp, ar->sumcom, cls, &ar->best, err,
-                         errlen);
+    int rc = auto_refine_kept(&ar->gd, &ar->sub, r2s, r2s, ar->tmp, ar->sumcom, cls, &ar->best,
+                              err, errlen);
     if (rc < 0)
         return -1;
     if (first)
         *first = rc == 1;
     if (ar->low_hb < 0 || !memcmp(ar->low, r2s, sizeof(int) * (size_t)ar->pb->n))
         return 0;
-    return refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom, cls, &ar->best, err,
-                       errlen);
+    return auto_refine_kept(&ar->gd, &ar->sub, ar->low, r2s, ar->tmp, ar->sumcom, cls, &ar->best,
+                            err, errlen);
 }
 
 /* Dragonflies (ours): the spread step. The hop-bytes candidates put the
@@ -737,9 +717,27 @@ static int spread_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     if (rc == 1)
         ar->chosen = ar->low_k;
     if (ar->spread)
-        ar->best_hb = score(ar->pb, r2s, ar->sumcom);
+        ar->best_hb = auto_score(ar->pb, r2s, ar->sumcom);
     topomap_log(ar->pb, "auto: spread over global links: key %.6g -> %.6g in %.3f s", before,
                 ar->best, topomap_now() - ts);
+    return 0;
+}
+
+/* The answer's node placement, the one asked for (topomap_map() leaves it
+ * to auto), until the caller's deadline: nodes not reached by then keep the
+ * candidates' placement. It never moves a rank to another node, so the
+ * hop-bytes and the busiest link stay. 0, or -1 + errno. */
+static int final_place(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    double tp = topomap_now(), gain = 0;
+    ar->sub.deadline = pb->deadline;
+    ar->so.seed = pb->opts->seed; /* as topomap_map() placed it, not a candidate's */
+    if (topomap_node_place(&ar->sub, r2s, pb->opts->node_place, &gain, err, errlen) < 0)
+        return -1;
+    if (ar->place != pb->opts->node_place)
+        topomap_log(pb, "auto: node placement of the answer: SumCom -%.6g in %.3f s", gain,
+                    topomap_now() - tp);
     return 0;
 }
 
@@ -754,6 +752,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     if (rc >= 0)
         rc = ils_step(&ar, r2s, err, errlen);
     if (rc >= 0)
+        rc = polish_step(&ar, r2s, err, errlen);
+    if (rc >= 0)
         rc = sumcom_step(&ar, r2s, err, errlen);
     if (rc >= 0)
         rc = spread_step(&ar, r2s, err, errlen);
@@ -762,6 +762,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
      * links. */
     if (rc >= 0 && ar.gd.mixed && !ar.gd.dfly)
         rc = refine_twice(&ar, -1, r2s, NULL, err, errlen);
+    if (rc >= 0)
+        rc = final_place(&ar, r2s, err, errlen);
     if (rc < 0) {
         int e = errno;
         run_free(&ar);

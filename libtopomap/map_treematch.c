@@ -85,7 +85,10 @@ static int map_tm(const struct topomap_problem *pb, int improve, int *r2s, char 
             r2s[r] = T.leaf_slot[leaf_of[r]];
         tm_tree_free(&T);
         if (rc == 0 && improve)
-            rc = topomap_node_place(pb, r2s, TOPOMAP_NODE_PLACE_AUTO, NULL, err, errlen);
+            rc = topomap_node_place(pb, r2s,
+                                    pb->quick_place ? TOPOMAP_NODE_PLACE_REFINE
+                                                    : TOPOMAP_NODE_PLACE_AUTO,
+                                    NULL, err, errlen);
         if (rc == 0 && improve)
             rc = topomap_refine_sumcom(pb, r2s, err, errlen);
     }

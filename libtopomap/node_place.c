@@ -16,7 +16,9 @@
  * the node's SumCom, so the pass never makes SumCom worse, and it never
  * moves a rank to another node, so hop-bytes, dilation and congestion stay
  * what the algorithm gave. Nodes are independent: they run in parallel and
- * the result does not depend on the thread count. */
+ * the result does not depend on the thread count. Past the problem's
+ * deadline the nodes not started yet are left as they are (a time limit
+ * makes the answer depend on the machine's speed, as everywhere). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -345,6 +347,10 @@ int topomap_node_place(const struct topomap_problem *pb, int *r2s, int mode, dou
 #pragma omp for schedule(dynamic, 4)
         for (int i = 0; i < nn; i++) {
             int nr = rx[i + 1] - rx[i];
+            /* Past the deadline the remaining nodes keep their order: the
+             * mapping stays valid, only less refined. */
+            if (ok && pb->deadline > 0 && topomap_expired(pb))
+                continue;
             if (!ok || (nr >= 2 && place_node(pb, mode, topomap_alloc_node(a, i), rk + rx[i], nr,
                                               sl + sx[i], sx[i + 1] - sx[i], r2s, &W, &gains[i]) < 0)) {
 #pragma omp atomic write

@@ -307,10 +307,10 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
     int *prop = malloc(sizeof(int) * (size_t)n);
     if (!prop)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
-    int nomem = 0;
+    int nomem = 0, late = 0;
     long work = 0, looks = 0;
     while (max_passes <= 0 || st->passes < max_passes) {
-        if (deadline > 0 && topomap_now() > deadline)
+        if (late || (deadline > 0 && topomap_now() > deadline))
             break;
 #pragma omp parallel
         {
@@ -320,9 +320,20 @@ int topomap_xchg_refine(struct topomap_xchg *x, const struct topomap_refine_para
 #pragma omp atomic write
                 nomem = 1;
             }
+            /* Past the deadline the pass proposes nothing more (a pass
+             * over 65,536 ranks of 128-core nodes takes a second): what
+             * it proposed so far is committed below, the rest stays. */
 #pragma omp for schedule(dynamic, 64)
-            for (int i = 0; i < n; i++)
-                prop[i] = ok ? best_move(x, i, &w, all) : -1;
+            for (int i = 0; i < n; i++) {
+                int stop;
+                if (deadline > 0 && (i & 255) == 0 && topomap_now() > deadline) {
+#pragma omp atomic write
+                    late = 1;
+                }
+#pragma omp atomic read
+                stop = late;
+                prop[i] = ok && !stop ? best_move(x, i, &w, all) : -1;
+            }
             /* An integer sum: the same total for any thread count. */
 #pragma omp atomic
             work += w.work;

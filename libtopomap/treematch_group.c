@@ -200,7 +200,30 @@ static void exact_next(struct exact *X, int grpno, double val)
         }
         return;
     }
-    int members[64];
+    int members[64], left = 0;
+    for (int b = a; b < X->p; b++)
+        left += !X->used[b];
+    if (left == X->k) {
+        left = 0;
+        for (int b = a; b < X->p; b++)
+            if (!X->used[b])
+                members[left++] = b; /* k <= 64 (tm_group_classic) */
+        /* The last group has one way to be filled: its value directly
+         * (the recursion found the same, at k times the cost). */
+        for (int q = 1; q < left; q++) {
+            double add = 0; /* summed as exact_rec sums it: same rounding */
+            for (int r = 0; r < q; r++)
+                add += X->W[(size_t)members[r] * (size_t)X->p + (size_t)members[q]];
+            val += add;
+        }
+        for (int q = 0; q < left; q++)
+            X->cur[members[q]] = grpno;
+        if (val > X->bestval) {
+            X->bestval = val;
+            memcpy(X->best, X->cur, sizeof(int) * (size_t)X->p);
+        }
+        return;
+    }
     members[0] = a;
     X->used[a] = 1;
     X->cur[a] = grpno;

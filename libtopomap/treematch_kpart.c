@@ -604,6 +604,11 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
             goto nomem;
         nseg[0] = 0;
         for (int v = 0; v < nv; v++) {
+            /* Within a level too: a level of 512 nodes splits 512 graphs. */
+            if (v > 0 && topomap_expired(pb)) {
+                rc = topomap_fail(err, errlen, ETIMEDOUT, "treematch: time limit reached");
+                goto out;
+            }
             int c0 = T->cx[d][v], k = T->cx[d][v + 1] - c0, lo = seg[v], p = seg[v + 1] - lo;
             /* Capacities: the leaves under each child (a contiguous range). */
             int maxcap = 0;

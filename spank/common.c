@@ -82,6 +82,12 @@ double topomap_sp_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double topomap_sp_map_time_limit(double deadline)
+{
+    double left = 0.9 * (deadline - topomap_sp_now());
+    return left > 1e-3 ? left : 1e-3;
+}
+
 long topomap_sp_uint(const char **p)
 {
     const char *s = *p;

@@ -31,6 +31,15 @@ char *topomap_sp_strdup(const char *s);
 void topomap_sp_set(char **dst, const char *s);
 /** Monotonic clock in seconds. */
 double topomap_sp_now(void);
+/**
+ * The time_limit to give topomap_map() in a decision that must end by
+ * @p deadline (a topomap_sp_now() value): nine tenths of what is left, the
+ * last tenth for judging and writing the mapping (linear in the profile, like
+ * its loading); at least a millisecond (`auto` then answers with block). The
+ * plugin's time_limit and `topomap map --time-limit` both count from the
+ * start (the step's, the process's), loading included, and both map with it.
+ */
+double topomap_sp_map_time_limit(double deadline);
 /** A non-negative int at *@p p (advanced past it), -1 if none or past INT_MAX. */
 long topomap_sp_uint(const char **p);
 /** The value of @p name from @p env, NULL when unset or empty. */

@@ -434,8 +434,8 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
     topomap_opts_init(&opts);
     topomap_site_opts(site, &opts);
     /* The mapping leaves a tenth of what is left for judging and writing
-     * it, both linear in the profile like its loading. */
-    opts.time_limit = 0.9 * (s->deadline - topomap_sp_now());
+     * it, as `topomap map --time-limit` does (one rule, common.c). */
+    opts.time_limit = topomap_sp_map_time_limit(s->deadline);
     opts.nthreads = 1; /* srun is no place for a thread pool; results do not depend on it */
     if (topomap_map(s->algo, s->prof, s->alloc, &opts, s->r2s, s->err, sizeof s->err) < 0) {
         if (errno == ETIMEDOUT)

@@ -111,8 +111,7 @@ static void dragonfly(void)
 /* A 16 x 16-node tree, 4 cores per node, its top level at bw (0: none). */
 static topomap_topology_t *tree(double bw)
 {
-    char path[] = "/tmp/topomap-auto-links.XXXXXX", yaml[512], top[64] = "";
-    int fd = mkstemp(path);
+    char yaml[512], top[64] = "";
     if (bw > 0)
         snprintf(top, sizeof top, ", bandwidth: %g", bw);
     snprintf(yaml, sizeof yaml,
@@ -120,13 +119,7 @@ static topomap_topology_t *tree(double bw)
              "  levels:\n    - {arity: 16, hops: 4%s}\n    - {arity: 16, hops: 2}\n"
              "node:\n  cores: 4\n",
              top);
-    ssize_t w = fd >= 0 ? write(fd, yaml, strlen(yaml)) : -1;
-    if (fd >= 0)
-        close(fd);
-    topomap_topology_t *t = w == (ssize_t)strlen(yaml) ? topomap_topology_load(path, err, sizeof err)
-                                                        : NULL;
-    unlink(path);
-    return t;
+    return topology_text(yaml);
 }
 
 static void tapered(void)

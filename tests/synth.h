@@ -6,7 +6,10 @@
 #define TOPOMAP_TESTS_SYNTH_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "topomap.h"
 
@@ -89,6 +92,21 @@ static inline double hop_bytes(const topomap_profile_t *p, const topomap_alloc_t
             s += g.w[e] * topomap_topology_hops(t, topomap_alloc_slot_node(a, r2s[i]),
                                                 topomap_alloc_slot_node(a, r2s[g.adj[e]]));
     return s;
+}
+
+/* A topology from YAML text (through a temporary file); NULL with err. */
+static inline topomap_topology_t *topology_text(const char *yaml)
+{
+    char path[] = "/tmp/topomap-test-topo.XXXXXX";
+    int fd = mkstemp(path);
+    ssize_t w = fd >= 0 ? write(fd, yaml, strlen(yaml)) : -1;
+    if (fd >= 0)
+        close(fd);
+    topomap_topology_t *t = w == (ssize_t)strlen(yaml) ? topomap_topology_load(path, err, sizeof err)
+                                                        : NULL;
+    if (fd >= 0)
+        unlink(path);
+    return t;
 }
 
 static inline int valid(const int *r2s, int n, int ns)
