@@ -112,6 +112,9 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *c = argv[1];
+    /* The mapping thread the only one, for a SIGTERM during METIS
+     * (topomap_blas_pool_stop()). */
+    topomap_blas_pool_stop();
     if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
         if (argc > 2)
             usage_error("unexpected argument '%s'", argv[2]);

@@ -1,30 +1,63 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* METIS's partitioners, a SIGTERM they trapped raised again (metis_call.h). */
+/* METIS's partitioners with SIGTERM blocked in the calling thread for the
+ * call (metis_call.h says why), and OpenBLAS's idle thread pool stopped on
+ * request. */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 
 #include "metis_call.h"
+#include "topomap.h"
 
-/* METIS_ERROR is what GKlib's trap returns: the SIGTERM it swallowed goes
- * back to the process, whose handler METIS has restored by now. */
-static int passed_on(int st)
+static void block_term(sigset_t *old)
 {
-    if (st == METIS_ERROR)
-        raise(SIGTERM);
-    return st;
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &term, old);
+}
+
+/* The caller's mask back: a SIGTERM that came during the call is delivered
+ * now, unless the caller itself blocks it. */
+static void restore(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 int topomap_metis_kway(idx_t *nvtxs, idx_t *ncon, idx_t *xadj, idx_t *adjncy, idx_t *vwgt,
                        idx_t *vsize, idx_t *adjwgt, idx_t *nparts, real_t *tpwgts,
                        real_t *ubvec, idx_t *options, idx_t *objval, idx_t *part)
 {
-    return passed_on(METIS_PartGraphKway(nvtxs, ncon, xadj, adjncy, vwgt, vsize, adjwgt, nparts,
-                                         tpwgts, ubvec, options, objval, part));
+    sigset_t old;
+    block_term(&old);
+    int st = METIS_PartGraphKway(nvtxs, ncon, xadj, adjncy, vwgt, vsize, adjwgt, nparts, tpwgts,
+                                 ubvec, options, objval, part);
+    restore(&old);
+    return st;
 }
 
 int topomap_metis_recursive(idx_t *nvtxs, idx_t *ncon, idx_t *xadj, idx_t *adjncy, idx_t *vwgt,
                             idx_t *vsize, idx_t *adjwgt, idx_t *nparts, real_t *tpwgts,
                             real_t *ubvec, idx_t *options, idx_t *objval, idx_t *part)
 {
-    return passed_on(METIS_PartGraphRecursive(nvtxs, ncon, xadj, adjncy, vwgt, vsize, adjwgt,
-                                              nparts, tpwgts, ubvec, options, objval, part));
+    sigset_t old;
+    block_term(&old);
+    int st = METIS_PartGraphRecursive(nvtxs, ncon, xadj, adjncy, vwgt, vsize, adjwgt, nparts,
+                                      tpwgts, ubvec, options, objval, part);
+    restore(&old);
+    return st;
+}
+
+/* OpenBLAS (pthreads build) starts its pool when it is loaded and starts it
+ * again when a BLAS call asks for more than one thread; libtopomap's
+ * eigensolves ask for one (spectral_eigen.c). Looked up at run time, as
+ * spectral_eigen.c does: another BLAS has no such function. */
+int topomap_blas_pool_stop(void)
+{
+    typedef int (*stop_fn)(void);
+    stop_fn stop = (stop_fn)dlsym(RTLD_DEFAULT, "blas_thread_shutdown_");
+    if (!stop)
+        return 1;
+    stop();
+    return 0;
 }

@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* METIS's partitioners, called so that a SIGTERM is not swallowed.
+/* METIS's partitioners, called so that a SIGTERM neither vanishes nor hangs
+ * the process.
  *
  * Every METIS_PartGraph* call traps SIGTERM (GKlib's SIGERR: gk_sigtrap() in
- * GKlib's error.c installs gk_sigthrow, which longjmps back into the call) and
- * then returns METIS_ERROR: a `kill` or a `scancel --signal=TERM` during a
- * placement turned into "METIS_PartGraphRecursive failed (status -4)" and the
- * process went on (srun with Slurm's layout, the CLI with exit status 1).
- * These wrappers raise SIGTERM again in the calling thread when METIS returns
- * METIS_ERROR, after METIS has put the caller's handler back, so the process's
- * own disposition applies: by default it ends, as it would have without
- * METIS; a handler of the caller's runs (srun's). GKlib's internal errors take
- * the same path (gk_errexit raises SIGERR, that is SIGTERM), so they too end
- * the process as GKlib meant them to without its trap; METIS 5.1 reports bad
- * input and memory with their own codes (METIS_ERROR_INPUT,
- * METIS_ERROR_MEMORY), which are returned as they are.
+ * GKlib's error.c installs gk_sigthrow, which longjmps back into the call)
+ * and returns METIS_ERROR. A `kill` during a placement therefore turned into
+ * "METIS_PartGraphRecursive failed (status -4)" and the process went on (srun
+ * with Slurm's layout, the CLI with exit status 1); and when the signal came
+ * while METIS was inside malloc, the longjmp left malloc's lock held and
+ * METIS's own clean-up then waited on it for ever (seen: `topomap map` hung
+ * in gk_malloc_cleanup -> free). These wrappers block SIGTERM in the calling
+ * thread for the length of the call, so GKlib's handler never runs there,
+ * and restore the caller's mask after it: a SIGTERM that came meanwhile is
+ * delivered then, to the process's own disposition (by default it ends the
+ * process, exit status 143).
  *
- * Blocking SIGTERM in the calling thread for the call does not do: the signal
- * then goes to another thread of the process (OpenBLAS's pool, started when
- * the library is loaded), where GKlib's handler longjmps into a thread that
- * has no jump buffer (a segmentation fault, measured). Same arguments and
- * return values as METIS's. */
+ * A process-directed SIGTERM goes to a thread that does not block it: in a
+ * process whose other threads do not block SIGTERM, it may reach one of them
+ * during the call and meet GKlib's handler there, which crashes the process
+ * (SIGSEGV; measured with OpenBLAS's thread pool): it ends, but not cleanly.
+ * The CLI and the plugin stop OpenBLAS's idle pool first
+ * (topomap_blas_pool_stop()), so that the mapping thread is the only one.
+ * Same arguments and return values as METIS's. */
 #ifndef TOPOMAP_METIS_CALL_H
 #define TOPOMAP_METIS_CALL_H
 

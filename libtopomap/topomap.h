@@ -51,6 +51,19 @@ extern "C" {
  *  TOPOMAP_VERSION, the header's). */
 const char *topomap_version(void);
 
+/**
+ * For a program that maps in its main thread (the topomap command, srun's
+ * plugin): stops the idle thread pool OpenBLAS starts when it is loaded (it
+ * starts again when a BLAS call asks for more than one thread; libtopomap's
+ * own calls ask for one). libtopomap blocks SIGTERM in the calling thread
+ * while METIS runs, since METIS traps it (libtopomap/metis_call.h); with no
+ * other thread to receive it, a SIGTERM then waits for METIS's call to end
+ * and ends the process as usual. Not for a library inside someone else's
+ * program.
+ * @return 0 when a pool was stopped, 1 when this BLAS has none to stop.
+ */
+int topomap_blas_pool_stop(void);
+
 /* ======================================================================== */
 /* Input limits and small helpers for callers                                 */
 /* ======================================================================== */

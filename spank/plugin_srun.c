@@ -258,6 +258,9 @@ int plug_place(spank_t sp)
     if (o.record)
         pass_record(&o);
 
+    /* srun maps in this thread: no idle BLAS pool beside it to receive a
+     * SIGTERM during METIS (topomap_blas_pool_stop()). */
+    topomap_blas_pool_stop();
     topomap_decide(&plug_site, &o, env_get, NULL, &decision);
     int again = 0;
     if (decision.outcome == TOPOMAP_REMAP) {

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # A SIGTERM during a placement ends the process, also while METIS runs: METIS
-# traps SIGTERM during its calls and returns an error (libtopomap/metis_call.h),
-# which made `topomap map` exit 1 with "METIS_PartGraphRecursive failed
-# (status -4)" and the plugin keep Slurm's layout instead of letting srun end.
+# traps SIGTERM during its calls and returns an error, or hangs when the
+# signal came inside malloc (libtopomap/metis_call.h), which made `topomap
+# map` exit 1 with "METIS_PartGraphRecursive failed (status -4)" (or hang),
+# and the plugin keep Slurm's layout instead of letting srun end.
 # A 256 x 256 halo exchange (65,536 ranks) is mapped with `--algo metis`
 # (and `drb`, METIS's recursive bisection at each level) on a 16x16x16 torus;
 # the signal is sent when the verbose line says the algorithm started, while
@@ -24,7 +25,9 @@ awk 'BEGIN { n = 256; for (y = 0; y < n; y++) for (x = 0; x < n; x++) {
     > "$tmp/halo.txt"
 
 for algo in metis drb; do
-    "$topomap" map --profile "$tmp/halo.txt" --topology "$top_srcdir/topologies/torus-16x16x16.yaml" \
+    # A hang (METIS's way out of the call stuck on malloc's lock) ends at the
+    # timeout, as a failure.
+    timeout -s KILL 120 "$topomap" map --profile "$tmp/halo.txt" --topology "$top_srcdir/topologies/torus-16x16x16.yaml" \
         --nodes all --cores-per-node 16 --algo $algo -v -o "$tmp/out" 2> "$tmp/err" &
     pid=$!
     i=0
