@@ -262,10 +262,12 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
     /* The ranks of each node on its cores by the node's hierarchy
      * (node_place.c); the baselines keep their layout, and auto places its
      * answer itself, within its time limit (map_auto.c), unless refined. */
-    if (rc == 0 && !al->baseline && (al->map != topomap_map_auto || o->refine)) {
+    if (rc == 0 && !al->baseline && (al->map != topomap_map_auto || o->refine))
         rc = topomap_node_place(&pb, rank_to_slot, o->node_place, NULL, err, errlen);
-        /* Then, on a rail-optimised fabric, the rails (node_rails.c). */
-        if (rc == 0 && o->node_place != TOPOMAP_NODE_PLACE_OFF)
+    if (rc == 0 && !al->baseline) {
+        /* Then, on a rail-optimised fabric, the rails (node_rails.c), auto's
+         * answer too. */
+        if (o->node_place != TOPOMAP_NODE_PLACE_OFF)
             rc = topomap_node_rails(&pb, rank_to_slot, err, errlen);
         /* auto on NVLink domains: no busier NIC than the layout's (fabric_guard.c). */
         if (rc == 0 && al->map == topomap_map_auto)
