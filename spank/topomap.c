@@ -83,11 +83,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The plugin is built with -fvisibility=hidden and linked with the
+ * export list of spank/Makefile.am: what Slurm looks up (the slurm_spank_*
+ * callbacks spank.h declares and SPANK_PLUGIN's identity) is visible, the
+ * rest stays out of srun's and slurmstepd's name space, which every plugin
+ * of plugstack.conf and libslurm share (tests/exports.sh). */
+#pragma GCC visibility push(default)
 #include <slurm/spank.h>
 
-#include "plugin.h"
-
 SPANK_PLUGIN(topomap, 1);
+#pragma GCC visibility pop
+
+#include "plugin.h"
 
 enum { OPT_ALGO = 1, OPT_PROFILE, OPT_VERBOSE, OPT_RECORD };
 
