@@ -303,6 +303,11 @@ double topomap_slots_congestion(const struct topomap_problem *pb, const int *r2s
 /* The same over the channels of class cls only (-1: all). */
 double topomap_slots_congestion_class(const struct topomap_problem *pb, const int *r2s, int cls);
 
+/* grid_rescale.c: the refusal of a profile of @p had ranks for a job of
+ * @p nranks (topomap_profile_adapt's message, which the store also gives
+ * from a file's header alone): -1, errno ERANGE. */
+int topomap_count_refused(const char *name, int had, int nranks, char *err, size_t errlen);
+
 /* util.c */
 /* printf into err (if non-NULL) and return -1 after setting errno = e. */
 int topomap_fail(char *err, size_t errlen, int e, const char *fmt, ...)

@@ -863,6 +863,22 @@ int topomap_grid_describe(const topomap_grid_t *g, char *buf, size_t len);
 topomap_profile_t *topomap_grid_rescale(const topomap_profile_t *p, int nranks, double weak,
                                         topomap_grid_t *g, char *err, size_t errlen);
 
+/**
+ * The one rule for a profile recorded at another rank count, which the
+ * profile store (topomap_store_lookup(), topomap_store_find()) and the SPANK
+ * plugin (a profile given as a file) apply: @p p as it is when it has
+ * @p nranks ranks (or @p nranks < 1: no count asked), else its
+ * topomap_grid_rescale() to @p nranks (default weak edges), else refused.
+ * @p p is consumed: freed unless it is what is returned. @p name is the
+ * profile's name in the message.
+ * @return @p p, a new profile (caller frees with topomap_profile_free), or
+ * NULL with errno ERANGE and @p err "profile 'NAME' was recorded with N
+ * ranks, this job has M: not used" (not a grid in rank order, or no grid
+ * of @p nranks ranks), EINVAL (@p p NULL) or ENOMEM.
+ */
+topomap_profile_t *topomap_profile_adapt(topomap_profile_t *p, int nranks, const char *name,
+                                         char *err, size_t errlen);
+
 /* ======================================================================== */
 /* Mapping files                                                              */
 /* ======================================================================== */
@@ -952,13 +968,13 @@ int topomap_mapping_read_format(const char *path, int format, const topomap_topo
  * several jobs store the same name at once the last rename wins. Names are 1
  * to 200 characters from [A-Za-z0-9._+-], not starting with '.' or '-'.
  *
- * Rank counts: a stored profile is used as it is for a job with the same
- * number of ranks. For another count, a profile that is a process grid in
- * rank order (topomap_grid_detect()) gives the profile of the same grid
- * application at the job's count (topomap_grid_rescale(): metadata
- * "rescaled_from" and "grid" say so); any other profile is refused (errno
- * ERANGE, the message says both counts); callers report it and keep the
- * default layout. The count in the file's header is checked first: a file
+ * Rank counts (topomap_profile_adapt()): a stored profile is used as it is
+ * for a job with the same number of ranks. For another count, a profile that
+ * is a process grid in rank order (topomap_grid_detect()) gives the profile
+ * of the same grid application at the job's count (topomap_grid_rescale():
+ * metadata "rescaled_from" and "grid" say so); any other profile is refused
+ * (errno ERANGE, the message says both counts); callers report it and keep
+ * the default layout. The count in the file's header is checked first: a file
  * too large to be a grid of its declared count is refused without reading
  * it.
  */
