@@ -113,6 +113,9 @@ struct topomap_algo {
     topomap_map_fn map;
     int budgeted; /* 1: keeps to the time limit itself, returning its best so far */
     int baseline; /* 1: block, cyclic, random: no node-internal placement after it */
+    /* 1: auto: under the congestion objective it has refined its winner for
+     * the busiest link itself, --refine does not again */
+    int congestion_done;
 };
 
 /* The algorithms, one file each (libtopomap/map_NAME.c). */

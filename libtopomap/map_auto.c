@@ -173,6 +173,8 @@ struct cand {
     uint64_t seed_offset;
     int optional; /* 1: a failure (the algorithm declines) skips it */
     double cost;
+    int unit;      /* 1: drb or the multilevel scheme: the first to succeed sets W */
+    int ends_grid; /* 1: grid: chosen on a job over AUTO_GRID_ALONE ranks, the search ends */
 };
 
 /* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times
@@ -369,53 +371,63 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
 {
     int k = 0;
     int small = small_job(pb);
-    c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0, COST_ALWAYS};
+    c[k++] = (struct cand){.name = "block", .fn = topomap_map_block, .cost = COST_ALWAYS};
     if (has_grid)
-        c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
+        c[k++] = (struct cand){.name = "grid", .fn = topomap_map_grid, .optional = 1,
+                               .cost = COST_ALWAYS, .ends_grid = 1};
     /* Large jobs: the multilevel scheme (coarsen.c) in drb + refine's place,
      * and no other drb seeds (doc/scaling.md). */
     int multilevel = pb->n > topomap_tuning()->coarse_min && topomap_coarse_applies(pb);
     if (multilevel)
-        c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
+        c[k++] = (struct cand){.name = "multilevel", .fn = topomap_map_coarse,
+                               .cost = COST_ALWAYS, .unit = 1};
     else
-        c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0, COST_ALWAYS};
+        c[k++] = (struct cand){.name = "drb+refine", .fn = topomap_map_drb, .refine = 1,
+                               .cost = COST_ALWAYS, .unit = 1};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
-        c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1, COST_ALWAYS};
-        c[k++] = (struct cand){"treematch+refine", topomap_map_treematch, 1, 0, 1,
-                               COST_ALWAYS};
+        c[k++] = (struct cand){.name = "treematch", .fn = topomap_map_treematch,
+                               .optional = 1, .cost = COST_ALWAYS};
+        c[k++] = (struct cand){.name = "treematch+refine", .fn = topomap_map_treematch,
+                               .refine = 1, .optional = 1, .cost = COST_ALWAYS};
         /* Up to AUTO_TM_SEEDS_MAX ranks: treematch from more seeds
          * (METIS's bisections differ); 0.5% off auto's SumCom on the tree
          * set, 40 of 96 cases. */
         static const char *tm_seed[AUTO_TM_SEEDS] = {"treematch (seed+1)", "treematch (seed+2)",
                                                      "treematch (seed+3)", "treematch (seed+4)"};
         for (int q = 0; pb->n <= AUTO_TM_SEEDS_MAX && q < AUTO_TM_SEEDS; q++)
-            c[k++] = (struct cand){tm_seed[q], topomap_map_treematch, 0, (uint64_t)q + 1, 1,
-                                   COST_ALWAYS};
+            c[k++] = (struct cand){.name = tm_seed[q], .fn = topomap_map_treematch,
+                                   .seed_offset = (uint64_t)q + 1, .optional = 1,
+                                   .cost = COST_ALWAYS};
     }
     int dims[8], wrap[8];
     if (pb->n <= AUTO_ANALYTIC_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
-        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0, 0,
-                               COST_SELF};
+        c[k++] = (struct cand){.name = "analytic-anchor", .fn = topomap_map_analytic_anchor,
+                               .cost = COST_SELF};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
      * stencil from block's order: over a minute, far more than the first
      * drb + refine that estimates them): small jobs only. */
     if (small)
-        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0, 1.0};
+        c[k++] = (struct cand){.name = "block+refine", .fn = topomap_map_block, .refine = 1,
+                               .cost = 1.0};
     if (small)
-        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0, 1.0};
+        c[k++] = (struct cand){.name = "greedy+refine", .fn = topomap_map_greedy, .refine = 1,
+                               .cost = 1.0};
     /* spectral-fit before the other drb seeds: when the budget cannot take
      * them all, it is the one that won more often (see the top). */
     if (pb->n <= AUTO_SPECTRAL_MAX)
-        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0,
-                               2.0};
+        c[k++] = (struct cand){.name = "spectral-fit+refine", .fn = topomap_map_spectral_fit,
+                               .refine = 1, .cost = 2.0};
     if (!multilevel)
-        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
+        c[k++] = (struct cand){.name = "drb+refine (seed+1)", .fn = topomap_map_drb,
+                               .refine = 1, .seed_offset = 1, .cost = 1.0, .unit = 1};
     if (!multilevel)
-        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
+        c[k++] = (struct cand){.name = "drb+refine (seed+2)", .fn = topomap_map_drb,
+                               .refine = 1, .seed_offset = 2, .cost = 1.0, .unit = 1};
     if (small)
-        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, 2.0};
+        c[k++] = (struct cand){.name = "ohtma+refine", .fn = topomap_map_ohtma, .refine = 1,
+                               .cost = 2.0};
     return k;
 }
 
@@ -565,7 +577,7 @@ static int run_one(struct auto_run *ar, int k, double est, double *work, char *e
     /* Work that a candidate does not count is assumed to be at least its
      * estimate. */
     ar->spent += c->cost > 0 && ar->w_drb >= 0 && est > cw ? est : cw;
-    if (rc == 0 && ar->w_drb < 0 && (c->fn == topomap_map_drb || c->fn == topomap_map_coarse))
+    if (rc == 0 && ar->w_drb < 0 && c->unit)
         ar->w_drb = cw;
     *work = cw;
     return rc;
@@ -628,7 +640,7 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
         memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
     }
     /* A grid the guard refused does not end the search. */
-    if (c->fn == topomap_map_grid && ar->chosen == k && pb->n > AUTO_GRID_ALONE) {
+    if (c->ends_grid && ar->chosen == k && pb->n > AUTO_GRID_ALONE) {
         topomap_log(pb, "auto: grid embedded the process grid of %d ranks: the search ends",
                     pb->n);
         return 1;

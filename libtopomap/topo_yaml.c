@@ -127,11 +127,11 @@ static const char *const th3_keys[] = {"kind", "hop_cost", "link_bandwidth", "ro
 static const char *const tree_keys[] = {"kind", "hop_cost", "link_bandwidth", "levels",
                                         "slurm_topology", NULL};
 static const struct yaml_kind yaml_kinds[] = {
-    {{"torus"}, torus_keys, load_torus},
-    {{"mesh"}, torus_keys, load_mesh},
-    {{"tianhe3"}, th3_keys, load_tianhe3},
-    {{"fat-tree", "fattree", "tree"}, tree_keys, load_tree},
-    {{"dragonfly"}, topo_y_dragonfly_keys, topo_y_dragonfly},
+    {.name = {"torus"}, .keys = torus_keys, .load = load_torus},
+    {.name = {"mesh"}, .keys = torus_keys, .load = load_mesh},
+    {.name = {"tianhe3"}, .keys = th3_keys, .load = load_tianhe3},
+    {.name = {"fat-tree", "fattree", "tree"}, .keys = tree_keys, .load = load_tree},
+    {.name = {"dragonfly"}, .keys = topo_y_dragonfly_keys, .load = topo_y_dragonfly},
 };
 
 /* The network section: the kind's row, the keys every kind has, then the

@@ -101,21 +101,33 @@ enum { OPT_ALGO = 1, OPT_PROFILE, OPT_VERBOSE, OPT_RECORD };
 static int option_cb(int val, const char *optarg, int remote);
 
 static struct spank_option options[] = {
-    {"topomap", "ALGO",
-     "place the ranks with mapping algorithm ALGO (auto, ohtma, block, ...; off: Slurm's "
-     "layout; help: the list); ALGO,verbose and ALGO,profile=NAME add those options",
-     1, OPT_ALGO, option_cb},
-    {"topomap-profile", "NAME",
-     "communication profile NAME from the profile store, or a file when NAME contains '/' "
-     "(default: the executable's name)",
-     1, OPT_PROFILE, option_cb},
-    {"topomap-verbose", NULL,
-     "print the placement: algorithm, hop-bytes before and after, time taken", 0, OPT_VERBOSE,
-     option_cb},
-    {"topomap-record", "NAME",
-     "record the step's MPI communication (libtopomap-profiler) and store it as profile NAME "
-     "(default: --topomap-profile's name, else the executable's name)",
-     2, OPT_RECORD, option_cb},
+    {.name = "topomap",
+     .arginfo = "ALGO",
+     .usage = "place the ranks with mapping algorithm ALGO (auto, ohtma, block, ...; off: "
+              "Slurm's layout; help: the list); ALGO,verbose and ALGO,profile=NAME add those "
+              "options",
+     .has_arg = 1,
+     .val = OPT_ALGO,
+     .cb = option_cb},
+    {.name = "topomap-profile",
+     .arginfo = "NAME",
+     .usage = "communication profile NAME from the profile store, or a file when NAME "
+              "contains '/' (default: the executable's name)",
+     .has_arg = 1,
+     .val = OPT_PROFILE,
+     .cb = option_cb},
+    {.name = "topomap-verbose",
+     .usage = "print the placement: algorithm, hop-bytes before and after, time taken",
+     .has_arg = 0,
+     .val = OPT_VERBOSE,
+     .cb = option_cb},
+    {.name = "topomap-record",
+     .arginfo = "NAME",
+     .usage = "record the step's MPI communication (libtopomap-profiler) and store it as "
+              "profile NAME (default: --topomap-profile's name, else the executable's name)",
+     .has_arg = 2,
+     .val = OPT_RECORD,
+     .cb = option_cb},
     SPANK_OPTIONS_TABLE_END};
 
 struct topomap_site plug_site;
