@@ -372,12 +372,6 @@ double topomap_cload_sumsq(const struct topomap_cload *cl)
     return cl->sumsq;
 }
 
-double topomap_cload_load(const struct topomap_cload *cl, int64_t c)
-{
-    int d = lookup(cl, c);
-    return d >= 0 ? cl->load[d] : 0;
-}
-
 const int *topomap_cload_r2s(const struct topomap_cload *cl)
 {
     return cl->r2s;

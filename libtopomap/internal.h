@@ -283,7 +283,6 @@ int topomap_cload_move(struct topomap_cload *cl, int r, int slot);
 double topomap_cload_max(const struct topomap_cload *cl);
 int64_t topomap_cload_top(const struct topomap_cload *cl);
 double topomap_cload_sumsq(const struct topomap_cload *cl);
-double topomap_cload_load(const struct topomap_cload *cl, int64_t c);
 const int *topomap_cload_r2s(const struct topomap_cload *cl);
 const int *topomap_cload_s2r(const struct topomap_cload *cl);
 int topomap_cload_crossing(const struct topomap_cload *cl, int64_t c, double *cross);

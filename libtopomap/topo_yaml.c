@@ -31,7 +31,7 @@ static char *relative_path(const char *yaml_path, const char *file)
 
 /* nodes: one hostlist expression, or a list of them (concatenated), of at
  * most max names (aliases can repeat a long expression: stop at the cap). */
-topomap_hostlist_t *topo_y_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max)
+static topomap_hostlist_t *yaml_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max)
 {
     char herr[TOPOMAP_ERRLEN];
     if (n->type == YAML_SCALAR_NODE) {
@@ -88,7 +88,7 @@ fail:
 int topo_y_names(struct topo_yctx *c, yaml_node_t *nodes_node, int count, const char *kind,
                  topomap_hostlist_t **names)
 {
-    if (!(*names = topo_y_nodes(c, nodes_node, (size_t)count)))
+    if (!(*names = yaml_nodes(c, nodes_node, (size_t)count)))
         return -1;
     if (topomap_hostlist_count(*names) != (size_t)count) {
         topo_y_fail(c, nodes_node, EINVAL, "'nodes' names %zu hosts but the %s network has %d nodes",

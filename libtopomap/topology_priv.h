@@ -169,7 +169,7 @@ struct topo_ntype {
 
 struct topomap_topology {
     const struct topo_ops *ops;
-    const char *kind;          /* "torus", "mesh", "tianhe3", "fat-tree" */
+    const char *kind;          /* "torus", "mesh", "tianhe3", "fat-tree", "dragonfly" */
     int nnodes;
     topomap_hostlist_t *names; /* nnodes names, index order */
     int *hash;                 /* open addressing, -1 = empty */

@@ -56,7 +56,7 @@ const char *topomap_version(void);
 /* ======================================================================== */
 
 /*
- * Input limits (README, "Input limits"). An input that declares more is
+ * Input limits (doc/formats.md#input-limits). An input that declares more is
  * refused with errno EINVAL and a "FILE:LINE: ..." message before anything
  * proportional to the declared size is allocated: a 10-byte file cannot ask
  * for gigabytes. Every input file must be a regular file: FIFOs, devices and
@@ -157,8 +157,8 @@ enum topomap_profile_format {
     TOPOMAP_FMT_EDGES,    /**< "src dst bytes [msgs]" lines, 0-based ranks */
     TOPOMAP_FMT_DENSE,    /**< n lines of n numbers (TreeMatch, profile2mat.pl) */
     TOPOMAP_FMT_MTX,      /**< Matrix Market coordinate, 1-based */
-    TOPOMAP_FMT_BINARY    /**< topomap's binary CSR (README.md, "Communication
-                               profile"); TOPOMAP_FMT_AUTO knows it by its magic */
+    TOPOMAP_FMT_BINARY    /**< topomap's binary CSR (doc/formats.md#communication-profile);
+                               TOPOMAP_FMT_AUTO knows it by its magic */
 };
 
 /** Which quantity is the affinity between two ranks. */
@@ -231,7 +231,7 @@ int topomap_profile_write(const topomap_profile_t *p, FILE *f);
 /**
  * Write @p p to @p f in @p format: TOPOMAP_FMT_EDGES (or TOPOMAP_FMT_AUTO),
  * as topomap_profile_write(), or TOPOMAP_FMT_BINARY, the binary format
- * (README.md, "Communication profile": header, metadata, the directed CSR of
+ * (doc/formats.md#communication-profile: header, metadata, the directed CSR of
  * (peer, bytes, messages), CRC-32), which topomap_profile_load() reads back
  * to the same profile, bit for bit, far faster than text.
  * The stream is flushed, not closed.
@@ -391,7 +391,7 @@ int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path,
                                     char *err, size_t errlen);
 void topomap_topology_free(topomap_topology_t *t);
 
-/** "torus", "mesh", "tianhe3" or "fat-tree". */
+/** "torus", "mesh", "tianhe3", "fat-tree" or "dragonfly". */
 const char *topomap_topology_kind(const topomap_topology_t *t);
 /** Number of nodes. */
 int topomap_topology_nnodes(const topomap_topology_t *t);
@@ -503,11 +503,14 @@ int topomap_topology_shape(const topomap_topology_t *t);
  * and, from nnodes on, its switches: none on a torus/mesh (the nodes route);
  * on a tree the switches level by level from the top (a Slurm topology.conf:
  * in definition order, then the virtual root if any); on Tianhe-3 the two
- * halves of each chip (nnodes + 2 x chip + side). A channel is one direction
- * of a cable between two neighbouring elements. Routing is deterministic and
- * minimal: dimension-ordered on tori/meshes (dimension 0 first; on a ring the
- * shorter way, the + direction when both are equally long), up-down on trees,
- * row-then-column over the direct chip links on Tianhe-3 (README, "Metrics").
+ * halves of each chip (nnodes + 2 x chip + side); on a dragonfly its
+ * switches (nnodes + switch). A channel is one direction of a cable between
+ * two neighbouring elements. Routing is deterministic and minimal:
+ * dimension-ordered on tori/meshes (dimension 0 first; on a ring the shorter
+ * way, the + direction when both are equally long), up-down on trees,
+ * row-then-column over the direct chip links on Tianhe-3, local, global,
+ * local on a dragonfly (doc/user-guide.md#reading-eval-and-stats,
+ * doc/networks.md).
  */
 /** Number of network elements (nodes and switches). */
 int topomap_topology_nelements(const topomap_topology_t *t);
@@ -524,7 +527,8 @@ int topomap_topology_route(const topomap_topology_t *t, int a, int b, int *elems
 /**
  * Coordinates of @p node: fills up to @p maxdims entries of @p coords and
  * returns the number of dimensions (torus/mesh: one per dimension; tianhe3:
- * row, col, side, slot; tree: the switch index at each level, then the port).
+ * row, col, side, slot; tree: the switch index at each level, then the port;
+ * dragonfly: group, switch in the group, port).
  */
 int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, int maxdims);
 /**
@@ -658,7 +662,8 @@ int topomap_algo_valid(const char *name);
 /* Metrics and matrix statistics                                              */
 /* ======================================================================== */
 
-/** Classes of links (topomap_topology_link_class()). */
+/** Classes of links (topomap_topology_link_classes(),
+ *  topomap_metrics_t.congestion_class_max). */
 enum {
     TOPOMAP_LINK_NODE,   /**< a node's cable to its switch (dragonfly) */
     TOPOMAP_LINK_LOCAL,  /**< between switches of a group; every link of other networks */
