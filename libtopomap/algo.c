@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "congestion.h"
 #include "internal.h"
 #include "refine.h"
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "coarsen.h"
+#include "congestion.h"
 #include "internal.h"
 #include "refine.h"
 

@@ -21,10 +21,7 @@
 : "${top_builddir:?top_builddir must be set (make check sets it)}"
 . "$top_srcdir/tests/tap.sh"
 
-if ! command -v nm > /dev/null 2>&1; then
-    echo "1..0 # SKIP nm is not installed"
-    exit 0
-fi
+need nm
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-exports.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
