@@ -434,14 +434,16 @@ int topomap_topology_hops(const topomap_topology_t *t, int a, int b);
  */
 double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb);
 /** GPU vendors (topomap_gpu_t vendor): which variable selects a task's GPU. */
-#define TOPOMAP_GPU_NVIDIA 1 /* CUDA_VISIBLE_DEVICES */
-#define TOPOMAP_GPU_AMD 2    /* ROCR_VISIBLE_DEVICES */
-#define TOPOMAP_GPU_INTEL 3  /* ZE_AFFINITY_MASK */
+enum topomap_gpu_vendor {
+    TOPOMAP_GPU_NVIDIA = 1, /**< CUDA_VISIBLE_DEVICES */
+    TOPOMAP_GPU_AMD = 2,    /**< ROCR_VISIBLE_DEVICES */
+    TOPOMAP_GPU_INTEL = 3   /**< ZE_AFFINITY_MASK */
+};
 /** The most GPUs of one node. */
 #define TOPOMAP_MAX_GPUS 64
 /** One GPU of a node (topomap_topology_gpu); strings valid while the topology lives. */
 typedef struct {
-    int vendor;       /**< TOPOMAP_GPU_NVIDIA, _AMD or _INTEL */
+    int vendor;       /**< enum topomap_gpu_vendor */
     const char *cpus; /**< the CPU cores near it, a CPU list of node core numbers ("0-19") */
     int numa;         /**< its NUMA domain, -1 when not known */
     const char *nic;  /**< the NIC near it as the MPI library names it, or NULL */
@@ -487,7 +489,7 @@ double topomap_topology_link_bandwidth(const topomap_topology_t *t);
 int topomap_topology_link_classes(const topomap_topology_t *t);
 /** What a network looks like, for the algorithms and pictures that follow
  *  its structure (topomap_topology_shape). */
-enum {
+enum topomap_shape {
     TOPOMAP_SHAPE_GRID = 1, /**< a torus or mesh (topomap_topology_grid) */
     TOPOMAP_SHAPE_CHIPS,    /**< a mesh of chips of two halves (Tianhe-3); the
                                  coordinates are row, column, half, node */
@@ -495,7 +497,7 @@ enum {
                                  topology/tree and topology/block) */
     TOPOMAP_SHAPE_GROUPS    /**< groups of switches (a dragonfly) */
 };
-/** The shape of @p t's network, a TOPOMAP_SHAPE_* value. */
+/** The shape of @p t's network, an enum topomap_shape value. */
 int topomap_topology_shape(const topomap_topology_t *t);
 
 /*
@@ -664,7 +666,7 @@ int topomap_algo_valid(const char *name);
 
 /** Classes of links (topomap_topology_link_classes(),
  *  topomap_metrics_t.congestion_class_max). */
-enum {
+enum topomap_link_class {
     TOPOMAP_LINK_NODE,   /**< a node's cable to its switch (dragonfly) */
     TOPOMAP_LINK_LOCAL,  /**< between switches of a group; every link of other networks */
     TOPOMAP_LINK_GLOBAL, /**< between groups of a dragonfly */
@@ -988,8 +990,7 @@ int topomap_mapping_read_format(const char *path, int format, const topomap_topo
 #define TOPOMAP_STORE_DEFAULT "/var/lib/topomap/profiles"
 
 /** Scopes of stored profiles (topomap_store_entry_t, topomap_store_find()). */
-#define TOPOMAP_STORE_SITE 0
-#define TOPOMAP_STORE_USER 1
+enum topomap_store_scope { TOPOMAP_STORE_SITE = 0, TOPOMAP_STORE_USER = 1 };
 
 /**
  * The store directory to use: @p dir when non-NULL and non-empty, else the
@@ -1077,7 +1078,7 @@ typedef struct topomap_store_entry {
     int nranks;       /**< recorded rank count, -1 if the header does not say */
     long long bytes;  /**< file size */
     long long mtime;  /**< last modification, seconds since the epoch */
-    int scope;        /**< TOPOMAP_STORE_SITE or TOPOMAP_STORE_USER */
+    int scope;        /**< enum topomap_store_scope */
 } topomap_store_entry_t;
 
 /**
