@@ -64,16 +64,16 @@ struct command {
 static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
-    {"map", cmd_map, help_map},
-    {"eval", cmd_eval, help_eval},
-    {"compare", cmd_compare, help_compare},
-    {"stats", cmd_stats, help_stats},
-    {"topology", cmd_topology, help_topology},
-    {"algorithms", cmd_algorithms, help_algorithms},
-    {"profile", cmd_profile, help_profile},
-    {"plan", cmd_plan, help_plan},
-    {"plot", cmd_plot, help_plot},
-    {"help", cmd_help, help_help},
+    {.name = "map", .run = cmd_map, .help = help_map},
+    {.name = "eval", .run = cmd_eval, .help = help_eval},
+    {.name = "compare", .run = cmd_compare, .help = help_compare},
+    {.name = "stats", .run = cmd_stats, .help = help_stats},
+    {.name = "topology", .run = cmd_topology, .help = help_topology},
+    {.name = "algorithms", .run = cmd_algorithms, .help = help_algorithms},
+    {.name = "profile", .run = cmd_profile, .help = help_profile},
+    {.name = "plan", .run = cmd_plan, .help = help_plan},
+    {.name = "plot", .run = cmd_plot, .help = help_plot},
+    {.name = "help", .run = cmd_help, .help = help_help},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 

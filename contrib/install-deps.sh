@@ -7,7 +7,8 @@
 # builds the libFuzzer harnesses of tests/fuzz (run by .ci/run); libmetis-doc
 # holds the METIS example meshes (copter2, mdual, 4elt) of `make bench`;
 # OpenBLAS is the BLAS/LAPACK of the eigensolves (spectral_cluster.c pins it
-# to one thread; Debian's reference BLAS gives other last bits, see README);
+# to one thread; Debian's reference BLAS gives other last bits, see
+# doc/limits.md#limits-and-known-gaps);
 # ss (iproute2) and flock (util-linux) serve the local Slurm cluster's tests;
 # libfuse3 builds tests/slowfs, the slow filesystem of tests/store_slow.sh;
 # debootstrap makes the Debian 13 root where contrib/check-release.sh tests

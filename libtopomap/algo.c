@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "congestion.h"
 #include "internal.h"
 #include "refine.h"
 
@@ -82,7 +83,8 @@ static const struct topomap_algo algos[] = {
     {.name = "auto",
      .summary = "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, spectral-fit (<= 1024 ranks), drb (2 more seeds), ohtma (small jobs: all), each refined; best hop-bytes (SumCom on hierarchical nodes) within the time limit and a work budget",
      .map = topomap_map_auto,
-     .budgeted = 1},
+     .budgeted = 1,
+     .congestion_done = 1},
 };
 #define NALGOS ((int)(sizeof algos / sizeof algos[0]))
 
@@ -254,7 +256,7 @@ int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_allo
         rc = topomap_refine(&pb, rank_to_slot, &rp, NULL, err, errlen);
         /* objective congestion: then the busiest link (refine_congestion.c);
          * auto has done it on its winner. */
-        if (rc == 0 && o->objective == TOPOMAP_OBJECTIVE_CONGESTION && al->map != topomap_map_auto)
+        if (rc == 0 && o->objective == TOPOMAP_OBJECTIVE_CONGESTION && !al->congestion_done)
             rc = topomap_refine_congestion(&pb, rank_to_slot, 0, NULL, err, errlen);
         if (rc == 0)
             rc = check_result(&pb, "refine", rank_to_slot, err, errlen);

@@ -281,7 +281,7 @@ static void spreading_forces(struct glob *G, const double *pos)
  * recomputed from scratch each iteration and are only as strong as the
  * springs at the shifted position: on a 3D stencil they spread the processes
  * in one step and then let them fall back, and bin loads stall at 4 to 9
- * (README, "Analytic"); growing anchors hold the spread, so that global
+ * (doc/algorithms.md#analytic); growing anchors hold the spread, so that global
  * mapping can go on to one process per bin. */
 static void anchor_forces(struct glob *G, int it)
 {

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "congestion.h"
 #include "internal.h"
 #include "topology_priv.h"
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "congestion.h"
 #include "internal.h"
 #include "topology_priv.h"
 
@@ -370,12 +371,6 @@ int64_t topomap_cload_top(const struct topomap_cload *cl)
 double topomap_cload_sumsq(const struct topomap_cload *cl)
 {
     return cl->sumsq;
-}
-
-double topomap_cload_load(const struct topomap_cload *cl, int64_t c)
-{
-    int d = lookup(cl, c);
-    return d >= 0 ? cl->load[d] : 0;
 }
 
 const int *topomap_cload_r2s(const struct topomap_cload *cl)

@@ -169,3 +169,27 @@ done:
     free(msgs);
     return out;
 }
+
+int topomap_count_refused(const char *name, int had, int nranks, char *err, size_t errlen)
+{
+    return topomap_fail(err, errlen, ERANGE,
+                        "profile '%s' was recorded with %d ranks, this job has %d: not used",
+                        name ? name : "?", had, nranks);
+}
+
+topomap_profile_t *topomap_profile_adapt(topomap_profile_t *p, int nranks, const char *name,
+                                         char *err, size_t errlen)
+{
+    if (!p) {
+        topomap_fail(err, errlen, EINVAL, "topomap_profile_adapt: bad argument");
+        return NULL;
+    }
+    int had = topomap_profile_nranks(p);
+    if (nranks < 1 || had == nranks)
+        return p;
+    topomap_profile_t *r = topomap_grid_rescale(p, nranks, 0, NULL, NULL, 0);
+    topomap_profile_free(p);
+    if (!r)
+        topomap_count_refused(name, had, nranks, err, errlen);
+    return r;
+}

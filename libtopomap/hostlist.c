@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostlist.h"
 #include "internal.h"
-#include "topology_priv.h"
 
 /* Cap on the names one expression may expand to: "n[0-999999999]" is a typo,
  * not a machine, and must not exhaust memory. Checked on the counts of the

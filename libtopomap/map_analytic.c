@@ -525,7 +525,7 @@ static int fix_corners(struct an *A, int bft, int *fixed_bin, int *nfixed)
     for (int i = 0; i < m; i++) {
         nx[i] = k;
         /* The continuous domain's links, without the wraparound ones: with
-         * them every torus node looks alike to RCM (README, "Analytic"). */
+         * them every torus node looks alike to RCM (doc/algorithms.md#analytic). */
         int d = topomap_an_neighbours(B, B->node_bin[i], 0, tmp);
         qsort(tmp, (size_t)d, sizeof(int), topomap_cmp_int);
         for (int t = 0; t < d; t++)

@@ -4,148 +4,19 @@
  * hop-bytes. block comes first and is only replaced by something strictly
  * better, so auto is never worse than Slurm's default layout.
  *
- * The candidates, in order of expected value per second (measured in `make
- * bench`, see the README):
- *  1. block, as it is: the floor, O(edges); then, on many-core nodes (at
- *     least AUTO_FAST_SLOTS slots each, AUTO_FAST_MIN ranks), the multilevel
- *     scheme as the fast start (see below);
- *  2. drb + refine: dual recursive bisection, the best single candidate on
- *     every network in the benchmark; above the tuning's coarse_min ranks on
- *     nodes of equal slot counts, the multilevel scheme (coarsen.c) instead,
- *     whose cost grows about like n log n where drb + refine's does not;
- *  3. on tori and meshes, up to 16,384 ranks, analytic-anchor
- *     (map_analytic.c, refined): best where drb's straight cuts miss, e.g.
- *     scattered allocations;
- *  4. block + refine: wins on stencils whose rank order already fits;
- *  5. greedy + refine (Hoefler-Snir), cheap and sometimes best on halos;
- *  6. spectral-fit + refine (ours, on the embedding of Wang et al. 2015), up
- *     to AUTO_SPECTRAL_MAX ranks;
- *  7. drb + refine with two other seeds (METIS's bisections differ);
- *  8. ohtma + refine;
- *  then, on small jobs (ranks x nodes <= 2^21) when the work budget still
- *  holds 3 x the first drb + refine's work, an iterated local search
- *  (refine_ils.c) from the best of them: kicks of a few ranks towards their
- *  partners, each followed by a local descent, kept when better;
- *  and, right after block, when the process topology analyzer finds a grid
- *  (grid_detect.c), grid (which refines its best embedding itself); grid
- *  declines allocations that are no box of a torus/mesh, and auto then goes
- *  on without it. Above AUTO_GRID_ALONE ranks grid's answer ends the search.
- * 4, 5 and 8, whose costs grow with ranks x nodes, are only tried on small
- * jobs (ranks x nodes <= 2^21), so that auto without a time limit still ends
- * in a time that grows about like n log n; on large jobs they never won in
- * the benchmark. spectral + refine won (beat every other candidate) on
- * scattered and one-slot-per-node jobs of 16 to 1024 ranks in the benchmark;
- * spectral-fit + refine, which replaced it, is below it on the geometric
- * mean of every topology x allocation group measured (fat-tree, Tianhe-3,
- * 8x8x8 torus; README, "The spectral mapping"). Above 1024 ranks the
- * eigensolves cost seconds without winning.
- *
- * Work budget: without a time limit auto must still end in about a second
- * at any size (the plugin's default limit is 2 s), and deterministically, so
- * the rule is on counted work, not on measured time. Algorithms count their
- * steps in work units (TOPOMAP_WORK_* in internal.h: refinement steps, the
- * sizes of METIS's inputs in drb, grid's embeddings, Cholesky flops in
- * analytic, each weighted to about a nanosecond on the benchmark machine);
- * the counts depend only on the inputs, never on the machine or the thread
- * count. auto adds up what its candidates spent (at least their estimate)
- * and gives itself AUTO_WORK_BUDGET (1.3e9, about 1.3 s there):
- *  - block, grid, the first drb + refine and treematch always run; the work
- *    of that drb + refine, W, estimates the other candidates (the cost field
- *    of struct cand: W for block + refine, greedy + refine and the other drb
- *    seeds, 2W for spectral-fit and ohtma, whose own phases are not counted);
- *    one whose estimate does not fit in what is left is skipped;
- *  - analytic-anchor estimates itself once CHOLMOD has analysed its matrix
- *    (50 iterations of a factorisation and its solves) and declines when that
- *    exceeds what is left minus 2W (its preparation, METIS bisections like
- *    drb's, and its refinement); it is not started with less than an eighth
- *    of the budget left for it.
- * At 4096 ranks on the 4096 nodes of the 16x16x16 torus this keeps all five
- * candidates on a random geometric graph and all six on a shuffled stencil,
- * drops analytic-anchor on the mdual partition (1.9e9 units; it was 1.3%
- * better than the best drb there) and runs drb + refine alone on copter2 (W
- * = 7.4e8); at 65,536 ranks W alone exceeds the budget. With the budget off,
- * the same jobs took up to 12 s (copter2; analytic alone 9 s). On the
- * benchmark's base and one sets (up to 4096 ranks) it changes 5 of 168
- * answers, by at most 1.4%.
- *
- * Floor: with one slot per node on a torus or mesh every byte goes at least
- * one hop; a candidate that reaches that floor is optimal and ends the
- * search (see hop_bytes_floor; the answer is the same, the time shorter).
- *
- * Busiest link (every objective): block's busiest channel load
- * (congestion_max) is computed with its hop-bytes, and a candidate whose
- * busiest link is above block's is never kept, however low its hop-bytes
- * (nor is the iterated local search's or the SumCom refinement's result):
- * the mapping auto returns routes no channel heavier than block does. The
- * busiest link of a candidate is only computed when it would be kept
- * (O(pairs x route length), like the score itself, times the route length).
- * With a time limit, when that evaluation of block took more than a quarter
- * of the time left, the guard is off for the run (a log line says so).
- *
- * Objective congestion (opts->objective): candidates are judged by C/Cb +
- * LAMBDA x H/Hb (C, H: busiest link and hop-bytes; Cb, Hb: block's;
- * TOPOMAP_CONG_LAMBDA); the winner and the candidate of lowest hop-bytes
- * (even one the guard refused: its busiest link may come down) are refined
- * for that objective (refine_congestion.c) within what is left of the time
- * limit, and a result is kept when its key is lower and it passes the
- * guard.
- *
- * Dragonflies (networks with a global link class; ours, beyond the
- * candidates' papers): the objective of dragonfly mapping studies (Bhatele
- * et al., SC 2011; Jain et al., SC 2014) is the busiest global link, so
- * candidates are keyed by it first and by hop-bytes second (dfly_key), and
- * one whose hop-bytes or busiest link are above block's is not kept. After
- * the candidates, the spread step refines the kept mapping and the one of
- * lowest hop-bytes with the congestion objective over the global links
- * alone, which moves ranks off the busiest global link onto the other links
- * between the same groups and onto other group pairs; with a time limit no
- * candidate starts in the last AUTO_DF_SPREAD_SHARE of auto's time, which
- * is left to it. auto's answer is then "NAME+spread".
- *
- * Uneven bandwidths (a tapered fat-tree; ours): when the channels do not all
- * have one bandwidth (topomap_channels_uneven) and the network is no
- * dragonfly, candidates are keyed as with the congestion objective, whose
- * busiest link is in seconds (each channel's bytes weighted by its
- * bandwidth), and the final congestion refinement runs, in the last
- * AUTO_DF_SPREAD_SHARE of a time limit: hop-bytes alone cannot see that a
- * byte over the thin level costs more.
- *
- * Time budget: with opts->time_limit (the CLI's --time-limit, the plugin's
- * time_limit) auto as a whole stays within the limit: each candidate runs
- * with the deadline, a candidate cut short by it is dropped (an unfinished
- * refinement keeps its improvements so far: its mapping is valid and
- * counts), and the best mapping found so far is returned. With a limit the
- * answer may then depend on the speed of the machine; without one it depends
- * only on the inputs and the seed.
- *
- * Anytime (issue 37; ours): on many-core nodes a good mapping exists early
- * and improves while time remains. The fast start (multilevel: METIS k-way
- * parts of a node's size, the parts onto the network by drb, the ranks onto
- * cores, one pass of the rank refinement) comes right after block; with a
- * limit, each later candidate is predicted from the fast start's measured
- * time (time_ratio) and skipped when it would not end before the deadline,
- * so that the ones that cannot stop midway (TreeMatch's METIS splits) do
- * not overrun it. On large jobs (ranks x slots per node above
- * AUTO_PLACE_FULL_MAX) the candidates' node placement is the SumCom
- * refinement alone (on 128-core nodes TreeMatch on every node cost 0.4 s
- * per candidate at 4,096 ranks) and the answer gets the placement asked for
- * at the end (final_place), node by node until the caller's deadline;
- * topomap_map() leaves that placement to auto. After the candidates, an
- * answer no refinement engine ran on gets one within the time left
- * (polish_step). The node placement, the refinement engine (within a pass
- * too), drb, TreeMatch (node by node) and the fast start (between its k-way
- * parts) check the
- * deadline; a single METIS k-way partition and grid detection do not (tens
- * of milliseconds at 16,384 ranks, a few tenths of a second at 65,536). The prediction is on
- * measured time, so answers under a limit depend on the machine and its
- * load; without a limit (and on jobs where every candidate fits) they do
- * not. */
+ * The rules, with the benchmark figures behind them, are in
+ * doc/algorithms.md#auto: the candidates and their order, the work budget
+ * (struct cand's cost), the floor, the busiest-link guard, the congestion
+ * objective, dragonflies, uneven bandwidths, the time limit and the anytime rules on
+ * many-core nodes (the fast start, predicted candidates, the final
+ * placement). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "auto.h"
 #include "coarsen.h"
+#include "congestion.h"
 #include "internal.h"
 #include "refine.h"
 
@@ -215,6 +86,8 @@ struct cand {
     uint64_t seed_offset;
     int optional; /* 1: a failure (the algorithm declines) skips it */
     double cost;
+    int unit;      /* 1: drb or the multilevel scheme: the first to succeed sets W */
+    int ends_grid; /* 1: grid: chosen on a job over AUTO_GRID_ALONE ranks, the search ends */
 };
 
 /* With a time limit, after the fast start: candidate c's time in units of
@@ -288,56 +161,67 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
 {
     int k = 0;
     int small = small_job(pb);
-    c[k++] = (struct cand){"block", topomap_map_block, 0, 0, 0, COST_ALWAYS};
+    c[k++] = (struct cand){.name = "block", .fn = topomap_map_block, .cost = COST_ALWAYS};
     if (has_grid)
-        c[k++] = (struct cand){"grid", topomap_map_grid, 0, 0, 1, COST_ALWAYS};
+        c[k++] = (struct cand){.name = "grid", .fn = topomap_map_grid, .optional = 1,
+                               .cost = COST_ALWAYS, .ends_grid = 1};
     /* Large jobs: the multilevel scheme (coarsen.c) in drb + refine's place,
      * and no other drb seeds (doc/scaling.md); on many-core nodes it comes
      * first anyway, as the fast start. */
     int multilevel = pb->n > topomap_tuning()->coarse_min && topomap_coarse_applies(pb);
     if (!multilevel && fast_start(pb))
-        c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
+        c[k++] = (struct cand){.name = "multilevel", .fn = topomap_map_coarse,
+                               .cost = COST_ALWAYS};
     if (multilevel)
-        c[k++] = (struct cand){"multilevel", topomap_map_coarse, 0, 0, 0, COST_ALWAYS};
+        c[k++] = (struct cand){.name = "multilevel", .fn = topomap_map_coarse,
+                               .cost = COST_ALWAYS, .unit = 1};
     else
-        c[k++] = (struct cand){"drb+refine", topomap_map_drb, 1, 0, 0, COST_ALWAYS};
+        c[k++] = (struct cand){.name = "drb+refine", .fn = topomap_map_drb, .refine = 1,
+                               .cost = COST_ALWAYS, .unit = 1};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
-        c[k++] = (struct cand){"treematch", topomap_map_treematch, 0, 0, 1, COST_ALWAYS};
-        c[k++] = (struct cand){"treematch+refine", topomap_map_treematch, 1, 0, 1,
-                               COST_ALWAYS};
+        c[k++] = (struct cand){.name = "treematch", .fn = topomap_map_treematch,
+                               .optional = 1, .cost = COST_ALWAYS};
+        c[k++] = (struct cand){.name = "treematch+refine", .fn = topomap_map_treematch,
+                               .refine = 1, .optional = 1, .cost = COST_ALWAYS};
         /* Up to AUTO_TM_SEEDS_MAX ranks: treematch from more seeds
          * (METIS's bisections differ); 0.5% off auto's SumCom on the tree
          * set, 40 of 96 cases. */
         static const char *tm_seed[AUTO_TM_SEEDS] = {"treematch (seed+1)", "treematch (seed+2)",
                                                      "treematch (seed+3)", "treematch (seed+4)"};
         for (int q = 0; pb->n <= AUTO_TM_SEEDS_MAX && q < AUTO_TM_SEEDS; q++)
-            c[k++] = (struct cand){tm_seed[q], topomap_map_treematch, 0, (uint64_t)q + 1, 1,
-                                   COST_ALWAYS};
+            c[k++] = (struct cand){.name = tm_seed[q], .fn = topomap_map_treematch,
+                                   .seed_offset = (uint64_t)q + 1, .optional = 1,
+                                   .cost = COST_ALWAYS};
     }
     int dims[8], wrap[8];
     if (pb->n <= AUTO_ANALYTIC_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
-        c[k++] = (struct cand){"analytic-anchor", topomap_map_analytic_anchor, 0, 0, 0,
-                               COST_SELF};
+        c[k++] = (struct cand){.name = "analytic-anchor", .fn = topomap_map_analytic_anchor,
+                               .cost = COST_SELF};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
      * stencil from block's order: over a minute, far more than the first
      * drb + refine that estimates them): small jobs only. */
     if (small)
-        c[k++] = (struct cand){"block+refine", topomap_map_block, 1, 0, 0, 1.0};
+        c[k++] = (struct cand){.name = "block+refine", .fn = topomap_map_block, .refine = 1,
+                               .cost = 1.0};
     if (small)
-        c[k++] = (struct cand){"greedy+refine", topomap_map_greedy, 1, 0, 0, 1.0};
+        c[k++] = (struct cand){.name = "greedy+refine", .fn = topomap_map_greedy, .refine = 1,
+                               .cost = 1.0};
     /* spectral-fit before the other drb seeds: when the budget cannot take
      * them all, it is the one that won more often (see the top). */
     if (pb->n <= AUTO_SPECTRAL_MAX)
-        c[k++] = (struct cand){"spectral-fit+refine", topomap_map_spectral_fit, 1, 0, 0,
-                               2.0};
+        c[k++] = (struct cand){.name = "spectral-fit+refine", .fn = topomap_map_spectral_fit,
+                               .refine = 1, .cost = 2.0};
     if (!multilevel)
-        c[k++] = (struct cand){"drb+refine (seed+1)", topomap_map_drb, 1, 1, 0, 1.0};
+        c[k++] = (struct cand){.name = "drb+refine (seed+1)", .fn = topomap_map_drb,
+                               .refine = 1, .seed_offset = 1, .cost = 1.0, .unit = 1};
     if (!multilevel)
-        c[k++] = (struct cand){"drb+refine (seed+2)", topomap_map_drb, 1, 2, 0, 1.0};
+        c[k++] = (struct cand){.name = "drb+refine (seed+2)", .fn = topomap_map_drb,
+                               .refine = 1, .seed_offset = 2, .cost = 1.0, .unit = 1};
     if (small)
-        c[k++] = (struct cand){"ohtma+refine", topomap_map_ohtma, 1, 0, 0, 2.0};
+        c[k++] = (struct cand){.name = "ohtma+refine", .fn = topomap_map_ohtma, .refine = 1,
+                               .cost = 2.0};
     return k;
 }
 
@@ -507,8 +391,7 @@ static int run_one(struct auto_run *ar, int k, double est, double *work, char *e
     /* Work that a candidate does not count is assumed to be at least its
      * estimate. */
     ar->spent += c->cost > 0 && ar->w_drb >= 0 && est > cw ? est : cw;
-    if (rc == 0 && ar->w_drb < 0 && k != ar->fast_k &&
-        (c->fn == topomap_map_drb || c->fn == topomap_map_coarse))
+    if (rc == 0 && ar->w_drb < 0 && k != ar->fast_k && c->unit)
         ar->w_drb = cw;
     *work = cw;
     return rc;
@@ -579,7 +462,7 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
         memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
     }
     /* A grid the guard refused does not end the search. */
-    if (c->fn == topomap_map_grid && ar->chosen == k && pb->n > AUTO_GRID_ALONE) {
+    if (c->ends_grid && ar->chosen == k && pb->n > AUTO_GRID_ALONE) {
         topomap_log(pb, "auto: grid embedded the process grid of %d ranks: the search ends",
                     pb->n);
         return 1;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Profiles in the binary format (TOPOMAP_FMT_BINARY): the directed CSR as
  * written in memory, read in one go and checked, so that a million ranks
- * load in a fraction of a second. README.md ("Communication profile") has
- * the layout; in short, all integers little-endian, every section starting
+ * load in a fraction of a second. doc/formats.md#communication-profile
+ * has the layout; in short, all integers little-endian, every section starting
  * at a multiple of 8 bytes:
  *
  *   0   8  magic "\x89TMPROF\n"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Private to the communication profiles: the object and its storage
- * (profile.c), the reader (profile_read.c) and its format parsers
- * (profile_edges.c, profile_dense.c, profile_mtx.c), the writer
+ * (profile.c), the reading (profile_read.c) with its shared line reader
+ * (profile_reader.c) and its format parsers (profile_edges.c,
+ * profile_dense.c, profile_mtx.c, profile_bin.c), the writer
  * (profile_write.c). */
 #ifndef TOPOMAP_PROFILE_PRIV_H
 #define TOPOMAP_PROFILE_PRIV_H
@@ -53,7 +54,7 @@ topomap_profile_t *topomap_profile_build(int n, size_t m, const int *src, const 
  * emptied, and freed on failure too. NULL + errno ENOMEM. */
 topomap_profile_t *topomap_profile_from_csr(int n, int has_msgs, struct csr *d);
 
-/* ---- profile_read.c: the line reader the format parsers share ----------- */
+/* ---- profile_reader.c: the line reader the format parsers share --------- */
 
 /* Entries read so far. */
 struct edges {
@@ -109,6 +110,10 @@ int topomap_rd_value(struct reader *r, const char *tok, double *out);
 int topomap_rd_rank(struct reader *r, const char *tok, int base, int *out);
 /* Append an entry, keeping the totals bounded. 0, or -1 with a message. */
 int topomap_rd_push(struct reader *r, int s, int d, double b, double m);
+/* -1 with errno ENOMEM and "PATH:LINE: out of memory". */
+int topomap_rd_nomem(struct reader *r);
+/* Free the entries' arrays (not e itself). */
+void topomap_rd_edges_free(struct edges *e);
 
 /* ---- the format parsers: 0, or -1 with a message ------------------------- */
 

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "congestion.h"
 #include "internal.h"
 #include "topology_priv.h"
 

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "refine.h"
+#include "xchg.h"
 
 /* Below this many parts x nodes every node is a candidate of every part. */
 #define GROUPS_FULL_WORK (1 << 18)

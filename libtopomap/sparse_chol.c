@@ -9,7 +9,7 @@
  * refactorisation. CHOLMOD is kept in its simplicial mode so that it never
  * calls a multithreaded BLAS: the plugin runs on shared nodes, where a
  * busy-waiting BLAS thread pool costs more than it saves (measured in the
- * README, "Analytic"). */
+ * doc/algorithms.md#analytic). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,11 +16,6 @@
  * distinct points), or -1 + errno. */
 int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
                   int *label, char *err, size_t errlen);
-/* spectral_cluster.c: steps 1-5 of CP-NSC on the subgraph induced by
- * ranks[0..nr), 2 <= k < nr: the rows of U (nr x *dimp, row major, caller
- * frees), the paper's rows of norm sqrt(k - 1). 0, or -1 + errno. */
-int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k,
-                        int *loc, double **Up, int *dimp, char *err, size_t errlen);
 /* spectral_cluster.c, for spectral-fit: the k leading eigenvectors of the
  * walk matrix D^-1 S of the graph of n vertices whose similarities are w
  * (CSR xadj/adj, symmetric, no diagonal) and self[i] on the diagonal (d_ii =

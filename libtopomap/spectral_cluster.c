@@ -217,8 +217,11 @@ static int kmeans(const double *U, int n, int dim, int k, uint64_t seed, int *la
     return 0;
 }
 
-int topomap_cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
-                        double **Up, int *dimp, char *err, size_t errlen)
+/* Steps 1-5 of CP-NSC on the subgraph induced by ranks[0..nr), 2 <= k < nr:
+ * the rows of U (nr x *dimp, row major, caller frees), the paper's rows of
+ * norm sqrt(k - 1). 0, or -1 + errno. */
+static int cpnsc_embed(const struct topomap_problem *pb, const int *ranks, int nr, int k, int *loc,
+                       double **Up, int *dimp, char *err, size_t errlen)
 {
     struct simgraph G;
     *Up = NULL;
@@ -363,7 +366,7 @@ int topomap_cpnsc(const struct topomap_problem *pb, const int *ranks, int nr, in
     }
     double *U;
     int dim = 0;
-    if (topomap_cpnsc_embed(pb, ranks, nr, k, loc, &U, &dim, err, errlen) < 0)
+    if (cpnsc_embed(pb, ranks, nr, k, loc, &U, &dim, err, errlen) < 0)
         return -1;
     int *map = malloc(sizeof(int) * (size_t)k);
     int rc = -1;

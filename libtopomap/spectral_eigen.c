@@ -411,8 +411,9 @@ static int eig(const struct simgraph *G, int k, uint64_t seed, const struct topo
  * SkylakeX, Cooperlake...), and their roundings differ in the last bits of
  * every entry and may flip a vector's sign; k-means, the sorts along a
  * vector and the cuts are discrete decisions on those entries, so the same
- * job mapped differently on two machines (the README's worked example: the
- * same hop-bytes, another busiest channel). Each column (unit norm, entries
+ * job mapped differently on two machines (the worked example of
+ * doc/user-guide.md#the-topomap-command-task-by-task: the same hop-bytes,
+ * another busiest channel). Each column (unit norm, entries
  * within [-1, 1]) is rounded to a fixed grid of 2^-EIG_GRID_BITS (about
  * 1e-9; the solvers' own accuracy is 1e-6 to 1e-12) and signed so that its
  * entry of largest magnitude, the first of those on ties, is positive. Two

@@ -272,13 +272,6 @@ static int header_nranks(int fd)
     return -1;
 }
 
-static int refuse_count(const char *name, int recorded, int nranks, char *err, size_t errlen)
-{
-    return topomap_fail(err, errlen, ERANGE,
-                        "profile '%s' was recorded with %d ranks, this job has %d: not used", name,
-                        recorded, nranks);
-}
-
 /* Load the profile open on @p fd; messages name @p shown, not the descriptor. */
 static topomap_profile_t *load_fd(int fd, const char *shown, char *err, size_t errlen)
 {
@@ -342,22 +335,15 @@ topomap_profile_t *topomap_store_read_at(int dfd, const struct stat *dst, const 
         int declared = header_nranks(fd);
         if (nranks > 0 && declared > 0 && declared != nranks &&
             st.st_size > (off_t)declared * GRID_BYTES_PER_RANK + HEADER_MAX)
-            refuse_count(name, declared, nranks, err, errlen);
+            topomap_count_refused(name, declared, nranks, err, errlen);
         else
             p = load_fd(fd, path, err, errlen);
     }
     topomap_store_close(fd, 0);
     if (!p)
         return NULL;
-    /* Another rank count: a grid is rescaled (grid_rescale.c), the rest refused. */
-    if (nranks > 0 && topomap_profile_nranks(p) != nranks) {
-        topomap_profile_t *r = topomap_grid_rescale(p, nranks, 0, NULL, NULL, 0);
-        if (!r)
-            refuse_count(name, topomap_profile_nranks(p), nranks, err, errlen);
-        topomap_profile_free(p);
-        return r;
-    }
-    return p;
+    /* Another rank count: a grid is rescaled, the rest refused. */
+    return topomap_profile_adapt(p, nranks, name, err, errlen);
 }
 
 /* The store's directory, opened (symbolic links in @p dir are the admin's);

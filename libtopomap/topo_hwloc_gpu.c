@@ -27,10 +27,10 @@
 static const struct {
     const char *subtype, *prefix;
     int vendor;
-} runtimes[] = {{"CUDA", "cuda", TOPOMAP_GPU_NVIDIA},
-                {"NVML", "nvml", TOPOMAP_GPU_NVIDIA},
-                {"RSMI", "rsmi", TOPOMAP_GPU_AMD},
-                {"LevelZero", "ze", TOPOMAP_GPU_INTEL}};
+} runtimes[] = {{.subtype = "CUDA", .prefix = "cuda", .vendor = TOPOMAP_GPU_NVIDIA},
+                {.subtype = "NVML", .prefix = "nvml", .vendor = TOPOMAP_GPU_NVIDIA},
+                {.subtype = "RSMI", .prefix = "rsmi", .vendor = TOPOMAP_GPU_AMD},
+                {.subtype = "LevelZero", .prefix = "ze", .vendor = TOPOMAP_GPU_INTEL}};
 
 /* The runtime's device number of o (cuda3 -> 3), or -1 when o is not one of
  * runtime r's. */

@@ -29,77 +29,6 @@ static char *relative_path(const char *yaml_path, const char *file)
     return p;
 }
 
-/* nodes: one hostlist expression, or a list of them (concatenated), of at
- * most max names (aliases can repeat a long expression: stop at the cap). */
-topomap_hostlist_t *topo_y_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max)
-{
-    char herr[TOPOMAP_ERRLEN];
-    if (n->type == YAML_SCALAR_NODE) {
-        topomap_hostlist_t *hl = topomap_hostlist_parse(topo_y_scalar(n), herr, sizeof herr);
-        if (!hl)
-            topo_y_fail(c, n, errno, "nodes: %s", herr);
-        return hl;
-    }
-    if (n->type != YAML_SEQUENCE_NODE) {
-        topo_y_fail(c, n, EINVAL, "'nodes' must be a hostlist expression or a list of them, not %s",
-                    topo_y_type(n));
-        return NULL;
-    }
-    topomap_hostlist_t *all = topo_hostlist_new();
-    if (!all) {
-        topo_y_fail(c, n, ENOMEM, "out of memory");
-        return NULL;
-    }
-    for (int i = 0; i < topo_y_len(n); i++) {
-        yaml_node_t *it = topo_y_item(c, n, i);
-        if (it->type != YAML_SCALAR_NODE) {
-            topo_y_fail(c, it, EINVAL, "items of 'nodes' must be hostlist expressions, not %s",
-                        topo_y_type(it));
-            goto fail;
-        }
-        topomap_hostlist_t *hl = topomap_hostlist_parse(topo_y_scalar(it), herr, sizeof herr);
-        if (!hl) {
-            topo_y_fail(c, it, errno, "nodes: %s", herr);
-            goto fail;
-        }
-        if (topomap_hostlist_count(all) + topomap_hostlist_count(hl) > max) {
-            topomap_hostlist_free(hl);
-            topo_y_fail(c, it, EINVAL, "'nodes' names more than the %zu hosts of the network", max);
-            goto fail;
-        }
-        for (size_t k = 0; k < topomap_hostlist_count(hl); k++) {
-            const char *nm = topomap_hostlist_get(hl, k);
-            if (topo_hostlist_push(all, nm, strlen(nm)) < 0) {
-                topomap_hostlist_free(hl);
-                topo_y_fail(c, it, ENOMEM, "out of memory");
-                goto fail;
-            }
-        }
-        topomap_hostlist_free(hl);
-    }
-    if (topo_hostlist_seal(all) == 0)
-        return all;
-    topo_y_fail(c, n, ENOMEM, "out of memory");
-fail:
-    topomap_hostlist_free(all);
-    return NULL;
-}
-
-int topo_y_names(struct topo_yctx *c, yaml_node_t *nodes_node, int count, const char *kind,
-                 topomap_hostlist_t **names)
-{
-    if (!(*names = topo_y_nodes(c, nodes_node, (size_t)count)))
-        return -1;
-    if (topomap_hostlist_count(*names) != (size_t)count) {
-        topo_y_fail(c, nodes_node, EINVAL, "'nodes' names %zu hosts but the %s network has %d nodes",
-                    topomap_hostlist_count(*names), kind, count);
-        topomap_hostlist_free(*names);
-        *names = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 /* A network kind's section: its keys (kind, hop_cost and link_bandwidth
  * are every kind's) and the loader that reads them and builds the network;
  * nodes_node is the top-level 'nodes' key or NULL. Adding a kind is one
@@ -127,11 +56,11 @@ static const char *const th3_keys[] = {"kind", "hop_cost", "link_bandwidth", "ro
 static const char *const tree_keys[] = {"kind", "hop_cost", "link_bandwidth", "levels",
                                         "slurm_topology", NULL};
 static const struct yaml_kind yaml_kinds[] = {
-    {{"torus"}, torus_keys, load_torus},
-    {{"mesh"}, torus_keys, load_mesh},
-    {{"tianhe3"}, th3_keys, load_tianhe3},
-    {{"fat-tree", "fattree", "tree"}, tree_keys, load_tree},
-    {{"dragonfly"}, topo_y_dragonfly_keys, topo_y_dragonfly},
+    {.name = {"torus"}, .keys = torus_keys, .load = load_torus},
+    {.name = {"mesh"}, .keys = torus_keys, .load = load_mesh},
+    {.name = {"tianhe3"}, .keys = th3_keys, .load = load_tianhe3},
+    {.name = {"fat-tree", "fattree", "tree"}, .keys = tree_keys, .load = load_tree},
+    {.name = {"dragonfly"}, .keys = topo_y_dragonfly_keys, .load = topo_y_dragonfly},
 };
 
 /* The network section: the kind's row, the keys every kind has, then the

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* YAML documents of machine descriptions (topo_yamldoc.h): loading within
- * bounds and the strict accessors shared by topo_yaml.c and topo_slurmyaml.c. */
+ * bounds and the strict accessors shared by topo_yaml.c, its dragonfly
+ * section topo_yaml_dragonfly.c and topo_slurmyaml.c, and the top-level
+ * 'nodes' key they read. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "hostlist.h"
 #include "internal.h"
 #include "topo_yamldoc.h"
 
@@ -287,4 +290,75 @@ int topo_y_load(const char *path, const char *text, size_t len, yaml_document_t 
     if (rc < 0)
         yaml_document_delete(doc);
     return rc;
+}
+
+/* nodes: one hostlist expression, or a list of them (concatenated), of at
+ * most max names (aliases can repeat a long expression: stop at the cap). */
+static topomap_hostlist_t *yaml_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max)
+{
+    char herr[TOPOMAP_ERRLEN];
+    if (n->type == YAML_SCALAR_NODE) {
+        topomap_hostlist_t *hl = topomap_hostlist_parse(topo_y_scalar(n), herr, sizeof herr);
+        if (!hl)
+            topo_y_fail(c, n, errno, "nodes: %s", herr);
+        return hl;
+    }
+    if (n->type != YAML_SEQUENCE_NODE) {
+        topo_y_fail(c, n, EINVAL, "'nodes' must be a hostlist expression or a list of them, not %s",
+                    topo_y_type(n));
+        return NULL;
+    }
+    topomap_hostlist_t *all = topo_hostlist_new();
+    if (!all) {
+        topo_y_fail(c, n, ENOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < topo_y_len(n); i++) {
+        yaml_node_t *it = topo_y_item(c, n, i);
+        if (it->type != YAML_SCALAR_NODE) {
+            topo_y_fail(c, it, EINVAL, "items of 'nodes' must be hostlist expressions, not %s",
+                        topo_y_type(it));
+            goto fail;
+        }
+        topomap_hostlist_t *hl = topomap_hostlist_parse(topo_y_scalar(it), herr, sizeof herr);
+        if (!hl) {
+            topo_y_fail(c, it, errno, "nodes: %s", herr);
+            goto fail;
+        }
+        if (topomap_hostlist_count(all) + topomap_hostlist_count(hl) > max) {
+            topomap_hostlist_free(hl);
+            topo_y_fail(c, it, EINVAL, "'nodes' names more than the %zu hosts of the network", max);
+            goto fail;
+        }
+        for (size_t k = 0; k < topomap_hostlist_count(hl); k++) {
+            const char *nm = topomap_hostlist_get(hl, k);
+            if (topo_hostlist_push(all, nm, strlen(nm)) < 0) {
+                topomap_hostlist_free(hl);
+                topo_y_fail(c, it, ENOMEM, "out of memory");
+                goto fail;
+            }
+        }
+        topomap_hostlist_free(hl);
+    }
+    if (topo_hostlist_seal(all) == 0)
+        return all;
+    topo_y_fail(c, n, ENOMEM, "out of memory");
+fail:
+    topomap_hostlist_free(all);
+    return NULL;
+}
+
+int topo_y_names(struct topo_yctx *c, yaml_node_t *nodes_node, int count, const char *kind,
+                 topomap_hostlist_t **names)
+{
+    if (!(*names = yaml_nodes(c, nodes_node, (size_t)count)))
+        return -1;
+    if (topomap_hostlist_count(*names) != (size_t)count) {
+        topo_y_fail(c, nodes_node, EINVAL, "'nodes' names %zu hosts but the %s network has %d nodes",
+                    topomap_hostlist_count(*names), kind, count);
+        topomap_hostlist_free(*names);
+        *names = NULL;
+        return -1;
+    }
+    return 0;
 }

@@ -63,10 +63,9 @@ struct topo_ntype;
 int topo_y_gpus(struct topo_yctx *c, const struct topomap_topology *t, yaml_node_t *n,
                 const char *xml, struct topo_ntype *ty);
 
-/* topo_yaml.c: the top-level 'nodes' key (a hostlist expression or a list
- * of them, at most max names; caller frees), and the same checked to name
- * exactly count hosts for a network of kind (*names NULL on failure). */
-struct topomap_hostlist *topo_y_nodes(struct topo_yctx *c, yaml_node_t *n, size_t max);
+/* The top-level 'nodes' key (a hostlist expression or a list of them)
+ * checked to name exactly count hosts for a network of kind (*names NULL on
+ * failure; caller frees). */
 int topo_y_names(struct topo_yctx *c, yaml_node_t *nodes_node, int count, const char *kind,
                  struct topomap_hostlist **names);
 

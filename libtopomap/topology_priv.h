@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Private to the topology model (topology.c, topo_*.c, hostlist.c): never
+/* Private to the topology model (topology.c, topo_*.c): never
  * installed. A topology is a generic part (node names, the inside of a node,
  * hop_cost) plus one network kind, described by a class of function pointers
  * (struct topo_ops), the way Scotch's arch.c describes target architectures. */
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hostlist.h"
 #include "topomap.h"
 
 /* Bounds that keep every product in an int and reject typos early. */
@@ -197,7 +198,7 @@ struct topo_fabric {
 
 struct topomap_topology {
     const struct topo_ops *ops;
-    const char *kind;          /* "torus", "mesh", "tianhe3", "fat-tree" */
+    const char *kind;          /* "torus", "mesh", "tianhe3", "fat-tree", "dragonfly" */
     int nnodes;
     topomap_hostlist_t *names; /* nnodes names, index order */
     int *hash;                 /* open addressing, -1 = empty */
@@ -227,12 +228,6 @@ struct topomap_topology {
         struct topo_pods pods;
     } u;
 };
-
-/* hostlist.c: build a list name by name (len bytes of name, no NUL needed),
- * then seal it before topomap_hostlist_get() is used by others. */
-topomap_hostlist_t *topo_hostlist_new(void);
-int topo_hostlist_push(topomap_hostlist_t *hl, const char *name, size_t len);
-int topo_hostlist_seal(topomap_hostlist_t *hl);
 
 /* topology.c */
 /* A new topology of nnodes nodes of kind ops with one core per node; names

@@ -69,7 +69,7 @@ int topomap_blas_pool_stop(void);
 /* ======================================================================== */
 
 /*
- * Input limits (README, "Input limits"). An input that declares more is
+ * Input limits (doc/formats.md#input-limits). An input that declares more is
  * refused with errno EINVAL and a "FILE:LINE: ..." message before anything
  * proportional to the declared size is allocated: a 10-byte file cannot ask
  * for gigabytes. Every input file must be a regular file: FIFOs, devices and
@@ -178,8 +178,8 @@ enum topomap_profile_format {
     TOPOMAP_FMT_EDGES,    /**< "src dst bytes [msgs]" lines, 0-based ranks */
     TOPOMAP_FMT_DENSE,    /**< n lines of n numbers (TreeMatch, profile2mat.pl) */
     TOPOMAP_FMT_MTX,      /**< Matrix Market coordinate, 1-based */
-    TOPOMAP_FMT_BINARY    /**< topomap's binary CSR (README.md, "Communication
-                               profile"); TOPOMAP_FMT_AUTO knows it by its magic */
+    TOPOMAP_FMT_BINARY    /**< topomap's binary CSR (doc/formats.md#communication-profile);
+                               TOPOMAP_FMT_AUTO knows it by its magic */
 };
 
 /** Which quantity is the affinity between two ranks. */
@@ -252,7 +252,7 @@ int topomap_profile_write(const topomap_profile_t *p, FILE *f);
 /**
  * Write @p p to @p f in @p format: TOPOMAP_FMT_EDGES (or TOPOMAP_FMT_AUTO),
  * as topomap_profile_write(), or TOPOMAP_FMT_BINARY, the binary format
- * (README.md, "Communication profile": header, metadata, the directed CSR of
+ * (doc/formats.md#communication-profile: header, metadata, the directed CSR of
  * (peer, bytes, messages), CRC-32), which topomap_profile_load() reads back
  * to the same profile, bit for bit, far faster than text.
  * The stream is flushed, not closed.
@@ -506,7 +506,7 @@ int topomap_topology_set_node_hwloc(topomap_topology_t *t, const char *xml_path,
                                     char *err, size_t errlen);
 void topomap_topology_free(topomap_topology_t *t);
 
-/** "torus", "mesh", "tianhe3" or "fat-tree". */
+/** "torus", "mesh", "tianhe3", "fat-tree" or "dragonfly". */
 const char *topomap_topology_kind(const topomap_topology_t *t);
 /** Number of nodes. */
 int topomap_topology_nnodes(const topomap_topology_t *t);
@@ -549,14 +549,16 @@ int topomap_topology_hops(const topomap_topology_t *t, int a, int b);
  */
 double topomap_topology_cost(const topomap_topology_t *t, int na, int ca, int nb, int cb);
 /** GPU vendors (topomap_gpu_t vendor): which variable selects a task's GPU. */
-#define TOPOMAP_GPU_NVIDIA 1 /* CUDA_VISIBLE_DEVICES */
-#define TOPOMAP_GPU_AMD 2    /* ROCR_VISIBLE_DEVICES */
-#define TOPOMAP_GPU_INTEL 3  /* ZE_AFFINITY_MASK */
+enum topomap_gpu_vendor {
+    TOPOMAP_GPU_NVIDIA = 1, /**< CUDA_VISIBLE_DEVICES */
+    TOPOMAP_GPU_AMD = 2,    /**< ROCR_VISIBLE_DEVICES */
+    TOPOMAP_GPU_INTEL = 3   /**< ZE_AFFINITY_MASK */
+};
 /** The most GPUs of one node. */
 #define TOPOMAP_MAX_GPUS 64
 /** One GPU of a node (topomap_topology_gpu); strings valid while the topology lives. */
 typedef struct {
-    int vendor;       /**< TOPOMAP_GPU_NVIDIA, _AMD or _INTEL */
+    int vendor;       /**< enum topomap_gpu_vendor */
     const char *cpus; /**< the CPU cores near it, a CPU list of node core numbers ("0-19") */
     int numa;         /**< its NUMA domain, -1 when not known */
     const char *nic;  /**< the NIC near it as the MPI library names it, or NULL */
@@ -602,7 +604,7 @@ double topomap_topology_link_bandwidth(const topomap_topology_t *t);
 int topomap_topology_link_classes(const topomap_topology_t *t);
 /** What a network looks like, for the algorithms and pictures that follow
  *  its structure (topomap_topology_shape). */
-enum {
+enum topomap_shape {
     TOPOMAP_SHAPE_GRID = 1, /**< a torus or mesh (topomap_topology_grid) */
     TOPOMAP_SHAPE_CHIPS,    /**< a mesh of chips of two halves (Tianhe-3); the
                                  coordinates are row, column, half, node */
@@ -610,7 +612,7 @@ enum {
                                  topology/tree and topology/block) */
     TOPOMAP_SHAPE_GROUPS    /**< groups of switches (a dragonfly) */
 };
-/** The shape of @p t's network, a TOPOMAP_SHAPE_* value. */
+/** The shape of @p t's network, an enum topomap_shape value. */
 int topomap_topology_shape(const topomap_topology_t *t);
 
 /*
@@ -618,11 +620,14 @@ int topomap_topology_shape(const topomap_topology_t *t);
  * and, from nnodes on, its switches: none on a torus/mesh (the nodes route);
  * on a tree the switches level by level from the top (a Slurm topology.conf:
  * in definition order, then the virtual root if any); on Tianhe-3 the two
- * halves of each chip (nnodes + 2 x chip + side). A channel is one direction
- * of a cable between two neighbouring elements. Routing is deterministic and
- * minimal: dimension-ordered on tori/meshes (dimension 0 first; on a ring the
- * shorter way, the + direction when both are equally long), up-down on trees,
- * row-then-column over the direct chip links on Tianhe-3 (README, "Metrics").
+ * halves of each chip (nnodes + 2 x chip + side); on a dragonfly its
+ * switches (nnodes + switch). A channel is one direction of a cable between
+ * two neighbouring elements. Routing is deterministic and minimal:
+ * dimension-ordered on tori/meshes (dimension 0 first; on a ring the shorter
+ * way, the + direction when both are equally long), up-down on trees,
+ * row-then-column over the direct chip links on Tianhe-3, local, global,
+ * local on a dragonfly (doc/user-guide.md#reading-eval-and-stats,
+ * doc/networks.md).
  */
 /** Number of network elements (nodes and switches). */
 int topomap_topology_nelements(const topomap_topology_t *t);
@@ -639,7 +644,8 @@ int topomap_topology_route(const topomap_topology_t *t, int a, int b, int *elems
 /**
  * Coordinates of @p node: fills up to @p maxdims entries of @p coords and
  * returns the number of dimensions (torus/mesh: one per dimension; tianhe3:
- * row, col, side, slot; tree: the switch index at each level, then the port).
+ * row, col, side, slot; tree: the switch index at each level, then the port;
+ * dragonfly: group, switch in the group, port).
  */
 int topomap_topology_coords(const topomap_topology_t *t, int node, int *coords, int maxdims);
 /**
@@ -773,8 +779,9 @@ int topomap_algo_valid(const char *name);
 /* Metrics and matrix statistics                                              */
 /* ======================================================================== */
 
-/** Classes of links (topomap_topology_link_class()). */
-enum {
+/** Classes of links (topomap_topology_link_classes(),
+ *  topomap_metrics_t.congestion_class_max). */
+enum topomap_link_class {
     TOPOMAP_LINK_NODE,   /**< a node's cable to its switch (dragonfly) */
     TOPOMAP_LINK_LOCAL,  /**< between switches of a group; every link of other networks */
     TOPOMAP_LINK_GLOBAL, /**< between groups of a dragonfly */
@@ -1051,6 +1058,22 @@ int topomap_grid_describe(const topomap_grid_t *g, char *buf, size_t len);
 topomap_profile_t *topomap_grid_rescale(const topomap_profile_t *p, int nranks, double weak,
                                         topomap_grid_t *g, char *err, size_t errlen);
 
+/**
+ * The one rule for a profile recorded at another rank count, which the
+ * profile store (topomap_store_lookup(), topomap_store_find()) and the SPANK
+ * plugin (a profile given as a file) apply: @p p as it is when it has
+ * @p nranks ranks (or @p nranks < 1: no count asked), else its
+ * topomap_grid_rescale() to @p nranks (default weak edges), else refused.
+ * @p p is consumed: freed unless it is what is returned. @p name is the
+ * profile's name in the message.
+ * @return @p p, a new profile (caller frees with topomap_profile_free), or
+ * NULL with errno ERANGE and @p err "profile 'NAME' was recorded with N
+ * ranks, this job has M: not used" (not a grid in rank order, or no grid
+ * of @p nranks ranks), EINVAL (@p p NULL) or ENOMEM.
+ */
+topomap_profile_t *topomap_profile_adapt(topomap_profile_t *p, int nranks, const char *name,
+                                         char *err, size_t errlen);
+
 /* ======================================================================== */
 /* Mapping files                                                              */
 /* ======================================================================== */
@@ -1140,13 +1163,13 @@ int topomap_mapping_read_format(const char *path, int format, const topomap_topo
  * several jobs store the same name at once the last rename wins. Names are 1
  * to 200 characters from [A-Za-z0-9._+-], not starting with '.' or '-'.
  *
- * Rank counts: a stored profile is used as it is for a job with the same
- * number of ranks. For another count, a profile that is a process grid in
- * rank order (topomap_grid_detect()) gives the profile of the same grid
- * application at the job's count (topomap_grid_rescale(): metadata
- * "rescaled_from" and "grid" say so); any other profile is refused (errno
- * ERANGE, the message says both counts); callers report it and keep the
- * default layout. The count in the file's header is checked first: a file
+ * Rank counts (topomap_profile_adapt()): a stored profile is used as it is
+ * for a job with the same number of ranks. For another count, a profile that
+ * is a process grid in rank order (topomap_grid_detect()) gives the profile
+ * of the same grid application at the job's count (topomap_grid_rescale():
+ * metadata "rescaled_from" and "grid" say so); any other profile is refused
+ * (errno ERANGE, the message says both counts); callers report it and keep
+ * the default layout. The count in the file's header is checked first: a file
  * too large to be a grid of its declared count is refused without reading
  * it.
  */
@@ -1155,8 +1178,7 @@ int topomap_mapping_read_format(const char *path, int format, const topomap_topo
 #define TOPOMAP_STORE_DEFAULT "/var/lib/topomap/profiles"
 
 /** Scopes of stored profiles (topomap_store_entry_t, topomap_store_find()). */
-#define TOPOMAP_STORE_SITE 0
-#define TOPOMAP_STORE_USER 1
+enum topomap_store_scope { TOPOMAP_STORE_SITE = 0, TOPOMAP_STORE_USER = 1 };
 
 /**
  * The store directory to use: @p dir when non-NULL and non-empty, else the
@@ -1244,7 +1266,7 @@ typedef struct topomap_store_entry {
     int nranks;       /**< recorded rank count, -1 if the header does not say */
     long long bytes;  /**< file size */
     long long mtime;  /**< last modification, seconds since the epoch */
-    int scope;        /**< TOPOMAP_STORE_SITE or TOPOMAP_STORE_USER */
+    int scope;        /**< enum topomap_store_scope */
 } topomap_store_entry_t;
 
 /**

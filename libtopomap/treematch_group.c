@@ -21,7 +21,7 @@
  *  - greedy: otherwise, the group grown one entity at a time from the
  *    heaviest free entity, adding the free entity that sends most to the
  *    members (our reading of the paper's fast heuristic for large problems;
- *    the paper's text was not at hand, see README "TreeMatch").
+ *    the paper's text was not at hand, see doc/algorithms.md#treematch).
  * Ties go to the first in a fixed order (lowest entity, first group listed),
  * so results do not depend on anything but the inputs. */
 #include <errno.h>

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "refine.h"
+#include "xchg.h"
 
 /* Largest node count for which a hop table (ngrp^2 bytes) is kept: 4096
  * nodes = 16 MiB. Beyond it the topology is asked each time (same hops). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libtopomap-profiler: each rank's rows of the profile as byte pieces at
  * their file offsets, in the text edge-list format or the binary format of
- * libtopomap/profile_bin.c (README.md, "Formats"), so that write.c can write them
- * in parallel. Offsets come from MPI_Exscan of this rank's sizes; no rank
+ * libtopomap/profile_bin.c (doc/formats.md#communication-profile), so that
+ * write.c can write them in parallel. Offsets come from MPI_Exscan of this rank's sizes; no rank
  * holds anything of the world size.
  *
  * The binary file ends with the CRC-32 of every byte before it. CRC-32 is

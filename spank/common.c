@@ -49,7 +49,7 @@ void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
     topomap_sp_clean(err + len);
 }
 
-/* Both through libtopomap's strict parsers: no blanks, no '+'. */
+/* Through libtopomap's strict parser: no blanks, no '+'. */
 int topomap_sp_count(const char *s, long *out)
 {
     long v;
@@ -57,11 +57,6 @@ int topomap_sp_count(const char *s, long *out)
         return -1;
     *out = v;
     return 0;
-}
-
-int topomap_sp_real(const char *s, double *out)
-{
-    return topomap_parse_double(s, out);
 }
 
 char *topomap_sp_strdup(const char *s)

@@ -10,8 +10,8 @@
 
 /** Replace the control characters of message @p s (CR, ESC, ...: from a
  *  file, the environment or the command line, they could rewrite the user's
- *  terminal line) by '?', in place; returns @p s. (The plugin's own until
- *  libtopomap has a shared sanitiser.) */
+ *  terminal line) by '?', in place, with libtopomap's topomap_printable();
+ *  returns @p s (NULL passes through). */
 char *topomap_sp_clean(char *s);
 /** Write a message into @p err (@p errlen bytes, control characters made '?',
  *  see topomap_sp_clean), set errno to @p e; returns -1. */
@@ -23,8 +23,6 @@ void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Strict non-negative decimal integer up to INT_MAX into *@p out; 0 or -1. */
 int topomap_sp_count(const char *s, long *out);
-/** A finite real number, the whole of @p s, into *@p out; 0 or -1. */
-int topomap_sp_real(const char *s, double *out);
 /** strdup that passes NULL through. */
 char *topomap_sp_strdup(const char *s);
 /** Replace the string *@p dst by a copy of @p s (NULL allowed). */

@@ -350,17 +350,9 @@ static int find_profile(struct step *s)
     }
     if (strchr(pname, '/')) {
         s->prof = topomap_profile_load(pname, TOPOMAP_FMT_AUTO, s->err, sizeof s->err);
-        if (s->prof && topomap_profile_nranks(s->prof) != n) {
-            /* A process grid is rescaled to the step's count, as in the store. */
-            topomap_profile_t *r = topomap_grid_rescale(s->prof, n, 0, NULL, NULL, 0);
-            if (!r)
-                snprintf(s->err, sizeof s->err,
-                         "profile %s has %d ranks, this step has %d: not used", pname,
-                         topomap_profile_nranks(s->prof), n);
-            topomap_profile_free(s->prof);
-            s->prof = r;
-            errno = ERANGE;
-        }
+        /* Another rank count: the store's rule (a process grid rescaled). */
+        if (s->prof)
+            s->prof = topomap_profile_adapt(s->prof, n, pname, s->err, sizeof s->err);
     } else {
         /* A budget spent already: no lookup (it could hang). */
         if (out_of_time(s, "predicting Slurm's layout"))

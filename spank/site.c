@@ -78,7 +78,7 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
         } else if (KEY("min_gain")) {
             double g;
             /* g < 0 would remap to worse layouts (found by tests/fuzz/fuzz_site). */
-            if (topomap_sp_real(v, &g) < 0 || g < 0 || g >= 1) {
+            if (topomap_parse_double(v, &g) < 0 || g < 0 || g >= 1) {
                 topomap_sp_append(err, errlen,
                                   "plugstack.conf: min_gain=%s is not a fraction below 1 (0 or "
                                   "more)", v);
@@ -86,7 +86,7 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
             } else
                 s->min_gain = g;
         } else if (KEY("gain_metric")) {
-            /* make benefit (README "Does it help?"): run time followed the
+            /* make benefit (doc/benchmarks.md#does-it-help): run time followed the
              * busiest link, not hop-bytes, on the emulated cluster.
              * hop-bytes is the name everywhere; hop_bytes is kept for the
              * lines written before. */

@@ -88,11 +88,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The plugin is built with -fvisibility=hidden and linked with the
+ * export list of spank/Makefile.am: what Slurm looks up (the slurm_spank_*
+ * callbacks spank.h declares and SPANK_PLUGIN's identity) is visible, the
+ * rest stays out of srun's and slurmstepd's name space, which every plugin
+ * of plugstack.conf and libslurm share (tests/exports.sh). */
+#pragma GCC visibility push(default)
 #include <slurm/spank.h>
 
-#include "plugin.h"
-
 SPANK_PLUGIN(topomap, 1);
+#pragma GCC visibility pop
+
+#include "plugin.h"
 
 #if defined(SLURM_VERSION_NUMBER) && SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
 /* Slurm 25.05+ (src/common/spank.c, _do_call_stack; spank(8)): when a
@@ -108,21 +115,33 @@ enum { OPT_ALGO = 1, OPT_PROFILE, OPT_VERBOSE, OPT_RECORD };
 static int option_cb(int val, const char *optarg, int remote);
 
 static struct spank_option options[] = {
-    {"topomap", "ALGO",
-     "place the ranks with mapping algorithm ALGO (auto, ohtma, block, ...; off: Slurm's "
-     "layout; help: the list); ALGO,verbose and ALGO,profile=NAME add those options",
-     1, OPT_ALGO, option_cb},
-    {"topomap-profile", "NAME",
-     "communication profile NAME from the profile store, or a file when NAME contains '/' "
-     "(default: the executable's name)",
-     1, OPT_PROFILE, option_cb},
-    {"topomap-verbose", NULL,
-     "print the placement: algorithm, hop-bytes before and after, time taken", 0, OPT_VERBOSE,
-     option_cb},
-    {"topomap-record", "NAME",
-     "record the step's MPI communication (libtopomap-profiler) and store it as profile NAME "
-     "(default: --topomap-profile's name, else the executable's name)",
-     2, OPT_RECORD, option_cb},
+    {.name = "topomap",
+     .arginfo = "ALGO",
+     .usage = "place the ranks with mapping algorithm ALGO (auto, ohtma, block, ...; off: "
+              "Slurm's layout; help: the list); ALGO,verbose and ALGO,profile=NAME add those "
+              "options",
+     .has_arg = 1,
+     .val = OPT_ALGO,
+     .cb = option_cb},
+    {.name = "topomap-profile",
+     .arginfo = "NAME",
+     .usage = "communication profile NAME from the profile store, or a file when NAME "
+              "contains '/' (default: the executable's name)",
+     .has_arg = 1,
+     .val = OPT_PROFILE,
+     .cb = option_cb},
+    {.name = "topomap-verbose",
+     .usage = "print the placement: algorithm, hop-bytes before and after, time taken",
+     .has_arg = 0,
+     .val = OPT_VERBOSE,
+     .cb = option_cb},
+    {.name = "topomap-record",
+     .arginfo = "NAME",
+     .usage = "record the step's MPI communication (libtopomap-profiler) and store it as "
+              "profile NAME (default: --topomap-profile's name, else the executable's name)",
+     .has_arg = 2,
+     .val = OPT_RECORD,
+     .cb = option_cb},
     SPANK_OPTIONS_TABLE_END};
 
 struct topomap_site plug_site;

@@ -149,7 +149,8 @@ static void test_legalize(void)
 /* A shuffled open stencil x*y*z on allocation a: the optimum puts every edge
  * on one hop (hop-bytes = the stencil's bytes). exact: require it; else
  * require at most slack x the optimum (the fixed processes of the paper's
- * RCM heuristic can be badly placed on small symmetric grids: README). */
+ * RCM heuristic can be badly placed on small symmetric grids:
+ * doc/algorithms.md#analytic). */
 static void stencil_case(const char *algo, const char *what, int x, int y, int z, int shuffle,
                          const topomap_alloc_t *a, int exact, double slack)
 {
@@ -183,7 +184,7 @@ static void test_optimal(void)
      * like the machine, so the fixed processes sit at the right corners) the
      * anchored variant finds the optimum on both, the paper's forces on the
      * mesh only: on the torus they stop at bin loads of 4 and legalization
-     * moves processes away from their neighbours (README, "Analytic").
+     * moves processes away from their neighbours (doc/algorithms.md#analytic).
      * Shuffled, the fixed processes can be at the wrong corners. */
     for (int i = 0; i < 3; i++) {
         stencil_case(variants[i], "the 8x8x8 torus", 8, 8, 8, 0, at, i == 2, 1.6);

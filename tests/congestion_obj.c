@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "congestion.h"
 #include "problem.h"
 #include "synth.h"
 #include "tap.h"

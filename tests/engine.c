@@ -242,7 +242,7 @@ static void test_stencils(void)
     /* Not reached, and not tested: an open stencil on a torus (the wrap lets
      * the bisections place the ends of the stencil on either side) and
      * stencils with several points per node whose cut shape differs from the
-     * node shape (README, "Limits"). */
+     * node shape (doc/limits.md#limits-and-known-gaps). */
 }
 
 /* ---- refinement ------------------------------------------------------------ */

@@ -387,6 +387,40 @@ static void test_rescale(void)
     topomap_profile_free(p64);
 }
 
+/* The one rule for another rank count (topomap_profile_adapt), which the
+ * store and the plugin's profile files share: the same count or none asked
+ * is the profile itself, a grid is rescaled, the rest refused with one
+ * message; the profile is consumed either way (valgrind/ASan builds see a
+ * leak or a double free otherwise). */
+static void test_adapt(void)
+{
+    const int G[2] = {480, 960}, open2[2] = {0, 0};
+    struct gridgen g32 = domain(2, (int[]){8, 4}, open2, G);
+    topomap_profile_t *p = gg_profile(&g32);
+    char err[256] = "";
+    ok(topomap_profile_adapt(p, 32, "app", err, sizeof err) == p, "same count: the profile itself");
+    ok(topomap_profile_adapt(p, 0, "app", err, sizeof err) == p, "no count asked: the profile itself");
+    topomap_profile_t *r = topomap_profile_adapt(p, 128, "app", err, sizeof err);
+    struct gridgen gd = domain(2, (int[]){16, 8}, open2, G);
+    topomap_profile_t *direct = gg_profile(&gd);
+    ok(r && same_profile(r, direct), "a grid at another count: rescaled (%s)", err);
+    is_str(r ? topomap_profile_meta(r, "rescaled_from") : NULL, "32", "... rescaled_from=32");
+    topomap_profile_free(direct);
+    errno = 0;
+    ok(!topomap_profile_adapt(r, 127, "app", err, sizeof err) && errno == ERANGE,
+       "no grid of that count: refused, ERANGE");
+    is_str(err, "profile 'app' was recorded with 128 ranks, this job has 127: not used",
+           "... the message names the profile and both counts");
+    int src[3] = {0, 1, 2}, dst[3] = {1, 2, 0};
+    double b[3] = {1, 1, 1};
+    topomap_profile_t *tri = topomap_profile_create(3, 3, src, dst, b, NULL, NULL, 0);
+    errno = 0;
+    ok(!topomap_profile_adapt(tri, 6, "ring", err, sizeof err) && errno == ERANGE,
+       "not a grid: refused, ERANGE (%s)", err);
+    errno = 0;
+    ok(!topomap_profile_adapt(NULL, 6, "x", err, sizeof err) && errno == EINVAL, "NULL: EINVAL");
+}
+
 int main(void)
 {
     test_rank_order();
@@ -395,5 +429,6 @@ int main(void)
     test_not_grids();
     test_workloads();
     test_rescale();
+    test_adapt();
     return done_testing();
 }

@@ -83,7 +83,7 @@ for f in man8 guide; do
 done
 
 # The options the plugin registers with srun, sbatch and salloc.
-sopts=$(sed -n 's/^ *{"\(topomap[a-z-]*\)",.*/\1/p' "$top_srcdir/spank/topomap.c" | sort -u)
+sopts=$(sed -n 's/^ *{\.name = "\(topomap[a-z-]*\)",.*/\1/p' "$top_srcdir/spank/topomap.c" | sort -u)
 missing=
 for o in $sopts; do
     grep -qE -e "--$o([^a-z-]|$)" man8.tmp.$$ || missing="$missing --$o"

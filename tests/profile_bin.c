@@ -192,7 +192,7 @@ static size_t imglen;
 
 /* The test's own CRC-32 and little-endian stores, written from the format's
  * description rather than taken from libtopomap/profile_bin.c: they check the
- * layout the README documents. */
+ * layout doc/formats.md#communication-profile documents. */
 static uint32_t crc32_of(const unsigned char *p, size_t len)
 {
     uint32_t c = 0xffffffffu;

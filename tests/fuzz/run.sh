@@ -13,9 +13,10 @@
 #     -t SECONDS  fuzzing time per harness (default: $TOPOMAP_FUZZ_TIME or 30)
 #     -T TOTAL    fuzzing time of the whole run, split evenly over the harnesses
 #     -m          merge what the run found into corpus/HARNESS/ (libFuzzer's
-#                 -merge=1: the smallest inputs that keep the coverage), then
-#                 keep the smallest of them within 600 files and 1 MB
-#                 (make fuzz-long); without -m the tree is not written
+#                 -merge=1 on edges alone, -use_counters=0: the smallest
+#                 inputs that keep every edge covered), then keep the
+#                 smallest of them within 600 files and 1 MB (make
+#                 fuzz-long); without -m the tree is not written
 #     -o DIR      where the build, corpora and findings go (default: a new
 #                 directory under /tmp, removed at the end unless -k or a finding)
 #     -k          keep the output directory
@@ -122,8 +123,10 @@ merge_corpus() { # HARNESS BINARY
     local name=${1#fuzz_} new=$out/merged/$1 f files=0 bytes=0 size
     local dest=$src/tests/fuzz/corpus/$name
     rm -rf "$new" "$new.kept" && mkdir -p "$new" "$dest" || return 1
-    "$2" -merge=1 -timeout="$timeout" -rss_limit_mb=2048 -max_len=16384 \
-        "$new" "$dest" "$out/corpus/$1" > "$out/$1.merge.log" 2>&1 || return 1
+    # Edges alone: with hit counts and value profiles as features nearly
+    # every input adds one, and the kept corpus only grows.
+    "$2" -merge=1 -use_counters=0 -use_value_profile=0 -timeout="$timeout" -rss_limit_mb=2048 \
+        -max_len=16384 "$new" "$dest" "$out/corpus/$1" > "$out/$1.merge.log" 2>&1 || return 1
     mkdir -p "$new.kept"
     for f in $(ls -Sr "$new"); do
         size=$(stat -c %s "$new/$f")
