@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "auto.h"
+#include "congestion.h"
 #include "refine.h"
 
 /* The score of r2s: hop-bytes, or with sumcom SumCom (network hops times

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* GPU fabrics: the YAML key gpu_fabric (rails of a rail-optimised fat-tree,
- * multi-node NVLink domains, their bandwidths) and its getters. The nodes'
+ * multi-node NVLink domains, their bandwidths); the fabric's getters and its
+ * description belong to the topology object (topo_gpu.c). The nodes'
  * network (hops, routes) stays the network section's: a domain is what the
  * tree's lowest switches (a Slurm topology/block block) or a list of
  * hostlists say it is, and the rails only classify GPU traffic
@@ -13,33 +14,6 @@
 #include "internal.h"
 #include "topology_priv.h"
 #include "topo_yamldoc.h"
-
-void topo_fabric_free(struct topo_fabric *f)
-{
-    if (!f)
-        return;
-    free(f->domain);
-    free(f);
-}
-
-int topomap_topology_rails(const topomap_topology_t *t)
-{
-    return t && t->fabric ? t->fabric->rails : 0;
-}
-
-int topomap_topology_domains(const topomap_topology_t *t)
-{
-    return t && t->fabric ? t->fabric->ndomains : 0;
-}
-
-int topomap_topology_domain(const topomap_topology_t *t, int node)
-{
-    if (!t || (unsigned)node >= (unsigned)t->nnodes) {
-        errno = EINVAL;
-        return -1;
-    }
-    return t->fabric && t->fabric->domain ? t->fabric->domain[node] : -1;
-}
 
 /* domains: blocks: the switch each node hangs from (a Slurm block, the
  * lowest level of a regular tree). */
@@ -188,23 +162,4 @@ int topo_y_fabric(struct topo_yctx *c, topomap_topology_t *t, yaml_node_t *n)
     topo_fabric_free(t->fabric);
     t->fabric = f;
     return 0;
-}
-
-void topo_fabric_describe(const topomap_topology_t *t, FILE *out)
-{
-    const struct topo_fabric *f = t->fabric;
-    static const char *const from[] = {"", "one per node", "the network's blocks", "by size",
-                                       "listed"};
-    if (!f)
-        return;
-    fprintf(out, "gpu fabric:");
-    if (f->rails)
-        fprintf(out, " %d rails (NIC per GPU, GPU g on rail g mod %d)", f->rails, f->rails);
-    if (f->ndomains)
-        fprintf(out, "%s %d NVLink domains (%s)", f->rails ? "," : "", f->ndomains,
-                from[f->from]);
-    fprintf(out, "\n");
-    if (f->nvlink_bw || f->nic_bw)
-        fprintf(out, "gpu bandwidth: NVLink %g B/s, NIC %g B/s per GPU\n", f->nvlink_bw,
-                f->nic_bw);
 }

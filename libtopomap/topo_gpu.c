@@ -12,6 +12,7 @@
  * pair cost through topomap_topology_cost(), so nothing else changes. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,4 +222,52 @@ int topomap_topology_gpu_links(const topomap_topology_t *t)
         if (t->types[i].gpus && t->types[i].gpus->cost)
             return 1;
     return 0;
+}
+
+/* The GPU fabric of a topology (read by topo_fabric.c): freed, asked and
+ * described with the topology. */
+void topo_fabric_free(struct topo_fabric *f)
+{
+    if (!f)
+        return;
+    free(f->domain);
+    free(f);
+}
+
+int topomap_topology_rails(const topomap_topology_t *t)
+{
+    return t && t->fabric ? t->fabric->rails : 0;
+}
+
+int topomap_topology_domains(const topomap_topology_t *t)
+{
+    return t && t->fabric ? t->fabric->ndomains : 0;
+}
+
+int topomap_topology_domain(const topomap_topology_t *t, int node)
+{
+    if (!t || (unsigned)node >= (unsigned)t->nnodes) {
+        errno = EINVAL;
+        return -1;
+    }
+    return t->fabric && t->fabric->domain ? t->fabric->domain[node] : -1;
+}
+
+void topo_fabric_describe(const topomap_topology_t *t, FILE *out)
+{
+    const struct topo_fabric *f = t->fabric;
+    static const char *const from[] = {"", "one per node", "the network's blocks", "by size",
+                                       "listed"};
+    if (!f)
+        return;
+    fprintf(out, "gpu fabric:");
+    if (f->rails)
+        fprintf(out, " %d rails (NIC per GPU, GPU g on rail g mod %d)", f->rails, f->rails);
+    if (f->ndomains)
+        fprintf(out, "%s %d NVLink domains (%s)", f->rails ? "," : "", f->ndomains,
+                from[f->from]);
+    fprintf(out, "\n");
+    if (f->nvlink_bw || f->nic_bw)
+        fprintf(out, "gpu bandwidth: NVLink %g B/s, NIC %g B/s per GPU\n", f->nvlink_bw,
+                f->nic_bw);
 }
