@@ -348,7 +348,7 @@ void run_map(struct args *a, const char *algo, const topomap_profile_t *p,
      * the mapping gets what the plugin's decision gets of its time_limit:
      * one rule (spank/common.c). */
     if (o.time_limit > 0)
-        o.time_limit = topomap_sp_map_time_limit(cli_start + o.time_limit);
+        o.time_limit = tmsp_map_time_limit(cli_start + o.time_limit);
     a->chosen[0] = 0;
     a->time_limited = 0;
     progress(a, "running %s", algo);

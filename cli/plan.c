@@ -123,7 +123,7 @@ static void plan_site(const char *line, struct topomap_site *site)
             continue;
         tok[nt++] = t;
     }
-    if (topomap_site_parse(site, nt, tok, err, sizeof err) > 0)
+    if (tmsp_site_parse(site, nt, tok, err, sizeof err) > 0)
         usage_error("--site: %s", err);
     free(copy);
     /* The plugin reads these from srun's and slurmstepd's working
@@ -222,7 +222,7 @@ int cmd_plan(int argc, char **argv)
     if (!a.nodes && a.slots)
         usage_error("--slots needs --nodes");
     struct topomap_site site;
-    topomap_site_init(&site);
+    tmsp_site_init(&site);
     if (a.site)
         plan_site(a.site, &site);
     if (!a.topology && !site.topology)
@@ -247,7 +247,7 @@ int cmd_plan(int argc, char **argv)
     }
 
     struct topomap_srun o;
-    topomap_srun_init(&o);
+    tmsp_srun_init(&o);
 #ifdef TOPOMAP_SLURM_RELEASE
     if (!a.slurm) /* the release the plugin beside this command is built for */
         a.slurm = TOPOMAP_SLURM_RELEASE;
@@ -258,12 +258,12 @@ int cmd_plan(int argc, char **argv)
         if (sscanf(a.slurm, "%d.%d%c", &major, &minor, &tail) != 2 || major < 0 || minor < 0 ||
             major > 999 || minor > 99)
             usage_error("--slurm: '%s' is not a release MAJOR.MINOR (known: %s)", a.slurm,
-                        topomap_release_list());
+                        tmsp_release_list());
         /* A release without a row is decided as the plugin would: declined. */
-        o.rel = topomap_release_find(major, minor);
+        o.rel = tmsp_release_find(major, minor);
         snprintf(o.release_seen, sizeof o.release_seen, "%d.%02d", major, minor);
     }
-    if (topomap_srun_parse(&o, a.npos, a.pos, plan_getenv, &pe, err, sizeof err) < 0)
+    if (tmsp_srun_parse(&o, a.npos, a.pos, plan_getenv, &pe, err, sizeof err) < 0)
         usage_error("srun line: %s", err);
     if (a.profile && !o.profile) {
         /* A path for the plugin: it reads NAME from the store otherwise. */
@@ -278,7 +278,7 @@ int cmd_plan(int argc, char **argv)
 
     struct topomap_decision d;
     progress(&a, "deciding as the plugin would");
-    topomap_decide(&site, &o, plan_getenv, &pe, &d);
+    tmsp_decide(&site, &o, plan_getenv, &pe, &d);
 
     if (d.outcome == TOPOMAP_REMAP && a.output) {
         FILE *f = fopen(a.output, "w");
@@ -289,9 +289,9 @@ int cmd_plan(int argc, char **argv)
     }
     int rc = d.outcome == TOPOMAP_FAIL ? EXIT_PLAN_FAIL : 0;
     plan_print(&site, topo, &d, a.verbose, a.json, rc);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    topomap_site_free(&site);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
+    tmsp_site_free(&site);
     free(topo);
     return finish_stdout(rc);
 }

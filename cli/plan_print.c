@@ -33,7 +33,7 @@ static void runs(const int *v, int n, char *buf, size_t len)
 static int *bind_cores(const struct topomap_decision *d, int *cpt)
 {
     int *core = d->bind && d->nranks > 0 ? malloc((size_t)d->nranks * sizeof *core) : NULL;
-    if (core && topomap_bind_decode(d->bind, d->nranks, core, cpt) < 0) {
+    if (core && tmsp_bind_decode(d->bind, d->nranks, core, cpt) < 0) {
         free(core);
         core = NULL;
     }

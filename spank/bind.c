@@ -7,18 +7,18 @@
 
 #include "common.h"
 
-char *topomap_bind_encode(const int *core, int n, int cpt)
+char *tmsp_bind_encode(const int *core, int n, int cpt)
 {
     struct topomap_sbuf b = {0};
-    topomap_sb_printf(&b, "1:%d:", cpt);
+    tmsp_sb_printf(&b, "1:%d:", cpt);
     for (int i = 0; i < n;) {
         int j = i + 1;
         if (i)
-            topomap_sb_printf(&b, ",");
+            tmsp_sb_printf(&b, ",");
         while (j < n && core[j] == core[i])
             j++;
         if (j - i > 1) {
-            topomap_sb_printf(&b, "%dx%d", core[i], j - i);
+            tmsp_sb_printf(&b, "%dx%d", core[i], j - i);
             i = j;
             continue;
         }
@@ -26,9 +26,9 @@ char *topomap_bind_encode(const int *core, int n, int cpt)
         while (j < n && core[j] == core[j - 1] + 1 && (j + 1 >= n || core[j + 1] != core[j]))
             j++;
         if (j - i > 1)
-            topomap_sb_printf(&b, "%d-%d", core[i], core[j - 1]);
+            tmsp_sb_printf(&b, "%d-%d", core[i], core[j - 1]);
         else
-            topomap_sb_printf(&b, "%d", core[i]);
+            tmsp_sb_printf(&b, "%d", core[i]);
         i = j;
     }
     if (b.oom) {
@@ -40,14 +40,14 @@ char *topomap_bind_encode(const int *core, int n, int cpt)
 }
 
 
-int topomap_bind_decode(const char *s, int n, int *core, int *cpt)
+int tmsp_bind_decode(const char *s, int n, int *core, int *cpt)
 {
     if (!s || strncmp(s, "1:", 2)) {
         errno = EINVAL;
         return -1;
     }
     const char *p = s + 2;
-    long c = topomap_sp_uint(&p);
+    long c = tmsp_uint(&p);
     if (c <= 0 || *p != ':') {
         errno = EINVAL;
         return -1;
@@ -56,17 +56,17 @@ int topomap_bind_decode(const char *s, int n, int *core, int *cpt)
     p++;
     int k = 0;
     while (*p) {
-        long a = topomap_sp_uint(&p), b = a, rep = 1;
+        long a = tmsp_uint(&p), b = a, rep = 1;
         if (a < 0)
             goto bad;
         if (*p == '-') {
             p++;
-            b = topomap_sp_uint(&p);
+            b = tmsp_uint(&p);
             if (b < a)
                 goto bad;
         } else if (*p == 'x') {
             p++;
-            rep = topomap_sp_uint(&p);
+            rep = tmsp_uint(&p);
             if (rep <= 0)
                 goto bad;
         }
@@ -89,7 +89,7 @@ bad:
     return -1;
 }
 
-int topomap_cpulist_parse(const char *s, int *ids, int max)
+int tmsp_cpulist_parse(const char *s, int *ids, int max)
 {
     int k = 0;
     const char *p = s;
@@ -98,14 +98,14 @@ int topomap_cpulist_parse(const char *s, int *ids, int max)
         return -1;
     }
     while (*p) {
-        long a = topomap_sp_uint(&p), b = a;
+        long a = tmsp_uint(&p), b = a;
         if (a < 0) {
             errno = EINVAL;
             return -1;
         }
         if (*p == '-') {
             p++;
-            b = topomap_sp_uint(&p);
+            b = tmsp_uint(&p);
             if (b < a) {
                 errno = EINVAL;
                 return -1;
@@ -128,14 +128,14 @@ int topomap_cpulist_parse(const char *s, int *ids, int max)
     return k;
 }
 
-int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int k, int cpt,
-                        hwloc_bitmap_t set, char *err, size_t errlen)
+int tmsp_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int k, int cpt,
+                     hwloc_bitmap_t set, char *err, size_t errlen)
 {
     int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     int avail = alloc ? nalloc : ncores;
     hwloc_bitmap_zero(set);
     if (k < 0 || cpt <= 0 || (long)(k + 1) * cpt > avail)
-        return topomap_sp_fail(
+        return tmsp_fail(
             err, errlen, ERANGE,
             "core index %d (x %d CPUs per task) is past the %d cores of the step here", k, cpt,
             avail);
@@ -143,8 +143,8 @@ int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int
         int c = alloc ? alloc[i] : i;
         hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)c);
         if (!obj || !obj->cpuset)
-            return topomap_sp_fail(err, errlen, ERANGE, "core %d does not exist here (%d cores)", c,
-                                   ncores);
+            return tmsp_fail(err, errlen, ERANGE, "core %d does not exist here (%d cores)", c,
+                             ncores);
         hwloc_bitmap_or(set, set, obj->cpuset);
     }
     return 0;

@@ -12,26 +12,26 @@
 
 #include "common.h"
 
-char *topomap_sp_clean(char *s)
+char *tmsp_clean(char *s)
 {
     /* libtopomap's one helper: C1 controls and bidi overrides too. */
     return s ? topomap_printable(s, s, strlen(s) + 1) : s;
 }
 
-int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+int tmsp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
-        topomap_sp_clean(err);
+        tmsp_clean(err);
     }
     errno = e;
     return -1;
 }
 
-void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
+void tmsp_append(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
         return;
@@ -46,11 +46,11 @@ void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err + len, errlen - len, fmt, ap);
     va_end(ap);
-    topomap_sp_clean(err + len);
+    tmsp_clean(err + len);
 }
 
 /* Through libtopomap's strict parser: no blanks, no '+'. */
-int topomap_sp_count(const char *s, long *out)
+int tmsp_count(const char *s, long *out)
 {
     long v;
     if (topomap_parse_long(s, &v) < 0 || v < 0 || v > INT_MAX)
@@ -59,31 +59,31 @@ int topomap_sp_count(const char *s, long *out)
     return 0;
 }
 
-char *topomap_sp_strdup(const char *s)
+char *tmsp_strdup(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
-void topomap_sp_set(char **dst, const char *s)
+void tmsp_set(char **dst, const char *s)
 {
     free(*dst);
-    *dst = topomap_sp_strdup(s);
+    *dst = tmsp_strdup(s);
 }
 
-double topomap_sp_now(void)
+double tmsp_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double topomap_sp_map_time_limit(double deadline)
+double tmsp_map_time_limit(double deadline)
 {
-    double left = 0.9 * (deadline - topomap_sp_now());
+    double left = 0.9 * (deadline - tmsp_now());
     return left > 1e-3 ? left : 1e-3;
 }
 
-long topomap_sp_uint(const char **p)
+long tmsp_uint(const char **p)
 {
     const char *s = *p;
     if (*s < '0' || *s > '9')
@@ -99,17 +99,17 @@ long topomap_sp_uint(const char **p)
     return v;
 }
 
-const char *topomap_sp_env(topomap_getenv_fn env, void *arg, const char *name)
+const char *tmsp_env(topomap_getenv_fn env, void *arg, const char *name)
 {
     const char *v = env ? env(name, arg) : NULL;
     return v && *v ? v : NULL;
 }
 
-const char *topomap_sp_slurm_conf_in(topomap_getenv_fn env, void *arg, const char *deflt,
-                                     const char *cached)
+const char *tmsp_slurm_conf_in(topomap_getenv_fn env, void *arg, const char *deflt,
+                               const char *cached)
 {
     struct stat st;
-    const char *v = topomap_sp_env(env, arg, "SLURM_CONF");
+    const char *v = tmsp_env(env, arg, "SLURM_CONF");
     if (v)
         return v;
     if (stat(deflt, &st) == 0 || stat(cached, &st) < 0)
@@ -117,19 +117,19 @@ const char *topomap_sp_slurm_conf_in(topomap_getenv_fn env, void *arg, const cha
     return cached;
 }
 
-const char *topomap_sp_slurm_conf(topomap_getenv_fn env, void *arg)
+const char *tmsp_slurm_conf(topomap_getenv_fn env, void *arg)
 {
-    return topomap_sp_slurm_conf_in(env, arg, TOPOMAP_SLURM_CONF_DEFAULT,
-                                    TOPOMAP_SLURM_CONF_CACHED);
+    return tmsp_slurm_conf_in(env, arg, TOPOMAP_SLURM_CONF_DEFAULT,
+                              TOPOMAP_SLURM_CONF_CACHED);
 }
 
-int topomap_sp_cmp_int(const void *a, const void *b)
+int tmsp_cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
 }
 
-void topomap_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
+void tmsp_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
 {
     if (b->oom)
         return;
@@ -159,7 +159,7 @@ void topomap_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
     }
 }
 
-const char *topomap_sp_algo_list(char *buf, size_t len)
+const char *tmsp_algo_list(char *buf, size_t len)
 {
     snprintf(buf, len, "off");
     for (int i = 0; topomap_algo_name(i); i++)

@@ -12,40 +12,40 @@
  *  file, the environment or the command line, they could rewrite the user's
  *  terminal line) by '?', in place, with libtopomap's topomap_printable();
  *  returns @p s (NULL passes through). */
-char *topomap_sp_clean(char *s);
+char *tmsp_clean(char *s);
 /** Write a message into @p err (@p errlen bytes, control characters made '?',
- *  see topomap_sp_clean), set errno to @p e; returns -1. */
-int topomap_sp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+ *  see tmsp_clean), set errno to @p e; returns -1. */
+int tmsp_fail(char *err, size_t errlen, int e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /** Append to a "; "-joined one-line message in @p err (control characters
  *  made '?'). */
-void topomap_sp_append(char *err, size_t errlen, const char *fmt, ...)
+void tmsp_append(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /** Strict non-negative decimal integer up to INT_MAX into *@p out; 0 or -1. */
-int topomap_sp_count(const char *s, long *out);
+int tmsp_count(const char *s, long *out);
 /** strdup that passes NULL through. */
-char *topomap_sp_strdup(const char *s);
+char *tmsp_strdup(const char *s);
 /** Replace the string *@p dst by a copy of @p s (NULL allowed). */
-void topomap_sp_set(char **dst, const char *s);
+void tmsp_set(char **dst, const char *s);
 /** Monotonic clock in seconds. */
-double topomap_sp_now(void);
+double tmsp_now(void);
 /**
  * The time_limit to give topomap_map() in a decision that must end by
- * @p deadline (a topomap_sp_now() value): nine tenths of what is left, the
+ * @p deadline (a tmsp_now() value): nine tenths of what is left, the
  * last tenth for judging and writing the mapping (linear in the profile, like
  * its loading); at least a millisecond (`auto` then answers with block). The
  * plugin's time_limit and `topomap map --time-limit` both count from the
  * start (the step's, the process's), loading included, and both map with it.
  */
-double topomap_sp_map_time_limit(double deadline);
+double tmsp_map_time_limit(double deadline);
 /** A non-negative int at *@p p (advanced past it), -1 if none or past INT_MAX. */
-long topomap_sp_uint(const char **p);
+long tmsp_uint(const char **p);
 /** The value of @p name from @p env, NULL when unset or empty. */
-const char *topomap_sp_env(topomap_getenv_fn env, void *arg, const char *name);
+const char *tmsp_env(topomap_getenv_fn env, void *arg, const char *name);
 /** "off, block, cyclic, ...": the values --topomap takes, into @p buf; returns it. */
-const char *topomap_sp_algo_list(char *buf, size_t len);
+const char *tmsp_algo_list(char *buf, size_t len);
 /** qsort comparison of ints. */
-int topomap_sp_cmp_int(const void *a, const void *b);
+int tmsp_cmp_int(const void *a, const void *b);
 
 /** A growing string; oom is set (and printing stops) when memory runs out. */
 struct topomap_sbuf {
@@ -53,7 +53,7 @@ struct topomap_sbuf {
     size_t len, cap;
     int oom;
 };
-void topomap_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
+void tmsp_sb_printf(struct topomap_sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -10,7 +10,7 @@
 
 #include "common.h"
 
-void topomap_decision_free(struct topomap_decision *d)
+void tmsp_decision_free(struct topomap_decision *d)
 {
     if (!d)
         return;
@@ -35,7 +35,7 @@ static void settle(struct topomap_decision *d, int quiet, int fail, const char *
 {
     char why[768];
     vsnprintf(why, sizeof why, fmt, ap);
-    topomap_sp_clean(why); /* it quotes inputs: the user's, files' */
+    tmsp_clean(why); /* it quotes inputs: the user's, files' */
     if (quiet) {
         d->outcome = TOPOMAP_KEEP;
         snprintf(d->summary, sizeof d->summary, "topomap: %s; using Slurm's default layout", why);
@@ -76,7 +76,7 @@ static void decline(struct topomap_decision *d, int quiet, const char *fmt, ...)
     va_end(ap);
 }
 
-/* What the decision works on, step by step (topomap_decide). Each step
+/* What the decision works on, step by step (tmsp_decide). Each step
  * returns 0 to go on, or -1 when it has settled the outcome (keep() or OFF). */
 struct step {
     const struct topomap_site *site;
@@ -107,7 +107,7 @@ struct step {
  * after each step. */
 static int out_of_time(struct step *s, const char *what)
 {
-    double now = topomap_sp_now();
+    double now = tmsp_now();
     if (now <= s->deadline)
         return 0;
     keep(s->d, s->site, 0, "%s ended at %.3g ms, past time_limit=%gms", what,
@@ -128,12 +128,12 @@ static int check_request(struct step *s)
     if (!topomap_algo_valid(s->algo)) {
         char known[512];
         keep(s->d, s->site, 0, "unknown algorithm '%s' (known: %s)", s->algo,
-             topomap_sp_algo_list(known, sizeof known));
+             tmsp_algo_list(known, sizeof known));
         return -1;
     }
     if (!o->rel) {
         char why[512];
-        topomap_release_unknown(o->release_seen, why, sizeof why);
+        tmsp_release_unknown(o->release_seen, why, sizeof why);
         decline(s->d, 0, "%s", why);
         return -1;
     }
@@ -160,8 +160,8 @@ static int check_request(struct step *s)
 /* The allocation from the environment and Slurm's layout of the step on it. */
 static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
 {
-    const char *nodelist = topomap_sp_env(env, env_arg, "SLURM_JOB_NODELIST");
-    const char *cpuspec = topomap_sp_env(env, env_arg, "SLURM_JOB_CPUS_PER_NODE");
+    const char *nodelist = tmsp_env(env, env_arg, "SLURM_JOB_NODELIST");
+    const char *cpuspec = tmsp_env(env, env_arg, "SLURM_JOB_CPUS_PER_NODE");
     if (!nodelist || !cpuspec) {
         keep(s->d, s->site, s->quiet,
              "not inside an allocation, and srun picks its nodes after topomap runs (use salloc "
@@ -185,13 +185,13 @@ static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
     struct topomap_srun o = *s->o;
     char conferr[TOPOMAP_ERRLEN] = "";
     if (o.rel && o.rel->topo_order) {
-        const char *conf = topomap_sp_slurm_conf(env, env_arg);
-        o.task_order = topomap_slurm_task_order(conf, conferr,
-                                                sizeof conferr);
+        const char *conf = tmsp_slurm_conf(env, env_arg);
+        o.task_order = tmsp_slurm_task_order(conf, conferr,
+                                             sizeof conferr);
     }
-    if (topomap_cpus_per_node(cpuspec, s->nalloc, s->cpus, s->err, sizeof s->err) < 0 ||
-        topomap_slurm_layout(&o, s->nalloc, s->cpus, &s->nstep, s->tasks, s->err,
-                             sizeof s->err) < 0) {
+    if (tmsp_cpus_per_node(cpuspec, s->nalloc, s->cpus, s->err, sizeof s->err) < 0 ||
+        tmsp_slurm_layout(&o, s->nalloc, s->cpus, &s->nstep, s->tasks, s->err,
+                          sizeof s->err) < 0) {
         /* A layout this release makes from what srun cannot know (ENOTSUP)
          * is the release's doing: declined, silently under the site
          * default. */
@@ -211,10 +211,10 @@ static int predict_layout(struct step *s, topomap_getenv_fn env, void *env_arg)
     return 0;
 }
 
-/* Lookups left behind and still reading (topomap_sp_lookups_left). */
+/* Lookups left behind and still reading (tmsp_lookups_left). */
 static int lookups_left;
 
-int topomap_sp_lookups_left(void)
+int tmsp_lookups_left(void)
 {
     return __atomic_load_n(&lookups_left, __ATOMIC_SEQ_CST);
 }
@@ -390,7 +390,7 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
     char found[4096];
     if (!strcmp(path, "slurm")) {
         /* The file the cluster describes its network in, beside slurm.conf. */
-        const char *conf = topomap_sp_slurm_conf(env, env_arg);
+        const char *conf = tmsp_slurm_conf(env, env_arg);
         if (topomap_slurm_topology_path(conf, found,
                                         sizeof found, s->err, sizeof s->err) < 0) {
             keep(s->d, site, 0, "topology=slurm: %s", s->err);
@@ -405,7 +405,7 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
     }
     s->step_hosts = topomap_hostlist_compress(s->names, (size_t)s->nstep);
     for (int i = 0; i < s->nstep; i++)
-        topomap_sb_printf(&s->slots, i ? ",%d" : "%d", s->tasks[i]);
+        tmsp_sb_printf(&s->slots, i ? ",%d" : "%d", s->tasks[i]);
     if (!s->step_hosts || s->slots.oom) {
         keep(s->d, site, 0, "out of memory");
         return -1;
@@ -424,10 +424,10 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
         return -1;
     topomap_opts_t opts;
     topomap_opts_init(&opts);
-    topomap_site_opts(site, &opts);
+    tmsp_site_opts(site, &opts);
     /* The mapping leaves a tenth of what is left for judging and writing
      * it, as `topomap map --time-limit` does (one rule, common.c). */
-    opts.time_limit = topomap_sp_map_time_limit(s->deadline);
+    opts.time_limit = tmsp_map_time_limit(s->deadline);
     opts.nthreads = 1; /* srun is no place for a thread pool; results do not depend on it */
     if (topomap_map(s->algo, s->prof, s->alloc, &opts, s->r2s, s->err, sizeof s->err) < 0) {
         if (errno == ETIMEDOUT)
@@ -439,7 +439,7 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
     }
     /* Past the limit, topomap_map() has failed (ETIMEDOUT) or, for auto,
      * returned its best mapping so far: that one is used. */
-    s->d->seconds = topomap_sp_now() - s->t0;
+    s->d->seconds = tmsp_now() - s->t0;
     return 0;
 }
 
@@ -524,7 +524,7 @@ static int bind_indices(const struct step *s, const int *nodeix, int *core)
         for (int r = 0; r < n; r++)
             if (nodeix[r] == i)
                 tmp[m++] = topomap_alloc_slot_core(s->alloc, s->r2s[r]);
-        qsort(tmp, (size_t)m, sizeof *tmp, topomap_sp_cmp_int);
+        qsort(tmp, (size_t)m, sizeof *tmp, tmsp_cmp_int);
         int u = 0;
         for (int k = 0; k < m; k++)
             if (!u || tmp[u - 1] != tmp[k])
@@ -532,7 +532,7 @@ static int bind_indices(const struct step *s, const int *nodeix, int *core)
         for (int r = 0; r < n; r++)
             if (nodeix[r] == i) {
                 int c = topomap_alloc_slot_core(s->alloc, s->r2s[r]);
-                int *hit = bsearch(&c, tmp, (size_t)u, sizeof *tmp, topomap_sp_cmp_int);
+                int *hit = bsearch(&c, tmp, (size_t)u, sizeof *tmp, tmsp_cmp_int);
                 core[r] = (int)(hit - tmp);
             }
     }
@@ -549,7 +549,7 @@ static int gpu_slots(const struct step *s, int *core)
             return 0;
     for (int r = 0; r < s->n; r++)
         core[r] = topomap_alloc_slot_core(s->alloc, s->r2s[r]);
-    s->d->gpu = topomap_bind_encode(core, s->n, 1);
+    s->d->gpu = tmsp_bind_encode(core, s->n, 1);
     return s->d->gpu ? 0 : -1;
 }
 
@@ -573,7 +573,7 @@ static void build_remap(struct step *s)
                 nodeix[r] = i;
                 break;
             }
-        d->hosts[r] = topomap_sp_strdup(topomap_topology_node_name(s->topo, tn));
+        d->hosts[r] = tmsp_strdup(topomap_topology_node_name(s->topo, tn));
         if (!d->hosts[r] || nodeix[r] < 0) {
             keep(d, s->site, 0, "internal error: rank %d on no allocated node", r);
             goto out;
@@ -596,13 +596,13 @@ static void build_remap(struct step *s)
             goto out;
         }
         d->bind =
-            topomap_bind_encode(core, n, (int)(s->o->cpus_per_task > 0 ? s->o->cpus_per_task : 1));
+            tmsp_bind_encode(core, n, (int)(s->o->cpus_per_task > 0 ? s->o->cpus_per_task : 1));
     }
     if (s->site->gpu_bind && gpu_slots(s, core) < 0) {
         keep(d, s->site, 0, "out of memory");
         goto out;
     }
-    d->pmi2 = topomap_pmi2_mapping(nodeix, n, TOPOMAP_PMI2_MAXLEN);
+    d->pmi2 = tmsp_pmi2_mapping(nodeix, n, TOPOMAP_PMI2_MAXLEN);
     if (!d->pmi2 && errno != E2BIG) {
         keep(d, s->site, 0, "out of memory");
         goto out;
@@ -623,7 +623,7 @@ static void finish(struct step *s)
         if (!strncmp(line, "topomap: ", 9))
             line += 9;
         snprintf(d->log, sizeof d->log, "%s", line);
-        topomap_sp_clean(d->log);
+        tmsp_clean(d->log);
     }
     if (d->outcome != TOPOMAP_REMAP && d->hosts) {
         for (int i = 0; i < d->nranks; i++)
@@ -639,8 +639,8 @@ static void finish(struct step *s)
     }
     if (!s->o->verbose || (d->message[0] && !strcmp(d->summary, d->message)))
         d->summary[0] = 0; /* the summary is for --topomap-verbose only */
-    topomap_sp_clean(d->summary);
-    topomap_sp_clean(d->note);
+    tmsp_clean(d->summary);
+    tmsp_clean(d->note);
     free(s->step_hosts);
     free(s->slots.s);
     free(s->cpus);
@@ -653,14 +653,14 @@ static void finish(struct step *s)
     topomap_hostlist_free(s->hl);
 }
 
-void topomap_decide(const struct topomap_site *site, const struct topomap_srun *o,
-                    topomap_getenv_fn env, void *env_arg, struct topomap_decision *d)
+void tmsp_decide(const struct topomap_site *site, const struct topomap_srun *o,
+                 topomap_getenv_fn env, void *env_arg, struct topomap_decision *d)
 {
-    struct step s = {.site = site, .o = o, .d = d, .t0 = topomap_sp_now()};
+    struct step s = {.site = site, .o = o, .d = d, .t0 = tmsp_now()};
     memset(d, 0, sizeof *d);
     s.algo = o->algo ? o->algo : site->dflt ? site->dflt : "off";
     d->explicit_req = o->algo != NULL;
-    d->algo = topomap_sp_strdup(s.algo);
+    d->algo = tmsp_strdup(s.algo);
     s.quiet = !d->explicit_req;
     s.deadline = s.t0 + site->time_limit / 1000.0;
     if (check_request(&s) == 0 && predict_layout(&s, env, env_arg) == 0 && find_profile(&s) == 0 &&
@@ -670,7 +670,7 @@ void topomap_decide(const struct topomap_site *site, const struct topomap_srun *
          * writing it end past the limit (a loaded submit host): falling back
          * then would throw away the work the limit paid for. The admin's
          * log line says so. */
-        double now = topomap_sp_now();
+        double now = tmsp_now();
         if (d->outcome == TOPOMAP_REMAP && now > s.deadline)
             snprintf(d->summary + strlen(d->summary), sizeof d->summary - strlen(d->summary),
                      " (judged and written at %.3g ms, past time_limit=%gms)",

@@ -14,17 +14,17 @@
 static const char *const gpu_job_vars[] = {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS",
                                            "SLURM_GPUS_ON_NODE"};
 
-int topomap_gpu_step(topomap_getenv_fn env, void *arg)
+int tmsp_gpu_step(topomap_getenv_fn env, void *arg)
 {
     for (size_t i = 0; i < sizeof gpu_job_vars / sizeof *gpu_job_vars; i++) {
-        const char *v = topomap_sp_env(env, arg, gpu_job_vars[i]);
+        const char *v = tmsp_env(env, arg, gpu_job_vars[i]);
         if (v && strcmp(v, "0"))
             return 1;
     }
     return 0;
 }
 
-const char *topomap_gpu_var(int vendor)
+const char *tmsp_gpu_var(int vendor)
 {
     switch (vendor) {
     case TOPOMAP_GPU_NVIDIA:
@@ -63,27 +63,27 @@ static int list_item(const char *s, int k, char *buf, size_t len)
     return 0;
 }
 
-int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_getenv_fn env,
-                     void *arg, struct topomap_gpu_task *out, char *err, size_t errlen)
+int tmsp_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_getenv_fn env,
+                  void *arg, struct tmsp_gpu_task *out, char *err, size_t errlen)
 {
     topomap_gpu_t g;
     memset(out, 0, sizeof *out);
     if (topomap_topology_gpu(t, node, gpu, &g) < 0)
-        return topomap_sp_fail(err, errlen, EINVAL, "slot %d is not a GPU of node %s", gpu,
-                               topomap_topology_node_name(t, node));
-    const char *var = topomap_gpu_var(g.vendor);
+        return tmsp_fail(err, errlen, EINVAL, "slot %d is not a GPU of node %s", gpu,
+                         topomap_topology_node_name(t, node));
+    const char *var = tmsp_gpu_var(g.vendor);
     snprintf(out->var, sizeof out->var, "%s", var);
     /* Slurm's list of the step's GPUs for this vendor, when it set one:
      * GPU g of the node is its g-th entry (the numbering the runtime will
      * see, or the GPU's UUID); else the node's own number. */
-    const char *slurm = topomap_sp_env(env, arg, var);
+    const char *slurm = tmsp_env(env, arg, var);
     int rc = slurm ? list_item(slurm, gpu, out->dev, sizeof out->dev) : 0;
     if (rc == -1)
-        return topomap_sp_fail(err, errlen, ERANGE, "GPU %d is not among the step's GPUs "
-                               "(%s=%.64s)", gpu, var, slurm);
+        return tmsp_fail(err, errlen, ERANGE, "GPU %d is not among the step's GPUs "
+                         "(%s=%.64s)", gpu, var, slurm);
     if (rc == -2)
-        return topomap_sp_fail(err, errlen, EINVAL, "entry %d of %s=%.64s is not a GPU index "
-                               "or UUID", gpu, var, slurm);
+        return tmsp_fail(err, errlen, EINVAL, "entry %d of %s=%.64s is not a GPU index "
+                         "or UUID", gpu, var, slurm);
     if (!slurm)
         snprintf(out->dev, sizeof out->dev, "%d", gpu);
     snprintf(out->cpus, sizeof out->cpus, "%s", g.cpus);
@@ -92,19 +92,19 @@ int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_get
     return 0;
 }
 
-int topomap_gpu_cpuset(hwloc_topology_t topo, const char *cpus, const int *alloc, int nalloc,
-                       hwloc_bitmap_t set, char *err, size_t errlen)
+int tmsp_gpu_cpuset(hwloc_topology_t topo, const char *cpus, const int *alloc, int nalloc,
+                    hwloc_bitmap_t set, char *err, size_t errlen)
 {
     int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     int *ids = malloc(sizeof(int) * (size_t)(ncores > 0 ? ncores : 1));
     if (!ids)
-        return topomap_sp_fail(err, errlen, ENOMEM, "out of memory");
-    int n = topomap_cpulist_parse(cpus, ids, ncores > 0 ? ncores : 1);
+        return tmsp_fail(err, errlen, ENOMEM, "out of memory");
+    int n = tmsp_cpulist_parse(cpus, ids, ncores > 0 ? ncores : 1);
     hwloc_bitmap_zero(set);
     if (n < 0) {
         free(ids);
-        return topomap_sp_fail(err, errlen, ERANGE, "the GPU's cores %.64s are not cores of this "
-                               "node (%d cores)", cpus, ncores);
+        return tmsp_fail(err, errlen, ERANGE, "the GPU's cores %.64s are not cores of this "
+                         "node (%d cores)", cpus, ncores);
     }
     for (int i = 0; i < n; i++) {
         int in = !alloc;
@@ -114,48 +114,48 @@ int topomap_gpu_cpuset(hwloc_topology_t topo, const char *cpus, const int *alloc
         if (!o || !o->cpuset) {
             int c = ids[i];
             free(ids);
-            return topomap_sp_fail(err, errlen, ERANGE, "core %d near the GPU does not exist "
-                                   "here (%d cores)", c, ncores);
+            return tmsp_fail(err, errlen, ERANGE, "core %d near the GPU does not exist "
+                             "here (%d cores)", c, ncores);
         }
         if (in)
             hwloc_bitmap_or(set, set, o->cpuset);
     }
     free(ids);
     if (hwloc_bitmap_iszero(set))
-        return topomap_sp_fail(err, errlen, ERANGE,
-                               "the step has none of the cores near the GPU (%.64s)", cpus);
+        return tmsp_fail(err, errlen, ERANGE,
+                         "the step has none of the cores near the GPU (%.64s)", cpus);
     return 0;
 }
 
-int topomap_gpu_prepare(const struct topomap_site *site, const char *spec, int ntotal,
-                        const int *gid, int nlocal, const char *nodename, topomap_getenv_fn env,
-                        void *arg, hwloc_topology_t topo, const int *alloc, int nalloc,
-                        struct topomap_gpu_task *tasks, hwloc_bitmap_t *sets, char *err,
-                        size_t errlen)
+int tmsp_gpu_prepare(const struct topomap_site *site, const char *spec, int ntotal,
+                     const int *gid, int nlocal, const char *nodename, topomap_getenv_fn env,
+                     void *arg, hwloc_topology_t topo, const int *alloc, int nalloc,
+                     struct tmsp_gpu_task *tasks, hwloc_bitmap_t *sets, char *err,
+                     size_t errlen)
 {
     char terr[TOPOMAP_ERRLEN];
     int *slot = NULL, rc = -1, node;
     topomap_topology_t *t = NULL;
-    if (!site->gpu_bind || !spec || !topomap_gpu_step(env, arg))
+    if (!site->gpu_bind || !spec || !tmsp_gpu_step(env, arg))
         return 0;
     if (!site->topology || !strcmp(site->topology, "slurm"))
-        return topomap_sp_fail(err, errlen, EINVAL,
-                               "gpu_bind=yes needs topology= a topomap YAML that describes the GPUs");
+        return tmsp_fail(err, errlen, EINVAL,
+                         "gpu_bind=yes needs topology= a topomap YAML that describes the GPUs");
     if (!(slot = malloc(sizeof(int) * (size_t)(ntotal > 0 ? ntotal : 1))))
-        return topomap_sp_fail(err, errlen, ENOMEM, "out of memory");
-    if (topomap_bind_decode(spec, ntotal, slot, &(int){0}) < 0) {
-        topomap_sp_fail(err, errlen, EINVAL, "%s does not describe %d tasks", TOPOMAP_ENV_GPU,
-                        ntotal);
+        return tmsp_fail(err, errlen, ENOMEM, "out of memory");
+    if (tmsp_bind_decode(spec, ntotal, slot, &(int){0}) < 0) {
+        tmsp_fail(err, errlen, EINVAL, "%s does not describe %d tasks", TOPOMAP_ENV_GPU,
+                  ntotal);
         goto out;
     }
     if (!(t = topomap_topology_load_named(site->topology, site->topology_name, terr,
                                           sizeof terr))) {
-        topomap_sp_fail(err, errlen, errno, "%s", terr);
+        tmsp_fail(err, errlen, errno, "%s", terr);
         goto out;
     }
     if (!nodename || (node = topomap_topology_node_lookup(t, nodename)) < 0) {
-        topomap_sp_fail(err, errlen, ENOENT, "node %.64s is not in the topology",
-                        nodename ? nodename : "(unknown)");
+        tmsp_fail(err, errlen, ENOENT, "node %.64s is not in the topology",
+                  nodename ? nodename : "(unknown)");
         goto out;
     }
     if (topomap_topology_node_gpus(t, node) <= 0) {
@@ -165,13 +165,13 @@ int topomap_gpu_prepare(const struct topomap_site *site, const char *spec, int n
     for (int l = 0; l < nlocal; l++) {
         char why[TOPOMAP_ERRLEN];
         if (gid[l] < 0 || gid[l] >= ntotal) {
-            topomap_sp_fail(err, errlen, EINVAL, "local task %d has no rank", l);
+            tmsp_fail(err, errlen, EINVAL, "local task %d has no rank", l);
             goto out;
         }
-        if (topomap_gpu_task(t, node, slot[gid[l]], env, arg, &tasks[l], why, sizeof why) < 0 ||
-            (sets && topomap_gpu_cpuset(topo, tasks[l].cpus, alloc, nalloc, sets[l], why,
-                                        sizeof why) < 0)) {
-            topomap_sp_fail(err, errlen, errno, "rank %d: %s", gid[l], why);
+        if (tmsp_gpu_task(t, node, slot[gid[l]], env, arg, &tasks[l], why, sizeof why) < 0 ||
+            (sets && tmsp_gpu_cpuset(topo, tasks[l].cpus, alloc, nalloc, sets[l], why,
+                                     sizeof why) < 0)) {
+            tmsp_fail(err, errlen, errno, "rank %d: %s", gid[l], why);
             goto out;
         }
     }

@@ -7,46 +7,46 @@
 
 #include "common.h"
 
-int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, size_t errlen)
+int tmsp_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, size_t errlen)
 {
     if (!spec || !*spec)
-        return topomap_sp_fail(err, errlen, EINVAL, "no CPU counts (SLURM_JOB_CPUS_PER_NODE)");
+        return tmsp_fail(err, errlen, EINVAL, "no CPU counts (SLURM_JOB_CPUS_PER_NODE)");
     int k = 0;
     const char *p = spec;
     while (*p) {
         /* Digits only (no blanks, no sign), as every count topomap reads. */
         const char *at = p;
-        long c = topomap_sp_uint(&p);
+        long c = tmsp_uint(&p);
         if (c <= 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad count at '%s'", spec,
-                                   at);
+            return tmsp_fail(err, errlen, EINVAL, "CPU counts '%s': bad count at '%s'", spec,
+                             at);
         long rep = 1;
         if (*p == '(') {
             if (p[1] != 'x')
-                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': expected '(xN)'",
-                                       spec);
+                return tmsp_fail(err, errlen, EINVAL, "CPU counts '%s': expected '(xN)'",
+                                 spec);
             p += 2;
-            rep = topomap_sp_uint(&p);
+            rep = tmsp_uint(&p);
             if (rep <= 0 || *p != ')')
-                return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': bad repeat count",
-                                       spec);
+                return tmsp_fail(err, errlen, EINVAL, "CPU counts '%s': bad repeat count",
+                                 spec);
             p++;
         }
         if (rep > nnodes - k)
-            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s' name more than %d nodes",
-                                   spec, nnodes);
+            return tmsp_fail(err, errlen, EINVAL, "CPU counts '%s' name more than %d nodes",
+                             spec, nnodes);
         for (long r = 0; r < rep; r++)
             cpus[k++] = (int)c;
         if (*p == ',')
             p++;
         else if (*p)
-            return topomap_sp_fail(err, errlen, EINVAL, "CPU counts '%s': unexpected '%c'", spec,
-                                   *p);
+            return tmsp_fail(err, errlen, EINVAL, "CPU counts '%s': unexpected '%c'", spec,
+                             *p);
     }
     if (k != nnodes)
-        return topomap_sp_fail(err, errlen, EINVAL,
-                               "CPU counts '%s' name %d nodes, the allocation has %d", spec, k,
-                               nnodes);
+        return tmsp_fail(err, errlen, EINVAL,
+                         "CPU counts '%s' name %d nodes, the allocation has %d", spec, k,
+                         nnodes);
     return 0;
 }
 
@@ -60,14 +60,14 @@ static long filled(const int *cap, long nn, long j)
     return f;
 }
 
-int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
-                         int *tasks, char *err, size_t errlen)
+int tmsp_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
+                      int *tasks, char *err, size_t errlen)
 {
     long cpt = o->cpus_per_task > 0 ? o->cpus_per_task : 1;
     long nn = o->nnodes > 0 ? o->nnodes : nalloc;
     if (nn > nalloc)
-        return topomap_sp_fail(err, errlen, EINVAL, "%ld nodes asked, the allocation has %d", nn,
-                               nalloc);
+        return tmsp_fail(err, errlen, EINVAL, "%ld nodes asked, the allocation has %d", nn,
+                         nalloc);
     /* srun's task count: -n (or SLURM_NTASKS, in o->ntasks), else
      * --ntasks-per-node on every node, else one task per node. */
     long nt = o->ntasks;
@@ -81,28 +81,28 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
     /* Found by tests/fuzz/fuzz_srun: -n 2000000000 -O took minutes here, in
      * srun. No profile has that many ranks: decline before the loop. */
     if (nt > TOPOMAP_MAX_RANKS)
-        return topomap_sp_fail(err, errlen, EINVAL, "%ld tasks: over topomap's limit of %d ranks",
-                               nt, TOPOMAP_MAX_RANKS);
+        return tmsp_fail(err, errlen, EINVAL, "%ld tasks: over topomap's limit of %d ranks",
+                         nt, TOPOMAP_MAX_RANKS);
     if (nt < nn)
         nn = nt; /* srun: "can't run N processes on M nodes, setting nnodes to N" */
     if (o->rel && o->rel->step_cursor && nn < nalloc)
-        return topomap_sp_fail(err, errlen, ENOTSUP,
-                               "Slurm %s picks the nodes of a step on %ld of its allocation's %d "
-                               "nodes after those of the job's previous step, which srun cannot "
-                               "know",
-                               o->rel->name, nn, nalloc);
+        return tmsp_fail(err, errlen, ENOTSUP,
+                         "Slurm %s picks the nodes of a step on %ld of its allocation's %d "
+                         "nodes after those of the job's previous step, which srun cannot "
+                         "know",
+                         o->rel->name, nn, nalloc);
     /* 26.05: the tasks go to the nodes in the order of their topology
      * ranks, which only slurmctld knows (release.c). */
     if (o->rel && o->rel->topo_order && nn > 1 && o->task_order != TOPOMAP_ORDER_NODES)
-        return topomap_sp_fail(err, errlen, ENOTSUP,
-                               o->task_order == TOPOMAP_ORDER_TOPOLOGY
+        return tmsp_fail(err, errlen, ENOTSUP,
+                         o->task_order == TOPOMAP_ORDER_TOPOLOGY
                                    ? "Slurm %s gives out a step's tasks in the order of its nodes' "
                                      "topology ranks, which srun cannot know "
                                      "(SelectTypeParameters=CR_NO_DIST_TOPO_BLOCK turns that off)"
                                    : "Slurm %s may give out a step's tasks in the order of its "
                                      "nodes' topology ranks, and slurm.conf cannot be read to "
                                      "tell",
-                               o->rel->name);
+                         o->rel->name);
     /* Without -O, Slurm refuses a step needing more CPUs than the nodes
      * have ("More processors requested than permitted"): the total, not per
      * node (5 tasks of 3 CPUs run on 4 nodes of 4 CPUs, two on the first). */
@@ -110,10 +110,10 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
     for (long i = 0; i < nn; i++)
         total += cpus[i];
     if (!o->overcommit && nt * cpt > total)
-        return topomap_sp_fail(err, errlen, EINVAL,
-                               "%ld tasks of %ld CPUs do not fit in the %ld CPUs of %ld nodes "
-                               "without --overcommit",
-                               nt, cpt, total, nn);
+        return tmsp_fail(err, errlen, EINVAL,
+                         "%ld tasks of %ld CPUs do not fit in the %ld CPUs of %ld nodes "
+                         "without --overcommit",
+                         nt, cpt, total, nn);
     /* Up to 23.11 srun keeps --ntasks-per-node only when it is the task
      * count divided by the node count, integer division ("can't honor
      * --ntasks-per-node ... Ignoring" otherwise): -n5 -N2
@@ -128,7 +128,7 @@ int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cp
     long lcpt = o->overcommit && !(o->rel && o->rel->overcommit_cpt) ? 1 : cpt;
     int *cap = malloc((size_t)nalloc * sizeof *cap);
     if (!cap)
-        return topomap_sp_fail(err, errlen, ENOMEM, "out of memory");
+        return tmsp_fail(err, errlen, ENOMEM, "out of memory");
     /* Slurm 22.05 src/common/slurm_step_layout.c, _init_task_layout: a node
      * holds CPUs / CPUs per task tasks, at least 1; --ntasks-per-node caps it
      * at ntasks_per_node x CPUs per task (Slurm's own units, kept as they

@@ -41,11 +41,11 @@ static int names(const char *list, const char *word)
     return 0;
 }
 
-int topomap_slurm_task_order(const char *slurm_conf, char *err, size_t errlen)
+int tmsp_slurm_task_order(const char *slurm_conf, char *err, size_t errlen)
 {
     FILE *f = fopen(slurm_conf, "r");
     if (!f) {
-        topomap_sp_fail(err, errlen, errno, "%s: %s", slurm_conf, strerror(errno));
+        tmsp_fail(err, errlen, errno, "%s: %s", slurm_conf, strerror(errno));
         return TOPOMAP_ORDER_UNKNOWN;
     }
     char *line = NULL, params[512] = "", plugin[128] = "";
@@ -58,7 +58,7 @@ int topomap_slurm_task_order(const char *slurm_conf, char *err, size_t errlen)
     free(line);
     fclose(f);
     if (bad) {
-        topomap_sp_fail(err, errlen, EIO, "%s: read error", slurm_conf);
+        tmsp_fail(err, errlen, EIO, "%s: read error", slurm_conf);
         return TOPOMAP_ORDER_UNKNOWN;
     }
     if (names(params, "CR_NO_DIST_TOPO_BLOCK"))

@@ -19,7 +19,7 @@
 
 #include <slurm/spank.h>
 
-#include "common.h" /* topomap_sp_clean */
+#include "common.h" /* tmsp_clean */
 #include "plugin.h"
 
 /* The installed profiler (spank/Makefile.am); plugstack.conf's profiler=
@@ -54,7 +54,7 @@ static int set_task_env(spank_t sp, const char *name, const char *value)
  * but srun's environment did not. */
 static void check_record(void)
 {
-    if (rec_asked && !rec_env && plug_srun_step(rec_step) && !rec_problem[0])
+    if (rec_asked && !rec_env && tmsp_srun_step(rec_step) && !rec_problem[0])
         snprintf(rec_problem, sizeof rec_problem,
                  "topomap: --topomap-record: srun's environment did not reach the step (srun "
                  "--export=NONE or a list without TOPOMAP_RECORD?); not recording");
@@ -63,7 +63,7 @@ static void check_record(void)
 /* In slurm_spank_init (root, before the tasks exist). */
 static void setup_record(spank_t sp)
 {
-    const char *v = plug_job_env(sp, TOPOMAP_ENV_RECORD);
+    const char *v = tmsp_job_env(sp, TOPOMAP_ENV_RECORD);
     uint32_t job = 0, step = 0;
     uid_t uid = 0;
     gid_t gid = 0;
@@ -77,16 +77,16 @@ static void setup_record(spank_t sp)
         return;
     rec_env = 1;
     snprintf(rec_name, sizeof rec_name, "%s", v);
-    rec_verbose = plug_job_env(sp, TOPOMAP_ENV_RECORD_VERBOSE) != NULL;
+    rec_verbose = tmsp_job_env(sp, TOPOMAP_ENV_RECORD_VERBOSE) != NULL;
     /* The tasks have no use for them (and a nested srun must not inherit). */
     spank_unsetenv(sp, TOPOMAP_ENV_RECORD);
     spank_unsetenv(sp, TOPOMAP_ENV_RECORD_VERBOSE);
     /* Only srun's steps: not a batch script, nor the extern or interactive
      * step (TOPOMAP_RECORD in their environment came from the user); and
      * not when srun declined (empty name, srun said why). */
-    if (!plug_srun_step(step) || !rec_name[0])
+    if (!tmsp_srun_step(step) || !rec_name[0])
         return;
-    rec_task0 = plug_task0_here(sp);
+    rec_task0 = tmsp_task0_here(sp);
     if (!topomap_store_name_valid(rec_name)) {
         snprintf(rec_problem, sizeof rec_problem,
                  "topomap: --topomap-record: '%.200s' is not a valid profile name; not recording",
@@ -95,7 +95,7 @@ static void setup_record(spank_t sp)
     }
     /* The profiler goes into every rank or none (its MPI_Finalize is
      * collective), and that depends only on the installation. */
-    const char *lib = plug_site.profiler ? plug_site.profiler : PROFILER_DEFAULT;
+    const char *lib = tmsp_site.profiler ? tmsp_site.profiler : PROFILER_DEFAULT;
     if (access(lib, R_OK) < 0) {
         snprintf(rec_problem, sizeof rec_problem,
                  "topomap: --topomap-record: the profiler %s: %s (profiler= in plugstack.conf); "
@@ -103,7 +103,7 @@ static void setup_record(spank_t sp)
                  lib, strerror(errno));
         return;
     }
-    char *preload = topomap_preload_prepend(lib, plug_job_env(sp, "LD_PRELOAD"));
+    char *preload = tmsp_preload_prepend(lib, tmsp_job_env(sp, "LD_PRELOAD"));
     int bad = !preload || set_task_env(sp, "LD_PRELOAD", preload) < 0 ||
               set_task_env(sp, "TOPOMAP_PROFILE_APP", rec_name) < 0;
     free(preload);
@@ -119,8 +119,8 @@ static void setup_record(spank_t sp)
                  "topomap: --topomap-record: cannot get the job's user; not recording");
         return;
     }
-    rec_fd = topomap_record_mkdir(plug_site.spool, job, step, uid, gid, rec_dir, sizeof rec_dir,
-                                  err, sizeof err);
+    rec_fd = tmsp_record_mkdir(tmsp_site.spool, job, step, uid, gid, rec_dir, sizeof rec_dir,
+                               err, sizeof err);
     if (rec_fd < 0) {
         /* The profiler stays (see above); rank 0 writes its default file. */
         snprintf(rec_problem, sizeof rec_problem,
@@ -132,7 +132,7 @@ static void setup_record(spank_t sp)
     char out[PATH_MAX + 32];
     snprintf(out, sizeof out, "%s/%s", rec_dir, TOPOMAP_RECORD_FILE);
     if (set_task_env(sp, "TOPOMAP_PROFILE_OUT", out) < 0) {
-        topomap_record_cleanup(rec_fd, rec_dir, err, sizeof err);
+        tmsp_record_cleanup(rec_fd, rec_dir, err, sizeof err);
         rec_fd = -1;
         rec_dir[0] = 0;
     }
@@ -158,35 +158,35 @@ static void finish_record(spank_t sp)
     gid_t gid = 0;
     if (spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
         gid = (gid_t)-1; /* fchown leaves the group alone */
-    int rc = topomap_record_register(rec_fd, rec_dir, uid, gid, (long)ntotal, plug_site.profiles,
-                                     rec_name, id, msg, sizeof msg);
+    int rc = tmsp_record_register(rec_fd, rec_dir, uid, gid, (long)ntotal, tmsp_site.profiles,
+                                  rec_name, id, msg, sizeof msg);
     slurm_info("%s", msg);
     if (rc < 0 || rec_verbose)
         fprintf(stderr, "%s\n", msg);
 }
 
-void plug_record_init(spank_t sp)
+void tmsp_record_init(spank_t sp)
 {
     setup_record(sp);
 }
 
-void plug_record_option(void)
+void tmsp_record_option(void)
 {
     rec_asked = 1;
 }
 
-void plug_record_check(void)
+void tmsp_record_check(void)
 {
     check_record();
 }
 
-void plug_record_tell(void)
+void tmsp_record_tell(void)
 {
     if (rec_problem[0])
-        fprintf(stderr, "%s\n", topomap_sp_clean(rec_problem));
+        fprintf(stderr, "%s\n", tmsp_clean(rec_problem));
 }
 
-void plug_record_task_exit(spank_t sp)
+void tmsp_record_task_exit(spank_t sp)
 {
     uint32_t gid = 1;
     if (rec_fd < 0 || !rec_task0 || rec_done)
@@ -195,14 +195,14 @@ void plug_record_task_exit(spank_t sp)
         finish_record(sp);
 }
 
-void plug_record_exit(void)
+void tmsp_record_exit(void)
 {
     if (rec_fd >= 0) {
         char err[PATH_MAX + 256];
         if (rec_task0 && !rec_done)
             slurm_info("topomap: --topomap-record: task 0 of this step never ended here; "
                        "nothing recorded");
-        if (topomap_record_cleanup(rec_fd, rec_dir, err, sizeof err) < 0)
+        if (tmsp_record_cleanup(rec_fd, rec_dir, err, sizeof err) < 0)
             slurm_info("topomap: %s", err);
     }
     rec_fd = -1;

@@ -19,7 +19,7 @@
 
 #include <slurm/spank.h>
 
-#include "common.h" /* topomap_sp_clean */
+#include "common.h" /* tmsp_clean */
 #include "plugin.h"
 
 static struct topomap_decision decision;
@@ -146,7 +146,7 @@ static int apply_placement(const struct topomap_decision *d, char *why, size_t l
 }
 
 /* The release srun is (S_SLURM_VERSION_*): its rules, or none when the
- * plugin was not tested with it (topomap_decide then declines). */
+ * plugin was not tested with it (tmsp_decide then declines). */
 static void read_release(spank_t sp, struct topomap_srun *o)
 {
     char *major = NULL, *minor = NULL;
@@ -155,7 +155,7 @@ static void read_release(spank_t sp, struct topomap_srun *o)
         spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS || !major || !minor)
         return;
     snprintf(o->release_seen, sizeof o->release_seen, "%.6s.%.6s", major, minor);
-    o->rel = topomap_release_find(atoi(major), atoi(minor));
+    o->rel = tmsp_release_find(atoi(major), atoi(minor));
 }
 
 /* The second srun of a re-execution (see reexec_without_nodes): the first
@@ -185,7 +185,7 @@ static int take_over_placement(void)
  * with a reason in @p why. */
 static void reexec_without_nodes(int argc, char **argv, char *why, size_t len)
 {
-    char **nargv = topomap_srun_strip_nodes(argc, argv);
+    char **nargv = tmsp_srun_strip_nodes(argc, argv);
     if (!nargv || setenv(TOPOMAP_ENV_REEXEC, hostfile, 1) < 0) {
         snprintf(why, len, "out of memory");
         free(nargv);
@@ -203,7 +203,7 @@ static void pass_record(struct topomap_srun *o)
     /* Independent of the placement: a step may record while placed. An
      * empty value tells the nodes that srun declined (and said why). */
     char name[256] = "", msg[512];
-    int named = topomap_record_name(o, name, sizeof name, msg, sizeof msg) == 0;
+    int named = tmsp_record_name(o, name, sizeof name, msg, sizeof msg) == 0;
     if (!named)
         slurm_info("%s", msg);
     if (setenv(TOPOMAP_ENV_RECORD, named ? name : "", 1) < 0 ||
@@ -221,16 +221,16 @@ static void pass_record(struct topomap_srun *o)
 static void placement_failed(const char *why)
 {
     undo_placement();
-    decision.outcome = plug_site.strict ? TOPOMAP_FAIL : TOPOMAP_KEEP;
+    decision.outcome = tmsp_site.strict ? TOPOMAP_FAIL : TOPOMAP_KEEP;
     snprintf(decision.message, sizeof decision.message, "topomap: %.900s; %s", why,
-             plug_site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
-    topomap_sp_clean(decision.message); /* $TMPDIR is the user's */
+             tmsp_site.strict ? "failing the step (strict=1)" : "using Slurm's default layout");
+    tmsp_clean(decision.message); /* $TMPDIR is the user's */
     snprintf(decision.log, sizeof decision.log, "%.1000s", decision.message + 9);
 }
 
 /* Decide and act on srun's command line and environment. Returns -1 only when
  * the step must fail (strict=1). */
-int plug_place(spank_t sp)
+int tmsp_place(spank_t sp)
 {
     int argc = 0, rc = 0;
     char **argv;
@@ -244,15 +244,15 @@ int plug_place(spank_t sp)
     unsetenv(TOPOMAP_ENV_LOG);
     unsetenv(TOPOMAP_ENV_RECORD);
     unsetenv(TOPOMAP_ENV_RECORD_VERBOSE);
-    topomap_decision_free(&decision);
-    topomap_srun_init(&o);
+    tmsp_decision_free(&decision);
+    tmsp_srun_init(&o);
     read_release(sp, &o);
-    if (!argv || topomap_srun_parse(&o, argc, argv, env_get, NULL, err, sizeof err) < 0) {
+    if (!argv || tmsp_srun_parse(&o, argc, argv, env_get, NULL, err, sizeof err) < 0) {
         /* A bad -n or -N: srun itself rejects the command line. */
         slurm_verbose("topomap: cannot read srun's command line (%s)",
                       argv ? err : strerror(errno));
         free(argv);
-        topomap_srun_free(&o);
+        tmsp_srun_free(&o);
         return 0;
     }
     if (o.record)
@@ -261,7 +261,7 @@ int plug_place(spank_t sp)
     /* srun maps in this thread: no idle BLAS pool beside it to receive a
      * SIGTERM during METIS (topomap_blas_pool_stop()). */
     topomap_blas_pool_stop();
-    topomap_decide(&plug_site, &o, env_get, NULL, &decision);
+    tmsp_decide(&tmsp_site, &o, env_get, NULL, &decision);
     int again = 0;
     if (decision.outcome == TOPOMAP_REMAP) {
         char why[PATH_MAX + 256];
@@ -293,11 +293,11 @@ int plug_place(spank_t sp)
         rc = -1;
     } else if (decision.message[0])
         slurm_info("%s", decision.message);
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     return rc;
 }
 
-void plug_hostfile_read(void)
+void tmsp_hostfile_read(void)
 {
     if (hostfile[0]) {
         drop_hostfile();
@@ -305,8 +305,8 @@ void plug_hostfile_read(void)
     }
 }
 
-void plug_srun_exit(void)
+void tmsp_srun_exit(void)
 {
     drop_hostfile();
-    topomap_decision_free(&decision);
+    tmsp_decision_free(&decision);
 }

@@ -23,13 +23,13 @@
 #include <slurm/slurm.h> /* SLURM_BATCH_SCRIPT and the other special step ids */
 #include <slurm/spank.h>
 
-#include "common.h" /* topomap_sp_clean */
+#include "common.h" /* tmsp_clean */
 #include "plugin.h"
 
 /* The CPU set of each local task, or none. */
 static cpu_set_t *task_sets;
 static unsigned char *task_bind;
-static struct topomap_gpu_task *gpu_tasks; /* gpu_bind=yes: per local task */
+static struct tmsp_gpu_task *gpu_tasks; /* gpu_bind=yes: per local task */
 static uint32_t gpu_ntasks;
 static uint32_t ntask_local;
 static char bind_problem[512];
@@ -38,7 +38,7 @@ static int pmi2_lost;  /* remapped under pmi2 without a PMI2 mapping */
 
 /* A variable of the job's environment, without copying (values such as
  * TOPOMAP_BIND can be large). */
-const char *plug_job_env(spank_t sp, const char *name)
+const char *tmsp_job_env(spank_t sp, const char *name)
 {
     char **env = NULL;
     size_t len = strlen(name);
@@ -50,14 +50,14 @@ const char *plug_job_env(spank_t sp, const char *name)
     return NULL;
 }
 
-int plug_srun_step(uint32_t step)
+int tmsp_srun_step(uint32_t step)
 {
     return step != SLURM_BATCH_SCRIPT && step != SLURM_EXTERN_CONT &&
            step != SLURM_INTERACTIVE_STEP;
 }
 
 /* 1 when global task 0 of the step runs on this node (slurmstepd). */
-int plug_task0_here(spank_t sp)
+int tmsp_task0_here(spank_t sp)
 {
     uint32_t ntask = 0;
     if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask) != ESPANK_SUCCESS)
@@ -71,34 +71,34 @@ int plug_task0_here(spank_t sp)
 }
 
 /* srun's decision, into this node's slurmd log when global task 0 runs
- * here: one line per step, where an admin looks (a plug_site's configuration
+ * here: one line per step, where an admin looks (a tmsp_site's configuration
  * problems, a missing topology file or an unreadable store, show there
  * too, not only on the users' terminals). */
 static void log_decision(spank_t sp)
 {
-    const char *line = plug_job_env(sp, TOPOMAP_ENV_LOG);
+    const char *line = tmsp_job_env(sp, TOPOMAP_ENV_LOG);
     uint32_t job = 0, step = 0;
     if (!line)
         return;
     spank_get_item(sp, S_JOB_ID, &job);
     spank_get_item(sp, S_JOB_STEPID, &step);
-    if (plug_srun_step(step) && plug_task0_here(sp)) {
+    if (tmsp_srun_step(step) && tmsp_task0_here(sp)) {
         char copy[1024];
         snprintf(copy, sizeof copy, "%s", line);
-        slurm_info("topomap: step %u.%u: %s", job, step, topomap_sp_clean(copy));
+        slurm_info("topomap: step %u.%u: %s", job, step, tmsp_clean(copy));
     }
     spank_unsetenv(sp, TOPOMAP_ENV_LOG);
 }
 
 static void fix_pmi2_mapping(spank_t sp)
 {
-    const char *ours = plug_job_env(sp, TOPOMAP_ENV_PMI2);
+    const char *ours = tmsp_job_env(sp, TOPOMAP_ENV_PMI2);
     if (!ours)
         return;
     /* Only when Slurm's pmi2 plugin is in use for this step. */
-    if (plug_job_env(sp, TOPOMAP_ENV_SLURM_PMI2) && !*ours)
+    if (tmsp_job_env(sp, TOPOMAP_ENV_SLURM_PMI2) && !*ours)
         pmi2_lost = 1;
-    else if (plug_job_env(sp, TOPOMAP_ENV_SLURM_PMI2)) {
+    else if (tmsp_job_env(sp, TOPOMAP_ENV_SLURM_PMI2)) {
         char *copy = strdup(ours);
         if (copy && spank_setenv(sp, TOPOMAP_ENV_SLURM_PMI2, copy, 1) != ESPANK_SUCCESS)
             slurm_error("topomap: cannot replace %s", TOPOMAP_ENV_SLURM_PMI2);
@@ -131,7 +131,7 @@ static int *step_cores(spank_t sp, hwloc_topology_t topo, int *nalloc)
         int max = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) * 2 + 4096;
         alloc = malloc((size_t)max * sizeof *alloc);
         if (alloc)
-            *nalloc = topomap_cpulist_parse(cores_str, alloc, max);
+            *nalloc = tmsp_cpulist_parse(cores_str, alloc, max);
         if (*nalloc < 0) {
             free(alloc);
             alloc = NULL;
@@ -146,7 +146,7 @@ static int *step_cores(spank_t sp, hwloc_topology_t topo, int *nalloc)
  * slurmstepd, whose failure Slurm may answer by draining the node. */
 static void prepare_binding(spank_t sp)
 {
-    const char *spec = plug_job_env(sp, TOPOMAP_ENV_BIND);
+    const char *spec = tmsp_job_env(sp, TOPOMAP_ENV_BIND);
     uint32_t ntotal = 0;
     int *core = NULL, *alloc = NULL, nalloc = 0, cpt = 1;
     hwloc_topology_t topo = NULL;
@@ -154,7 +154,7 @@ static void prepare_binding(spank_t sp)
 
     if (!spec)
         return;
-    if (!plug_site.bind)
+    if (!tmsp_site.bind)
         goto out;
     if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntask_local) != ESPANK_SUCCESS ||
@@ -169,7 +169,7 @@ static void prepare_binding(spank_t sp)
         bind_fail(1, "out of memory");
         goto out;
     }
-    if (topomap_bind_decode(spec, (int)ntotal, core, &cpt) < 0) {
+    if (tmsp_bind_decode(spec, (int)ntotal, core, &cpt) < 0) {
         bind_fail(0, "%s does not describe %u tasks", TOPOMAP_ENV_BIND, ntotal);
         goto out;
     }
@@ -189,8 +189,8 @@ static void prepare_binding(spank_t sp)
             unbound++;
             continue;
         }
-        if (topomap_bind_cpuset(topo, alloc, alloc ? nalloc : 0, core[gid], cpt, set, why,
-                                sizeof why) < 0) {
+        if (tmsp_bind_cpuset(topo, alloc, alloc ? nalloc : 0, core[gid], cpt, set, why,
+                             sizeof why) < 0) {
             bind_fail(1, "rank %u: %s", gid, why);
             unbound++;
             continue;
@@ -219,21 +219,21 @@ out:
 
 static const char *job_getenv(const char *name, void *arg)
 {
-    return plug_job_env(arg, name);
+    return tmsp_job_env(arg, name);
 }
 
 /* gpu_bind=yes (gpu.c): each local task's GPU, NIC and, with bind=cores,
  * the cores near its GPU instead of its core. After prepare_binding. */
 static void prepare_gpus(spank_t sp)
 {
-    const char *spec = plug_job_env(sp, TOPOMAP_ENV_GPU);
+    const char *spec = tmsp_job_env(sp, TOPOMAP_ENV_GPU);
     uint32_t ntotal = 0, nl = 0;
     int *gid = NULL, *alloc = NULL, nalloc = 0;
     hwloc_topology_t topo = NULL;
     hwloc_bitmap_t *sets = NULL;
     char err[TOPOMAP_ERRLEN], host[256];
 
-    if (!spec || !plug_site.gpu_bind)
+    if (!spec || !tmsp_site.gpu_bind)
         goto out;
     if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntotal) != ESPANK_SUCCESS ||
         spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &nl) != ESPANK_SUCCESS || ntotal == 0 ||
@@ -251,7 +251,7 @@ static void prepare_gpus(spank_t sp)
         uint32_t g = UINT32_MAX;
         spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, l, &g);
         gid[l] = g > INT_MAX ? -1 : (int)g;
-        if (plug_site.bind && !(sets[l] = hwloc_bitmap_alloc())) {
+        if (tmsp_site.bind && !(sets[l] = hwloc_bitmap_alloc())) {
             bind_fail(1, "gpu_bind: out of memory");
             goto out;
         }
@@ -260,7 +260,7 @@ static void prepare_gpus(spank_t sp)
     /* The job's environment gets SLURMD_NODENAME only in each task;
      * slurmstepd has it from slurmd (a node name may differ from the
      * host's name, and the local test cluster runs every node on one host). */
-    const char *node = plug_job_env(sp, "SLURMD_NODENAME");
+    const char *node = tmsp_job_env(sp, "SLURMD_NODENAME");
     if (!node)
         node = getenv("SLURMD_NODENAME");
     if (!node && gethostname(host, sizeof host) == 0) {
@@ -268,20 +268,20 @@ static void prepare_gpus(spank_t sp)
         host[strcspn(host, ".")] = 0;
         node = host;
     }
-    int n = topomap_gpu_prepare(&plug_site, spec, (int)ntotal, gid, (int)nl, node, job_getenv, sp,
-                                topo, alloc, nalloc, gpu_tasks, plug_site.bind ? sets : NULL, err,
-                                sizeof err);
+    int n = tmsp_gpu_prepare(&tmsp_site, spec, (int)ntotal, gid, (int)nl, node, job_getenv, sp,
+                             topo, alloc, nalloc, gpu_tasks, tmsp_site.bind ? sets : NULL, err,
+                             sizeof err);
     if (n < 0)
         bind_fail(1, "gpu_bind: %s", err);
     if (n <= 0)
         goto out;
     gpu_ntasks = nl;
-    if (plug_site.bind && !task_sets) {
+    if (tmsp_site.bind && !task_sets) {
         task_sets = calloc(nl, sizeof *task_sets);
         task_bind = calloc(nl, 1);
         ntask_local = task_sets && task_bind ? nl : 0;
     }
-    for (uint32_t l = 0; plug_site.bind && l < ntask_local; l++) {
+    for (uint32_t l = 0; tmsp_site.bind && l < ntask_local; l++) {
         CPU_ZERO(&task_sets[l]);
         hwloc_cpuset_to_glibc_sched_affinity(topo, sets[l], &task_sets[l], sizeof task_sets[l]);
         task_bind[l] = 1;
@@ -306,13 +306,13 @@ static void set_gpu_env(spank_t sp, uint32_t l)
 {
     if (!gpu_tasks || l >= gpu_ntasks)
         return;
-    const struct topomap_gpu_task *g = &gpu_tasks[l];
+    const struct tmsp_gpu_task *g = &gpu_tasks[l];
     int bad = spank_setenv(sp, g->var, g->dev, 1) != ESPANK_SUCCESS;
     if (g->nic[0]) {
         bad |= spank_setenv(sp, TOPOMAP_ENV_GPU_NIC, g->nic, 1) != ESPANK_SUCCESS;
         /* UCX (Open MPI, MPICH with UCX) names a port "mlx5_0:1"; a user's
          * own choice stays. */
-        if (strchr(g->nic, ':') && !plug_job_env(sp, "UCX_NET_DEVICES"))
+        if (strchr(g->nic, ':') && !tmsp_job_env(sp, "UCX_NET_DEVICES"))
             bad |= spank_setenv(sp, "UCX_NET_DEVICES", g->nic, 0) != ESPANK_SUCCESS;
     }
     if (bad && l == 0)
@@ -320,13 +320,13 @@ static void set_gpu_env(spank_t sp, uint32_t l)
                 g->var, g->dev, l);
 }
 
-void plug_step_init(spank_t sp)
+void tmsp_step_init(spank_t sp)
 {
     log_decision(sp);
     fix_pmi2_mapping(sp);
 }
 
-void plug_step_prepare(spank_t sp)
+void tmsp_step_prepare(spank_t sp)
 {
     prepare_binding(sp);
     prepare_gpus(sp);
@@ -335,7 +335,7 @@ void plug_step_prepare(spank_t sp)
 /* In task l (UINT32_MAX: unknown) before exec; task0: it is global task 0.
  * Tells the node's or the step's binding problem once, sets the task's GPU
  * variables and binds it. */
-void plug_step_task(spank_t sp, uint32_t l, int task0)
+void tmsp_step_task(spank_t sp, uint32_t l, int task0)
 {
     if (task0 && pmi2_lost)
         fprintf(stderr,
@@ -346,13 +346,13 @@ void plug_step_task(spank_t sp, uint32_t l, int task0)
     if (bind_problem[0]) {
         /* One line per problem: a node's own from its first task, the
          * step's from global task 0 only (every node has the same). */
-        const char *node = bind_local ? plug_job_env(sp, "SLURMD_NODENAME") : NULL;
+        const char *node = bind_local ? tmsp_job_env(sp, "SLURMD_NODENAME") : NULL;
         if (bind_local ? l == 0 : task0)
             fprintf(stderr, "topomap: %.64s%s%s; %s\n", node ? node : "", node ? ": " : "",
                     bind_problem,
-                    plug_site.strict ? "failing the step (strict=1)"
+                    tmsp_site.strict ? "failing the step (strict=1)"
                                      : "keeping Slurm's binding for them");
-        if (plug_site.strict)
+        if (tmsp_site.strict)
             _exit(1);
     }
     set_gpu_env(sp, l);
@@ -360,13 +360,13 @@ void plug_step_task(spank_t sp, uint32_t l, int task0)
         return;
     if (sched_setaffinity(0, sizeof task_sets[l], &task_sets[l]) < 0) {
         fprintf(stderr, "topomap: cannot bind task %u: %s; %s\n", l, strerror(errno),
-                plug_site.strict ? "failing the step (strict=1)" : "keeping Slurm's binding");
-        if (plug_site.strict)
+                tmsp_site.strict ? "failing the step (strict=1)" : "keeping Slurm's binding");
+        if (tmsp_site.strict)
             _exit(1);
     }
 }
 
-void plug_step_exit(void)
+void tmsp_step_exit(void)
 {
     bind_problem[0] = 0;
     bind_local = 0;

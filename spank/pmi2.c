@@ -5,10 +5,10 @@
 
 #include "common.h"
 
-char *topomap_pmi2_mapping(const int *node, int n, size_t maxlen)
+char *tmsp_pmi2_mapping(const int *node, int n, size_t maxlen)
 {
     struct topomap_sbuf b = {0};
-    topomap_sb_printf(&b, "(vector");
+    tmsp_sb_printf(&b, "(vector");
     /* Blocks (start, count, size): count consecutive nodes from start, size
      * consecutive ranks on each, the way MPICH reads PMI_process_mapping. */
     int i = 0;
@@ -26,12 +26,12 @@ char *topomap_pmi2_mapping(const int *node, int n, size_t maxlen)
             count++;
             j += size;
         }
-        topomap_sb_printf(&b, ",(%d,%d,%d)", start, count, size);
+        tmsp_sb_printf(&b, ",(%d,%d,%d)", start, count, size);
         i = j;
         if (!b.oom && b.len > maxlen)
             break;
     }
-    topomap_sb_printf(&b, ")");
+    tmsp_sb_printf(&b, ")");
     if (b.oom) {
         free(b.s);
         errno = ENOMEM;

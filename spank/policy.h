@@ -84,7 +84,7 @@ struct topomap_site {
     int gain_congestion; /* gain_metric=congestion (1): min_gain compares the
                           * busiest link (congestion_max), and the placement
                           * minimises it (objective congestion, see
-                          * topomap_site_opts); hop_bytes (0, default) */
+                          * tmsp_site_opts); hop_bytes (0, default) */
     double time_limit; /* time_limit= milliseconds for the whole decision; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */
@@ -100,26 +100,26 @@ struct topomap_site {
  *  where Slurm's packages of Debian and RHEL put it. */
 #define TOPOMAP_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
 /** slurm.conf on a configless cluster, where slurmd and sackd keep the
- *  controller's configuration files (topomap_sp_slurm_conf()). */
+ *  controller's configuration files (tmsp_slurm_conf()). */
 #define TOPOMAP_SLURM_CONF_CACHED "/run/slurm/conf/slurm.conf"
 
 /** Where recordings in progress go when plugstack.conf has no spool=. */
 #define TOPOMAP_SPOOL_DEFAULT "/tmp"
 
 /** Defaults as documented above. */
-void topomap_site_init(struct topomap_site *s);
+void tmsp_site_init(struct topomap_site *s);
 /**
  * Apply whitespace-free key=value tokens (plugstack.conf arguments). A bad
  * token (unknown key, bad value, no '=') is skipped and the others still
  * apply. @return the number of bad tokens; the problems, joined by "; ", are in
  * @p err (one line).
  */
-int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char *err,
-                       size_t errlen);
-void topomap_site_free(struct topomap_site *s);
+int tmsp_site_parse(struct topomap_site *s, int argc, char *const *argv, char *err,
+                    size_t errlen);
+void tmsp_site_free(struct topomap_site *s);
 /* The library options the site's keys choose, set in o (initialised by the
  * caller): the objective of gain_metric. */
-void topomap_site_opts(const struct topomap_site *s, topomap_opts_t *o);
+void tmsp_site_opts(const struct topomap_site *s, topomap_opts_t *o);
 
 /* ------------------------------------------------------------------------ */
 /* What srun was asked                                                        */
@@ -135,11 +135,11 @@ typedef const char *(*topomap_getenv_fn)(const char *name, void *arg);
  *  topology.conf and topology.yaml among them, to /run/slurm/conf); else
  *  @p deflt, for the error message. Valid while the environment and the
  *  arguments are. */
-const char *topomap_sp_slurm_conf_in(topomap_getenv_fn env, void *arg, const char *deflt,
-                                     const char *cached);
-/** topomap_sp_slurm_conf_in() with TOPOMAP_SLURM_CONF_DEFAULT and
+const char *tmsp_slurm_conf_in(topomap_getenv_fn env, void *arg, const char *deflt,
+                               const char *cached);
+/** tmsp_slurm_conf_in() with TOPOMAP_SLURM_CONF_DEFAULT and
  *  TOPOMAP_SLURM_CONF_CACHED. */
-const char *topomap_sp_slurm_conf(topomap_getenv_fn env, void *arg);
+const char *tmsp_slurm_conf(topomap_getenv_fn env, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* The Slurm releases the plugin knows (release.c)                            */
@@ -165,15 +165,15 @@ struct topomap_release {
 };
 
 /** The release @p major.@p minor, or NULL when the plugin does not know it. */
-const struct topomap_release *topomap_release_find(int major, int minor);
-/** 22.05's rules: what topomap_srun_init() starts with. */
-const struct topomap_release *topomap_release_default(void);
+const struct topomap_release *tmsp_release_find(int major, int minor);
+/** 22.05's rules: what tmsp_srun_init() starts with. */
+const struct topomap_release *tmsp_release_default(void);
 /** The known releases, "22.05, 23.02, ..., 26.05" (static string). */
-const char *topomap_release_list(void);
+const char *tmsp_release_list(void);
 /** Why a release without a row (@p seen, "27.05"; "" or NULL: Slurm did not
  *  say) is declined, one line into @p why: newer than the newest row, older
  *  than the oldest, or between them. */
-void topomap_release_unknown(const char *seen, char *why, size_t len);
+void tmsp_release_unknown(const char *seen, char *why, size_t len);
 
 /** Slurm's order for a step's tasks on releases with rel->topo_order. */
 enum topomap_task_order {
@@ -191,7 +191,7 @@ enum topomap_task_order {
  * @return an enum topomap_task_order; TOPOMAP_ORDER_UNKNOWN with errno and
  *         one line in @p err when slurm.conf cannot be read.
  */
-int topomap_slurm_task_order(const char *slurm_conf, char *err, size_t errlen);
+int tmsp_slurm_task_order(const char *slurm_conf, char *err, size_t errlen);
 
 struct topomap_srun {
     long ntasks;          /* -n, SLURM_NTASKS/SLURM_NPROCS; -1 unknown */
@@ -204,7 +204,7 @@ struct topomap_srun {
     char *app;            /* basename of the executable; NULL if none */
     char *jobid;          /* --jobid; NULL if not given */
     uid_t uid;            /* whose profiles the store looks up first: the user
-                           * running srun (getuid(), set by topomap_srun_init) */
+                           * running srun (getuid(), set by tmsp_srun_init) */
     /* The plugin's own options: command line first, then the environment
      * variables sbatch/salloc export for their SPANK options. */
     char *algo;           /* --topomap */
@@ -216,18 +216,18 @@ struct topomap_srun {
     int ntasks_env;       /* ntasks from SLURM_NTASKS/SLURM_NPROCS, not -n */
     int nnodes_env;       /* nnodes from SLURM_NNODES, not -N */
     /* The Slurm release srun is: its rules for the command line and the
-     * layout. Set before topomap_srun_parse(); topomap_srun_init() sets
-     * topomap_release_default(). */
+     * layout. Set before tmsp_srun_parse(); tmsp_srun_init() sets
+     * tmsp_release_default(). */
     const struct topomap_release *rel;
     char release_seen[16]; /* "27.05" when srun's release has no row (rel
-                            * NULL): topomap_decide() declines with it */
+                            * NULL): tmsp_decide() declines with it */
     int task_order;        /* enum topomap_task_order, for rel->topo_order:
-                            * topomap_decide() reads it from slurm.conf;
-                            * topomap_srun_init() sets TOPOMAP_ORDER_NODES */
+                            * tmsp_decide() reads it from slurm.conf;
+                            * tmsp_srun_init() sets TOPOMAP_ORDER_NODES */
 };
 
-void topomap_srun_init(struct topomap_srun *o);
-void topomap_srun_free(struct topomap_srun *o);
+void tmsp_srun_init(struct topomap_srun *o);
+void tmsp_srun_free(struct topomap_srun *o);
 /**
  * Read srun's command line @p argv (argv[0] is "srun") up to the executable,
  * then fill what it did not say from the environment (-c from o->rel's
@@ -236,8 +236,8 @@ void topomap_srun_free(struct topomap_srun *o);
  * @return 0, or -1 with errno EINVAL and a message (a bad -n/-N/-c value, an
  *         option missing its argument).
  */
-int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
-                       topomap_getenv_fn env, void *env_arg, char *err, size_t errlen);
+int tmsp_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
+                    topomap_getenv_fn env, void *env_arg, char *err, size_t errlen);
 
 /**
  * The value of --topomap: "ALGO[,verbose][,profile=NAME]", ALGO an algorithm
@@ -246,7 +246,7 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
  *         and the valid names (what srun, sbatch and salloc reject the option
  *         with, before anything runs).
  */
-int topomap_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t errlen);
+int tmsp_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t errlen);
 
 /**
  * srun's command line @p argv without its -N/--nodes options (and their
@@ -257,11 +257,11 @@ int topomap_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t 
  * or copies in the same block (free the array only, while @p argv lives), or
  * NULL (ENOMEM).
  */
-char **topomap_srun_strip_nodes(int argc, char *const *argv);
+char **tmsp_srun_strip_nodes(int argc, char *const *argv);
 
 /** Name of the environment variable sbatch/salloc use for option @p opt
  *  (e.g. "topomap-profile") of the plugin "topomap". Static buffer. */
-const char *topomap_spank_option_env(const char *opt);
+const char *tmsp_spank_option_env(const char *opt);
 
 /* ------------------------------------------------------------------------ */
 /* Slurm's default layout                                                     */
@@ -271,7 +271,7 @@ const char *topomap_spank_option_env(const char *opt);
  * Expand Slurm's SLURM_JOB_CPUS_PER_NODE ("4(x3),2") into @p cpus for
  * @p nnodes nodes. @return 0, or -1 with errno EINVAL (syntax, count mismatch).
  */
-int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, size_t errlen);
+int tmsp_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, size_t errlen);
 
 /**
  * The number of tasks srun's default block distribution puts on each node of
@@ -296,8 +296,8 @@ int topomap_cpus_per_node(const char *spec, int nnodes, int *cpus, char *err, si
  *         without -O), ENOTSUP when the release makes the layout from what
  *         srun cannot know (the job's earlier steps).
  */
-int topomap_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
-                         int *tasks, char *err, size_t errlen);
+int tmsp_slurm_layout(const struct topomap_srun *o, int nalloc, const int *cpus, int *nstep,
+                      int *tasks, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------ */
 /* The placement decision (srun side)                                         */
@@ -342,27 +342,27 @@ struct topomap_decision {
  * then the mapping within site->time_limit and the min_gain test against the
  * default layout. Never fails: problems end in KEEP with a message (only when
  * the user asked or verbose is on), or FAIL under strict=1.
- * Free with topomap_decision_free().
+ * Free with tmsp_decision_free().
  */
-void topomap_decide(const struct topomap_site *site, const struct topomap_srun *o,
-                    topomap_getenv_fn env, void *env_arg, struct topomap_decision *d);
-void topomap_decision_free(struct topomap_decision *d);
-/* How many store lookups topomap_decide() left behind at its deadline are
+void tmsp_decide(const struct topomap_site *site, const struct topomap_srun *o,
+                 topomap_getenv_fn env, void *env_arg, struct topomap_decision *d);
+void tmsp_decision_free(struct topomap_decision *d);
+/* How many store lookups tmsp_decide() left behind at its deadline are
  * still reading (each frees what it read when its reads end). For tests,
  * which wait for 0 before they exit so that nothing is still allocated. */
-int topomap_sp_lookups_left(void);
+int tmsp_lookups_left(void);
 
 /* ------------------------------------------------------------------------ */
 /* Formats passed to the compute nodes                                        */
 /* ------------------------------------------------------------------------ */
 
 /** TOPOMAP_BIND value for @p n ranks. @return malloc'ed string or NULL (ENOMEM). */
-char *topomap_bind_encode(const int *core, int n, int cpt);
+char *tmsp_bind_encode(const int *core, int n, int cpt);
 /**
  * Parse a TOPOMAP_BIND value for a step of @p n ranks into @p core[n] and
  * *@p cpt. @return 0, or -1 with errno EINVAL (bad syntax, wrong count).
  */
-int topomap_bind_decode(const char *s, int n, int *core, int *cpt);
+int tmsp_bind_decode(const char *s, int n, int *core, int *cpt);
 
 /**
  * The PMI2 process mapping "(vector,(start,count,size),...)" of rank -> node
@@ -370,13 +370,13 @@ int topomap_bind_decode(const char *s, int n, int *core, int *cpt);
  * on consecutive nodes merged. @return a malloc'ed string, or NULL with errno
  * E2BIG when longer than @p maxlen, ENOMEM.
  */
-char *topomap_pmi2_mapping(const int *node, int n, size_t maxlen);
+char *tmsp_pmi2_mapping(const int *node, int n, size_t maxlen);
 
 /**
  * Parse a Slurm/Linux CPU list ("0-3,8,10-11") into @p ids (at most @p max,
  * ascending as written). @return the count, or -1 with errno EINVAL / E2BIG.
  */
-int topomap_cpulist_parse(const char *s, int *ids, int max);
+int tmsp_cpulist_parse(const char *s, int *ids, int max);
 
 /**
  * The CPUs a task with core index @p k (from TOPOMAP_BIND) is bound to: the
@@ -387,8 +387,8 @@ int topomap_cpulist_parse(const char *s, int *ids, int max);
  * @return 0, or -1 with errno ERANGE when the index is past the step's cores
  *         or a core is past the node's (message in @p err).
  */
-int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int k, int cpt,
-                        hwloc_bitmap_t set, char *err, size_t errlen);
+int tmsp_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int k, int cpt,
+                     hwloc_bitmap_t set, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------ */
 /* GPU binding (gpu.c, gpu_bind=yes)                                          */
@@ -397,16 +397,16 @@ int topomap_bind_cpuset(hwloc_topology_t topo, const int *alloc, int nalloc, int
 /** 1 when the step has GPUs from Slurm (SLURM_STEP_GPUS, SLURM_JOB_GPUS or a
  *  non-zero SLURM_GPUS_ON_NODE in its environment): only such steps are
  *  bound to GPUs; the others keep the core binding. */
-int topomap_gpu_step(topomap_getenv_fn env, void *arg);
+int tmsp_gpu_step(topomap_getenv_fn env, void *arg);
 /** The variable that selects a GPU of @p vendor (TOPOMAP_GPU_*): CUDA_VISIBLE_DEVICES,
  *  ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK; NULL for another number. */
-const char *topomap_gpu_var(int vendor);
+const char *tmsp_gpu_var(int vendor);
 /** Room for a GPU as Slurm names it: a number, or (Slurm 26.05, gres.conf
  *  Flags=env_uuid; MIG devices always) a UUID such as
  *  GPU-8932f937-d72c-4106-c12f-20bd9faed9f6 or MIG-<uuid>. */
 #define TOPOMAP_GPU_DEV_LEN 128
 /** What a task on GPU @p gpu of topology node @p node gets. */
-struct topomap_gpu_task {
+struct tmsp_gpu_task {
     char var[32];   /**< the vendor's variable */
     char dev[TOPOMAP_GPU_DEV_LEN]; /**< its value: the GPU as the runtime will know it (the
                                         entry of Slurm's list, number or UUID) */
@@ -422,8 +422,8 @@ struct topomap_gpu_task {
  *         that is no device name) or ERANGE (the step's list is shorter) and
  *         a message in @p err.
  */
-int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_getenv_fn env,
-                     void *arg, struct topomap_gpu_task *out, char *err, size_t errlen);
+int tmsp_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_getenv_fn env,
+                  void *arg, struct tmsp_gpu_task *out, char *err, size_t errlen);
 /**
  * The CPU set of a task near a GPU: the cores of CPU list @p cpus (hwloc's
  * logical core numbers) that the step has here (@p alloc, @p nalloc: Slurm's
@@ -431,25 +431,25 @@ int topomap_gpu_task(const topomap_topology_t *t, int node, int gpu, topomap_get
  * @return 0, or -1 with errno ERANGE (a core past the node's, or none of them
  *         the step's) and a message in @p err.
  */
-int topomap_gpu_cpuset(hwloc_topology_t topo, const char *cpus, const int *alloc, int nalloc,
-                       hwloc_bitmap_t set, char *err, size_t errlen);
+int tmsp_gpu_cpuset(hwloc_topology_t topo, const char *cpus, const int *alloc, int nalloc,
+                    hwloc_bitmap_t set, char *err, size_t errlen);
 
 /**
  * The GPU binding of the @p nlocal tasks of a step here (global ranks
  * @p gid[l]) from @p spec (TOPOMAP_GPU of the step's @p ntotal ranks): the
  * topology of @p site (loaded here), this node @p nodename in it, each
  * task's GPU variable and NIC into @p tasks[l] and, when @p sets is not NULL,
- * its CPU set into @p sets[l] (see topomap_gpu_cpuset; @p topo is this node).
+ * its CPU set into @p sets[l] (see tmsp_gpu_cpuset; @p topo is this node).
  * Nothing happens (0) without gpu_bind=yes, without @p spec, for a step
- * without GPUs (topomap_gpu_step of @p env), or on a node without GPUs.
+ * without GPUs (tmsp_gpu_step of @p env), or on a node without GPUs.
  * @return the number of tasks bound (@p nlocal), 0, or -1 with errno and a
  *         message in @p err (then no task is bound to a GPU).
  */
-int topomap_gpu_prepare(const struct topomap_site *site, const char *spec, int ntotal,
-                        const int *gid, int nlocal, const char *nodename, topomap_getenv_fn env,
-                        void *arg, hwloc_topology_t topo, const int *alloc, int nalloc,
-                        struct topomap_gpu_task *tasks, hwloc_bitmap_t *sets, char *err,
-                        size_t errlen);
+int tmsp_gpu_prepare(const struct topomap_site *site, const char *spec, int ntotal,
+                     const int *gid, int nlocal, const char *nodename, topomap_getenv_fn env,
+                     void *arg, hwloc_topology_t topo, const int *alloc, int nalloc,
+                     struct tmsp_gpu_task *tasks, hwloc_bitmap_t *sets, char *err,
+                     size_t errlen);
 
 /* ------------------------------------------------------------------------ */
 /* Recording a profile (--topomap-record[=NAME])                              */
@@ -457,19 +457,19 @@ int topomap_gpu_prepare(const struct topomap_site *site, const char *spec, int n
 
 /*
  * How a recording travels (see also spank/topomap.c):
- *  - srun picks the name (topomap_record_name) and passes it to the nodes in
+ *  - srun picks the name (tmsp_record_name) and passes it to the nodes in
  *    the step's environment as TOPOMAP_RECORD=NAME (TOPOMAP_RECORD_VERBOSE=1
  *    with --topomap-verbose), beside any placement.
  *  - slurmstepd on every node of the step (slurm_spank_init, as root) creates
  *    a private directory SPOOL/topomap-record.JOB.STEP.XXXXXX owned by the
- *    job's user (topomap_record_mkdir), keeps it open, and sets in the tasks'
- *    environment LD_PRELOAD=PROFILER[:old value] (topomap_preload_prepend),
+ *    job's user (tmsp_record_mkdir), keeps it open, and sets in the tasks'
+ *    environment LD_PRELOAD=PROFILER[:old value] (tmsp_preload_prepend),
  *    TOPOMAP_PROFILE_OUT=DIR/profile and TOPOMAP_PROFILE_APP=NAME.
  *  - Rank 0 writes DIR/profile at MPI_Finalize (temporary file + rename, so
  *    the file is complete or absent). When global task 0 exits, the
  *    slurmstepd of its node loads the file through the directory it kept
- *    open and stores it under NAME (topomap_record_register); every node
- *    then removes its directory (topomap_record_cleanup).
+ *    open and stores it under NAME (tmsp_record_register); every node
+ *    then removes its directory (tmsp_record_cleanup).
  */
 
 /** Variables passed from srun to the nodes (removed from the tasks' view). */
@@ -485,15 +485,15 @@ int topomap_gpu_prepare(const struct topomap_site *site, const char *spec, int n
  *         and one "topomap: ..." line in @p msg (no name to use, or a name the
  *         store does not accept).
  */
-int topomap_record_name(const struct topomap_srun *o, char *name, size_t len, char *msg,
-                        size_t msglen);
+int tmsp_record_name(const struct topomap_srun *o, char *name, size_t len, char *msg,
+                     size_t msglen);
 
 /**
  * LD_PRELOAD with @p lib in front of @p cur (NULL or "": just @p lib; @p cur
  * already starting with @p lib: unchanged). @return a malloc'ed string
  * (caller frees), or NULL with errno ENOMEM.
  */
-char *topomap_preload_prepend(const char *lib, const char *cur);
+char *tmsp_preload_prepend(const char *lib, const char *cur);
 
 /**
  * Create the recording directory SPOOL/topomap-record.JOB.STEP.XXXXXX (mode
@@ -501,10 +501,10 @@ char *topomap_preload_prepend(const char *lib, const char *cur);
  * creating @p spool itself (mode 0755) when missing. Its path goes into
  * @p path (@p len bytes).
  * @return an O_DIRECTORY descriptor of it (caller closes, and removes it with
- *         topomap_record_cleanup), or -1 with errno and a message in @p err.
+ *         tmsp_record_cleanup), or -1 with errno and a message in @p err.
  */
-int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long step, uid_t uid,
-                         gid_t gid, char *path, size_t len, char *err, size_t errlen);
+int tmsp_record_mkdir(const char *spool, unsigned long job, unsigned long step, uid_t uid,
+                      gid_t gid, char *path, size_t len, char *err, size_t errlen);
 
 /**
  * Store the profile rank 0 wrote into the recording directory @p dirfd (shown
@@ -521,9 +521,9 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
  *         (corrupt file, invalid name) or the store's errno, with one
  *         "topomap: ...; nothing recorded" line in @p msg.
  */
-int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid, long ntasks,
-                            const char *store, const char *name, const char *step, char *msg,
-                            size_t msglen);
+int tmsp_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid, long ntasks,
+                         const char *store, const char *name, const char *step, char *msg,
+                         size_t msglen);
 
 /**
  * Remove the recording directory @p dirfd (at @p dirpath) and the files in it
@@ -531,6 +531,6 @@ int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid
  * @p dirfd. The path is removed only while it still names that directory.
  * @return 0, or -1 with errno and a message in @p err (something was left).
  */
-int topomap_record_cleanup(int dirfd, const char *dirpath, char *err, size_t errlen);
+int tmsp_record_cleanup(int dirfd, const char *dirpath, char *err, size_t errlen);
 
 #endif

@@ -13,8 +13,8 @@
 
 #include "common.h"
 
-int topomap_record_name(const struct topomap_srun *o, char *name, size_t len, char *msg,
-                        size_t msglen)
+int tmsp_record_name(const struct topomap_srun *o, char *name, size_t len, char *msg,
+                     size_t msglen)
 {
     const char *n = NULL, *from = NULL;
     if (o->record && *o->record) {
@@ -29,24 +29,24 @@ int topomap_record_name(const struct topomap_srun *o, char *name, size_t len, ch
         from = "the executable's name";
     }
     if (!n)
-        return topomap_sp_fail(msg, msglen, EINVAL,
-                               "topomap: --topomap-record: no name to record under (give "
-                               "--topomap-record=NAME); not recording");
+        return tmsp_fail(msg, msglen, EINVAL,
+                         "topomap: --topomap-record: no name to record under (give "
+                         "--topomap-record=NAME); not recording");
     if (!topomap_store_name_valid(n))
-        return topomap_sp_fail(
+        return tmsp_fail(
             msg, msglen, EINVAL,
             "topomap: --topomap-record: '%.200s' (%s) is not a valid profile name (1 to "
             "200 characters from A-Z a-z 0-9 . _ + -, not starting with '.' or '-'); "
             "not recording",
             n, from);
     if (strlen(n) >= len)
-        return topomap_sp_fail(msg, msglen, EINVAL,
-                               "topomap: --topomap-record: name too long; not recording");
+        return tmsp_fail(msg, msglen, EINVAL,
+                         "topomap: --topomap-record: name too long; not recording");
     strcpy(name, n);
     return 0;
 }
 
-char *topomap_preload_prepend(const char *lib, const char *cur)
+char *tmsp_preload_prepend(const char *lib, const char *cur)
 {
     size_t ll = strlen(lib);
     /* ld.so separates LD_PRELOAD entries with ':' or ' '. */
@@ -70,8 +70,8 @@ char *topomap_preload_prepend(const char *lib, const char *cur)
     return s;
 }
 
-int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long step, uid_t uid,
-                         gid_t gid, char *path, size_t len, char *err, size_t errlen)
+int tmsp_record_mkdir(const char *spool, unsigned long job, unsigned long step, uid_t uid,
+                      gid_t gid, char *path, size_t len, char *err, size_t errlen)
 {
     int e;
     if (!spool)
@@ -80,36 +80,36 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
         path[0] = 0;
     if (mkdir(spool, 0755) < 0 && errno != EEXIST) {
         e = errno;
-        return topomap_sp_fail(err, errlen, e, "cannot create the spool directory %s: %s", spool,
-                               strerror(e));
+        return tmsp_fail(err, errlen, e, "cannot create the spool directory %s: %s", spool,
+                         strerror(e));
     }
     int k = snprintf(path, len, "%s/topomap-record.%lu.%lu.XXXXXX", spool, job, step);
     if (k < 0 || (size_t)k >= len) {
         if (len)
             path[0] = 0;
-        return topomap_sp_fail(err, errlen, ENAMETOOLONG, "spool directory %.200s: path too long",
-                               spool);
+        return tmsp_fail(err, errlen, ENAMETOOLONG, "spool directory %.200s: path too long",
+                         spool);
     }
     /* A fresh, unguessable name: the spool may be world-writable (/tmp). */
     if (!mkdtemp(path)) {
         e = errno;
         path[0] = 0;
-        return topomap_sp_fail(err, errlen, e, "cannot create a directory in %s: %s", spool,
-                               strerror(e));
+        return tmsp_fail(err, errlen, e, "cannot create a directory in %s: %s", spool,
+                         strerror(e));
     }
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         e = errno;
         rmdir(path);
         path[0] = 0;
-        return topomap_sp_fail(err, errlen, e, "cannot open a directory in %s: %s", spool,
-                               strerror(e));
+        return tmsp_fail(err, errlen, e, "cannot open a directory in %s: %s", spool,
+                         strerror(e));
     }
     /* The job's rank 0 writes into it as the job's user. */
     if ((uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid) < 0) {
         e = errno;
-        topomap_sp_fail(err, errlen, e, "cannot give %s to uid %lu: %s", path, (unsigned long)uid,
-                        strerror(e));
+        tmsp_fail(err, errlen, e, "cannot give %s to uid %lu: %s", path, (unsigned long)uid,
+                  strerror(e));
         close(fd);
         rmdir(path);
         path[0] = 0;
@@ -119,9 +119,9 @@ int topomap_record_mkdir(const char *spool, unsigned long job, unsigned long ste
     return fd;
 }
 
-int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid, long ntasks,
-                            const char *store, const char *name, const char *step, char *msg,
-                            size_t msglen)
+int tmsp_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid, long ntasks,
+                         const char *store, const char *name, const char *step, char *msg,
+                         size_t msglen)
 {
     char shown[PATH_MAX + 32], fdpath[64], err[TOPOMAP_ERRLEN] = "";
     struct stat st;
@@ -129,32 +129,32 @@ int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid
 
     snprintf(shown, sizeof shown, "%s/%s", dirpath, TOPOMAP_RECORD_FILE);
     if (!name || !topomap_store_name_valid(name))
-        return topomap_sp_fail(msg, msglen, EINVAL,
-                               "topomap: '%.200s' is not a valid profile name; nothing recorded",
-                               name ? name : "");
+        return tmsp_fail(msg, msglen, EINVAL,
+                         "topomap: '%.200s' is not a valid profile name; nothing recorded",
+                         name ? name : "");
     /* Through the directory this process created and kept open, without
      * following links: the job's user owns the directory and its contents. */
     int fd = openat(dirfd, TOPOMAP_RECORD_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         e = errno;
         if (e == ENOENT)
-            return topomap_sp_fail(
+            return tmsp_fail(
                 msg, msglen, ENOENT,
                 "topomap: step %s wrote no profile for '%s' (rank 0 did not reach "
                 "MPI_Finalize: not an MPI program, an abort, or a failed start); "
                 "nothing recorded",
                 step, name);
         if (e == ELOOP)
-            return topomap_sp_fail(msg, msglen, EPERM,
-                                   "topomap: %s is a symbolic link; nothing recorded", shown);
-        return topomap_sp_fail(msg, msglen, e, "topomap: cannot open %s: %s; nothing recorded",
-                               shown, strerror(e));
+            return tmsp_fail(msg, msglen, EPERM,
+                             "topomap: %s is a symbolic link; nothing recorded", shown);
+        return tmsp_fail(msg, msglen, e, "topomap: cannot open %s: %s; nothing recorded",
+                         shown, strerror(e));
     }
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != uid) {
         close(fd);
-        return topomap_sp_fail(msg, msglen, EPERM,
-                               "topomap: %s is not a regular file of uid %lu; nothing recorded",
-                               shown, (unsigned long)uid);
+        return tmsp_fail(msg, msglen, EPERM,
+                         "topomap: %s is not a regular file of uid %lu; nothing recorded",
+                         shown, (unsigned long)uid);
     }
     snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
     topomap_profile_t *p = topomap_profile_load(fdpath, TOPOMAP_FMT_EDGES, err, sizeof err);
@@ -165,19 +165,19 @@ int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid
         size_t fl = strlen(fdpath);
         const char *rest = !strncmp(err, fdpath, fl) ? err + fl : NULL;
         if (rest)
-            topomap_sp_fail(msg, msglen, e, "topomap: cannot record '%s': %s%s; nothing recorded",
-                            name, shown, rest);
+            tmsp_fail(msg, msglen, e, "topomap: cannot record '%s': %s%s; nothing recorded",
+                      name, shown, rest);
         else
-            topomap_sp_fail(msg, msglen, e,
-                            "topomap: cannot record '%s' from %s: %s; nothing recorded", name,
-                            shown, err);
+            tmsp_fail(msg, msglen, e,
+                      "topomap: cannot record '%s' from %s: %s; nothing recorded", name,
+                      shown, err);
         errno = e == ENOENT ? EINVAL : e;
         return -1;
     }
     int n = topomap_profile_nranks(p);
     if (ntasks > 0 && n != ntasks) {
         topomap_profile_free(p);
-        return topomap_sp_fail(
+        return tmsp_fail(
             msg, msglen, ERANGE,
             "topomap: the profile step %s wrote has %d ranks but the step %ld tasks "
             "(MPI did not start the tasks as one job, e.g. MPICH under --mpi=pmix: use "
@@ -187,7 +187,7 @@ int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid
     if (topomap_store_user_add(store, uid, gid, name, p, err, sizeof err) < 0) {
         e = errno;
         topomap_profile_free(p);
-        return topomap_sp_fail(
+        return tmsp_fail(
             msg, msglen, e, "topomap: cannot store profile '%s': %s; nothing recorded", name, err);
     }
     char where[PATH_MAX];
@@ -195,12 +195,12 @@ int topomap_record_register(int dirfd, const char *dirpath, uid_t uid, gid_t gid
         snprintf(where, sizeof where, "%s", topomap_store_dir(store));
     snprintf(msg, msglen, "topomap: recorded profile '%s' (%d ranks, %.0f bytes) in %s", name, n,
              topomap_profile_total_bytes(p), where);
-    topomap_sp_clean(msg);
+    tmsp_clean(msg);
     topomap_profile_free(p);
     return 0;
 }
 
-int topomap_record_cleanup(int dirfd, const char *dirpath, char *err, size_t errlen)
+int tmsp_record_cleanup(int dirfd, const char *dirpath, char *err, size_t errlen)
 {
     int e = 0, left = 0;
     int dup = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
@@ -238,10 +238,10 @@ int topomap_record_cleanup(int dirfd, const char *dirpath, char *err, size_t err
     }
     close(dirfd);
     if (moved)
-        return topomap_sp_fail(err, errlen, ENOENT,
-                               "the recording directory %s was moved; left in place", dirpath);
+        return tmsp_fail(err, errlen, ENOENT,
+                         "the recording directory %s was moved; left in place", dirpath);
     if (left)
-        return topomap_sp_fail(err, errlen, e, "cannot remove the recording directory %s: %s",
-                               dirpath, strerror(e));
+        return tmsp_fail(err, errlen, e, "cannot remove the recording directory %s: %s",
+                         dirpath, strerror(e));
     return 0;
 }

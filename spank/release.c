@@ -145,7 +145,7 @@ static const struct topomap_release releases[] = {
 };
 #define NRELEASES (int)(sizeof releases / sizeof releases[0])
 
-const struct topomap_release *topomap_release_find(int major, int minor)
+const struct topomap_release *tmsp_release_find(int major, int minor)
 {
     for (int i = 0; i < NRELEASES; i++)
         if (releases[i].version == major * 100 + minor)
@@ -153,12 +153,12 @@ const struct topomap_release *topomap_release_find(int major, int minor)
     return NULL;
 }
 
-const struct topomap_release *topomap_release_default(void)
+const struct topomap_release *tmsp_release_default(void)
 {
     return &releases[0];
 }
 
-const char *topomap_release_list(void)
+const char *tmsp_release_list(void)
 {
     static char buf[128];
     if (!buf[0])
@@ -168,13 +168,13 @@ const char *topomap_release_list(void)
     return buf;
 }
 
-void topomap_release_unknown(const char *seen, char *why, size_t len)
+void tmsp_release_unknown(const char *seen, char *why, size_t len)
 {
     int major = 0, minor = 0;
     const struct topomap_release *old = &releases[0], *new = &releases[NRELEASES - 1];
     if (!seen || !*seen || sscanf(seen, "%d.%d", &major, &minor) != 2)
         snprintf(why, len, "Slurm did not say its release, so its rules are unknown (known: %s)",
-                 topomap_release_list());
+                 tmsp_release_list());
     else if (major * 100 + minor > new->version)
         snprintf(why, len,
                  "Slurm %s is newer than the newest release this plugin knows (%s), so its "
@@ -187,6 +187,6 @@ void topomap_release_unknown(const char *seen, char *why, size_t len)
                  seen, old->name);
     else
         snprintf(why, len, "Slurm %s is not a release this plugin knows (%s)", seen,
-                 topomap_release_list());
-    topomap_sp_clean(why);
+                 tmsp_release_list());
+    tmsp_clean(why);
 }

@@ -5,7 +5,7 @@
 
 #include "common.h"
 
-void topomap_site_init(struct topomap_site *s)
+void tmsp_site_init(struct topomap_site *s)
 {
     memset(s, 0, sizeof *s);
     s->dflt = strdup("off");
@@ -15,7 +15,7 @@ void topomap_site_init(struct topomap_site *s)
     s->strict = 0;
 }
 
-void topomap_site_free(struct topomap_site *s)
+void tmsp_site_free(struct topomap_site *s)
 {
     if (!s)
         return;
@@ -28,8 +28,8 @@ void topomap_site_free(struct topomap_site *s)
     memset(s, 0, sizeof *s);
 }
 
-int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char *err,
-                       size_t errlen)
+int tmsp_site_parse(struct topomap_site *s, int argc, char *const *argv, char *err,
+                    size_t errlen)
 {
     int bad = 0;
     if (err && errlen)
@@ -38,7 +38,7 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
         const char *tok = argv[i];
         const char *eq = strchr(tok, '=');
         if (!eq || eq == tok) {
-            topomap_sp_append(err, errlen, "plugstack.conf argument '%s' is not key=value", tok);
+            tmsp_append(err, errlen, "plugstack.conf argument '%s' is not key=value", tok);
             bad++;
             continue;
         }
@@ -47,41 +47,41 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
 #define KEY(name) (klen == strlen(name) && !strncmp(tok, name, klen))
         if (KEY("topology") || KEY("profiles")) {
             if (!*v) {
-                topomap_sp_append(err, errlen, "plugstack.conf: %.*s= needs a path", (int)klen,
-                                  tok);
+                tmsp_append(err, errlen, "plugstack.conf: %.*s= needs a path", (int)klen,
+                            tok);
                 bad++;
             } else
-                topomap_sp_set(KEY("topology") ? &s->topology : &s->profiles, v);
+                tmsp_set(KEY("topology") ? &s->topology : &s->profiles, v);
         } else if (KEY("topology_name")) {
             if (!*v) {
-                topomap_sp_append(err, errlen, "plugstack.conf: topology_name= needs a name");
+                tmsp_append(err, errlen, "plugstack.conf: topology_name= needs a name");
                 bad++;
             } else
-                topomap_sp_set(&s->topology_name, v);
+                tmsp_set(&s->topology_name, v);
         } else if (KEY("profiler") || KEY("spool")) {
             /* Both are used on the compute nodes, from slurmstepd and from
              * the tasks' working directories: only absolute paths mean the
              * same thing everywhere. */
             if (*v != '/') {
-                topomap_sp_append(err, errlen, "plugstack.conf: %.*s=%s is not an absolute path",
-                                  (int)klen, tok, v);
+                tmsp_append(err, errlen, "plugstack.conf: %.*s=%s is not an absolute path",
+                            (int)klen, tok, v);
                 bad++;
             } else
-                topomap_sp_set(KEY("profiler") ? &s->profiler : &s->spool, v);
+                tmsp_set(KEY("profiler") ? &s->profiler : &s->spool, v);
         } else if (KEY("default")) {
             if (!*v) {
-                topomap_sp_append(err, errlen,
-                                  "plugstack.conf: default= needs an algorithm or off");
+                tmsp_append(err, errlen,
+                            "plugstack.conf: default= needs an algorithm or off");
                 bad++;
             } else
-                topomap_sp_set(&s->dflt, v);
+                tmsp_set(&s->dflt, v);
         } else if (KEY("min_gain")) {
             double g;
             /* g < 0 would remap to worse layouts (found by tests/fuzz/fuzz_site). */
             if (topomap_parse_double(v, &g) < 0 || g < 0 || g >= 1) {
-                topomap_sp_append(err, errlen,
-                                  "plugstack.conf: min_gain=%s is not a fraction below 1 (0 or "
-                                  "more)", v);
+                tmsp_append(err, errlen,
+                            "plugstack.conf: min_gain=%s is not a fraction below 1 (0 or "
+                            "more)", v);
                 bad++;
             } else
                 s->min_gain = g;
@@ -94,19 +94,19 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
             if (obj >= 0)
                 s->gain_congestion = obj == TOPOMAP_OBJECTIVE_CONGESTION;
             else {
-                topomap_sp_append(err, errlen,
-                                  "plugstack.conf: gain_metric=%s is not hop-bytes or congestion",
-                                  v);
+                tmsp_append(err, errlen,
+                            "plugstack.conf: gain_metric=%s is not hop-bytes or congestion",
+                            v);
                 bad++;
             }
         } else if (KEY("time_limit")) {
             /* "2s", "2000ms"; a bare number is milliseconds, as it always was. */
             double t;
             if (topomap_parse_duration(v, 1e-3, &t) < 0 || t <= 0) {
-                topomap_sp_append(err, errlen,
-                                  "plugstack.conf: time_limit=%s is not a positive duration "
-                                  "(e.g. 2s, 2000ms; a bare number is ms)",
-                                  v);
+                tmsp_append(err, errlen,
+                            "plugstack.conf: time_limit=%s is not a positive duration "
+                            "(e.g. 2s, 2000ms; a bare number is ms)",
+                            v);
                 bad++;
             } else
                 s->time_limit = t * 1e3;
@@ -116,25 +116,25 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
             else if (!strcmp(v, "none"))
                 s->bind = 0;
             else {
-                topomap_sp_append(err, errlen, "plugstack.conf: bind=%s is not cores or none", v);
+                tmsp_append(err, errlen, "plugstack.conf: bind=%s is not cores or none", v);
                 bad++;
             }
         } else if (KEY("gpu_bind")) {
             if (!strcmp(v, "yes") || !strcmp(v, "no"))
                 s->gpu_bind = v[0] == 'y';
             else {
-                topomap_sp_append(err, errlen, "plugstack.conf: gpu_bind=%s is not yes or no", v);
+                tmsp_append(err, errlen, "plugstack.conf: gpu_bind=%s is not yes or no", v);
                 bad++;
             }
         } else if (KEY("strict")) {
             if (!strcmp(v, "0") || !strcmp(v, "1"))
                 s->strict = v[0] == '1';
             else {
-                topomap_sp_append(err, errlen, "plugstack.conf: strict=%s is not 0 or 1", v);
+                tmsp_append(err, errlen, "plugstack.conf: strict=%s is not 0 or 1", v);
                 bad++;
             }
         } else {
-            topomap_sp_append(
+            tmsp_append(
                 err, errlen,
                 "plugstack.conf: unknown key '%.*s' (known: topology, topology_name, profiles, "
                 "default, min_gain, time_limit, bind, strict, profiler, spool, gain_metric, "
@@ -147,7 +147,7 @@ int topomap_site_parse(struct topomap_site *s, int argc, char *const *argv, char
     return bad;
 }
 
-void topomap_site_opts(const struct topomap_site *s, topomap_opts_t *o)
+void tmsp_site_opts(const struct topomap_site *s, topomap_opts_t *o)
 {
     /* What decides (min_gain) is also what the placement minimises. */
     o->objective = s->gain_congestion ? TOPOMAP_OBJECTIVE_CONGESTION : TOPOMAP_OBJECTIVE_HOP_BYTES;

@@ -8,15 +8,15 @@
 
 #include "common.h"
 
-void topomap_srun_init(struct topomap_srun *o)
+void tmsp_srun_init(struct topomap_srun *o)
 {
     memset(o, 0, sizeof *o);
     o->ntasks = o->nnodes = o->cpus_per_task = o->ntasks_per_node = -1;
     o->uid = getuid();
-    o->rel = topomap_release_default();
+    o->rel = tmsp_release_default();
 }
 
-void topomap_srun_free(struct topomap_srun *o)
+void tmsp_srun_free(struct topomap_srun *o)
 {
     if (!o)
         return;
@@ -225,19 +225,19 @@ static const struct srun_opt *find_short(char c)
     return NULL;
 }
 
-int topomap_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t errlen)
+int tmsp_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t errlen)
 {
     char buf[512];
     if (!val || strlen(val) >= sizeof buf)
-        return topomap_sp_fail(err, errlen, EINVAL, "--topomap: %s", val ? "value too long" : "no value");
+        return tmsp_fail(err, errlen, EINVAL, "--topomap: %s", val ? "value too long" : "no value");
     snprintf(buf, sizeof buf, "%s", val);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
     if (!tok || (strcmp(tok, "off") && strcmp(tok, "help") && !topomap_algo_valid(tok))) {
         char known[512];
-        return topomap_sp_fail(err, errlen, EINVAL,
-                               "--topomap=%s: unknown algorithm '%s' (known: %s; --topomap=help "
-                               "describes them)",
-                               val, tok ? tok : "", topomap_sp_algo_list(known, sizeof known));
+        return tmsp_fail(err, errlen, EINVAL,
+                         "--topomap=%s: unknown algorithm '%s' (known: %s; --topomap=help "
+                         "describes them)",
+                         val, tok ? tok : "", tmsp_algo_list(known, sizeof known));
     }
     char *algo = tok, *profile = NULL;
     int verbose = 0;
@@ -247,16 +247,16 @@ int topomap_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t 
         else if (!strncmp(tok, "profile=", 8) && tok[8])
             profile = tok + 8;
         else
-            return topomap_sp_fail(err, errlen, EINVAL,
-                                   "--topomap=%s: unknown sub-argument '%s' (verbose, "
-                                   "profile=NAME)",
-                                   val, tok);
+            return tmsp_fail(err, errlen, EINVAL,
+                             "--topomap=%s: unknown sub-argument '%s' (verbose, "
+                             "profile=NAME)",
+                             val, tok);
     }
-    topomap_sp_set(&o->algo, algo);
+    tmsp_set(&o->algo, algo);
     if (verbose)
         o->verbose = 1;
     if (profile)
-        topomap_sp_set(&o->profile, profile);
+        tmsp_set(&o->profile, profile);
     return 0;
 }
 
@@ -267,13 +267,13 @@ static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *
     long v;
     switch (opt->what) {
     case O_NTASKS:
-        if (topomap_sp_count(val, &v) < 0 || v == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
-                                   spelled, val);
+        if (tmsp_count(val, &v) < 0 || v == 0)
+            return tmsp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
+                             spelled, val);
         o->ntasks = v;
         break;
     case O_NODES:
-        if (topomap_sp_count(val, &v) < 0 || v == 0) {
+        if (tmsp_count(val, &v) < 0 || v == 0) {
             /* "min-max" ranges: srun picks the count, topomap cannot know it. */
             if (val && strchr(val, '-') && !o->conflict) {
                 size_t n = strlen(spelled) + 2;
@@ -282,50 +282,50 @@ static int take(struct topomap_srun *o, const struct srun_opt *opt, const char *
                     snprintf(o->conflict, n + 8, "%s range", spelled);
                 break;
             }
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a node count",
-                                   spelled, val);
+            return tmsp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a node count",
+                             spelled, val);
         }
         o->nnodes = v;
         break;
     case O_CPT:
-        if (topomap_sp_count(val, &v) < 0 || v == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a CPU count", spelled,
-                                   val);
+        if (tmsp_count(val, &v) < 0 || v == 0)
+            return tmsp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a CPU count", spelled,
+                             val);
         o->cpus_per_task = v;
         break;
     case O_TPN:
-        if (topomap_sp_count(val, &v) < 0 || v == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
-                                   spelled, val);
+        if (tmsp_count(val, &v) < 0 || v == 0)
+            return tmsp_fail(err, errlen, EINVAL, "srun %s: '%s' is not a task count",
+                             spelled, val);
         o->ntasks_per_node = v;
         break;
     case O_OVERCOMMIT:
         o->overcommit = 1;
         break;
     case O_MPI:
-        topomap_sp_set(&o->mpi, val);
+        tmsp_set(&o->mpi, val);
         break;
     case O_CONFLICT:
         if (!o->conflict)
-            o->conflict = topomap_sp_strdup(spelled);
+            o->conflict = tmsp_strdup(spelled);
         break;
     case O_MULTIPROG:
-        break; /* see topomap_srun_parse: the executable is a configuration file */
+        break; /* see tmsp_srun_parse: the executable is a configuration file */
     case O_JOBID:
-        topomap_sp_set(&o->jobid, val);
+        tmsp_set(&o->jobid, val);
         break;
     case O_ALGO:
-        if (topomap_algo_arg(o, val, err, errlen) < 0)
+        if (tmsp_algo_arg(o, val, err, errlen) < 0)
             return -1;
         break;
     case O_PROFILE:
-        topomap_sp_set(&o->profile, val);
+        tmsp_set(&o->profile, val);
         break;
     case O_VERBOSE:
         o->verbose = 1;
         break;
     case O_RECORD:
-        topomap_sp_set(&o->record, val ? val : "");
+        tmsp_set(&o->record, val ? val : "");
         break;
     }
     return 0;
@@ -354,7 +354,7 @@ static const char *cluster_nodes(const char *a, int *takes_next)
     return NULL;
 }
 
-char **topomap_srun_strip_nodes(int argc, char *const *argv)
+char **tmsp_srun_strip_nodes(int argc, char *const *argv)
 {
     /* The array, then room for shortened copies of clusters ("-lN2" -> "-l"). */
     size_t strs = 0;
@@ -410,7 +410,7 @@ char **topomap_srun_strip_nodes(int argc, char *const *argv)
     return out;
 }
 
-const char *topomap_spank_option_env(const char *opt)
+const char *tmsp_spank_option_env(const char *opt)
 {
     /* Slurm's spank.c: "_SLURM_SPANK_OPTION_" + plugin + "_" + option, every
      * character that is not alphanumeric made '_', then sbatch/salloc export
@@ -424,8 +424,8 @@ const char *topomap_spank_option_env(const char *opt)
     return buf;
 }
 
-int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
-                       topomap_getenv_fn env, void *env_arg, char *err, size_t errlen)
+int tmsp_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
+                    topomap_getenv_fn env, void *env_arg, char *err, size_t errlen)
 {
     int multi_prog = 0, seen_algo = 0, seen_profile = 0, seen_record = 0;
     int i;
@@ -455,8 +455,8 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                 else if (i + 1 < argc)
                     val = argv[++i];
                 else
-                    return topomap_sp_fail(err, errlen, EINVAL, "srun --%s needs an argument",
-                                           opt->name);
+                    return tmsp_fail(err, errlen, EINVAL, "srun --%s needs an argument",
+                                     opt->name);
             } else if (eq)
                 val = eq + 1;
             char spelled[64];
@@ -483,8 +483,8 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
                 else if (i + 1 < argc)
                     val = argv[++i];
                 else
-                    return topomap_sp_fail(err, errlen, EINVAL, "srun %s needs an argument",
-                                           spelled);
+                    return tmsp_fail(err, errlen, EINVAL, "srun %s needs an argument",
+                                     spelled);
                 if (take(o, opt, spelled, val, err, errlen) < 0)
                     return -1;
                 break;
@@ -500,75 +500,75 @@ int topomap_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
     }
     if (i < argc && !multi_prog) {
         const char *slash = strrchr(argv[i], '/');
-        topomap_sp_set(&o->app, slash ? slash + 1 : argv[i]);
+        tmsp_set(&o->app, slash ? slash + 1 : argv[i]);
         if (o->app && !*o->app)
-            topomap_sp_set(&o->app, NULL);
+            tmsp_set(&o->app, NULL);
     }
 
     /* What the command line left open, srun takes from its environment. */
     const char *v;
     long n;
-    if (o->ntasks < 0 && ((v = topomap_sp_env(env, env_arg, "SLURM_NTASKS")) ||
-                          (v = topomap_sp_env(env, env_arg, "SLURM_NPROCS")))) {
-        if (topomap_sp_count(v, &n) < 0 || n == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "SLURM_NTASKS='%s' is not a task count", v);
+    if (o->ntasks < 0 && ((v = tmsp_env(env, env_arg, "SLURM_NTASKS")) ||
+                          (v = tmsp_env(env, env_arg, "SLURM_NPROCS")))) {
+        if (tmsp_count(v, &n) < 0 || n == 0)
+            return tmsp_fail(err, errlen, EINVAL, "SLURM_NTASKS='%s' is not a task count", v);
         o->ntasks = n;
         o->ntasks_env = 1;
     }
-    if (o->nnodes < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_NNODES"))) {
-        if (topomap_sp_count(v, &n) < 0 || n == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "SLURM_NNODES='%s' is not a node count", v);
+    if (o->nnodes < 0 && (v = tmsp_env(env, env_arg, "SLURM_NNODES"))) {
+        if (tmsp_count(v, &n) < 0 || n == 0)
+            return tmsp_fail(err, errlen, EINVAL, "SLURM_NNODES='%s' is not a node count", v);
         o->nnodes = n;
         o->nnodes_env = 1;
     }
     /* 22.05's srun reads SRUN_CPUS_PER_TASK, not the SLURM_CPUS_PER_TASK
      * that salloc -c sets (release.c). */
     const char *cpt_env = o->rel ? o->rel->cpt_env : "SLURM_CPUS_PER_TASK";
-    if (o->cpus_per_task < 0 && (v = topomap_sp_env(env, env_arg, cpt_env))) {
-        if (topomap_sp_count(v, &n) < 0 || n == 0)
-            return topomap_sp_fail(err, errlen, EINVAL, "%s='%s' is not a CPU count", cpt_env,
-                                   v);
+    if (o->cpus_per_task < 0 && (v = tmsp_env(env, env_arg, cpt_env))) {
+        if (tmsp_count(v, &n) < 0 || n == 0)
+            return tmsp_fail(err, errlen, EINVAL, "%s='%s' is not a CPU count", cpt_env,
+                             v);
         o->cpus_per_task = n;
     }
-    if (o->ntasks_per_node < 0 && (v = topomap_sp_env(env, env_arg, "SLURM_NTASKS_PER_NODE"))) {
-        if (topomap_sp_count(v, &n) < 0 || n == 0)
-            return topomap_sp_fail(err, errlen, EINVAL,
-                                   "SLURM_NTASKS_PER_NODE='%s' is not a task count", v);
+    if (o->ntasks_per_node < 0 && (v = tmsp_env(env, env_arg, "SLURM_NTASKS_PER_NODE"))) {
+        if (tmsp_count(v, &n) < 0 || n == 0)
+            return tmsp_fail(err, errlen, EINVAL,
+                             "SLURM_NTASKS_PER_NODE='%s' is not a task count", v);
         o->ntasks_per_node = n;
     }
-    if (!o->overcommit && topomap_sp_env(env, env_arg, "SLURM_OVERCOMMIT"))
+    if (!o->overcommit && tmsp_env(env, env_arg, "SLURM_OVERCOMMIT"))
         o->overcommit = 1;
-    if (!o->mpi && (v = topomap_sp_env(env, env_arg, "SLURM_MPI_TYPE")))
-        topomap_sp_set(&o->mpi, v);
-    if (!o->conflict && topomap_sp_env(env, env_arg, "SLURM_DISTRIBUTION"))
+    if (!o->mpi && (v = tmsp_env(env, env_arg, "SLURM_MPI_TYPE")))
+        tmsp_set(&o->mpi, v);
+    if (!o->conflict && tmsp_env(env, env_arg, "SLURM_DISTRIBUTION"))
         o->conflict = strdup("SLURM_DISTRIBUTION");
-    if (!o->conflict && topomap_sp_env(env, env_arg, "SLURM_HOSTFILE"))
+    if (!o->conflict && tmsp_env(env, env_arg, "SLURM_HOSTFILE"))
         o->conflict = strdup("SLURM_HOSTFILE");
-    if (!o->conflict && topomap_sp_env(env, env_arg, "SLURM_HET_SIZE"))
+    if (!o->conflict && tmsp_env(env, env_arg, "SLURM_HET_SIZE"))
         o->conflict = strdup("a heterogeneous job");
     /* --jobid naming another job than the one whose nodes we see. */
     if (!o->conflict && o->jobid &&
-        (!(v = topomap_sp_env(env, env_arg, "SLURM_JOB_ID")) || strcmp(v, o->jobid)))
+        (!(v = tmsp_env(env, env_arg, "SLURM_JOB_ID")) || strcmp(v, o->jobid)))
         o->conflict = strdup("--jobid of another job");
     /* Options given to sbatch/salloc reach srun as environment variables. */
     /* sbatch's --topomap-profile first: its --topomap=ALGO,profile=NAME wins. */
     if (!seen_profile && !o->profile &&
-        (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-profile"))))
-        topomap_sp_set(&o->profile, v);
-    if (!seen_algo && (v = topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap")))) {
-        char *keep = o->profile && seen_profile ? topomap_sp_strdup(o->profile) : NULL;
-        int rc = topomap_algo_arg(o, v, err, errlen);
+        (v = tmsp_env(env, env_arg, tmsp_spank_option_env("topomap-profile"))))
+        tmsp_set(&o->profile, v);
+    if (!seen_algo && (v = tmsp_env(env, env_arg, tmsp_spank_option_env("topomap")))) {
+        char *keep = o->profile && seen_profile ? tmsp_strdup(o->profile) : NULL;
+        int rc = tmsp_algo_arg(o, v, err, errlen);
         if (keep) /* srun's --topomap-profile wins over sbatch's sub-argument */
-            topomap_sp_set(&o->profile, keep);
+            tmsp_set(&o->profile, keep);
         free(keep);
         if (rc < 0)
             return -1;
     }
-    if (!o->verbose && topomap_sp_env(env, env_arg, topomap_spank_option_env("topomap-verbose")))
+    if (!o->verbose && tmsp_env(env, env_arg, tmsp_spank_option_env("topomap-verbose")))
         o->verbose = 1;
     /* sbatch/salloc --topomap-record without a name export "(null)"; any
      * value, even empty, means recording was asked for. */
-    if (!seen_record && env && (v = env(topomap_spank_option_env("topomap-record"), env_arg)))
-        topomap_sp_set(&o->record, !strcmp(v, "(null)") ? "" : v);
+    if (!seen_record && env && (v = env(tmsp_spank_option_env("topomap-record"), env_arg)))
+        tmsp_set(&o->record, !strcmp(v, "(null)") ? "" : v);
     return 0;
 }

@@ -51,7 +51,7 @@
  *                        global task 0 for recording problems.
  *   slurm_spank_task_exit  in slurmstepd when a task ends: when global task 0
  *                        ends, rank 0 has written the profile or never will;
- *                        store it (topomap_record_register). slurmstepd's
+ *                        store it (tmsp_record_register). slurmstepd's
  *                        stderr still reaches the user here (it no longer
  *                        does in slurm_spank_exit), so the outcome is told
  *                        here: a failure always, success with
@@ -144,7 +144,7 @@ static struct spank_option options[] = {
      .cb = option_cb},
     SPANK_OPTIONS_TABLE_END};
 
-struct topomap_site plug_site;
+struct topomap_site tmsp_site;
 static int site_ready;
 static int step_fail; /* srun failed the step (strict=1): tasks exit */
 
@@ -153,8 +153,8 @@ static void load_site(int ac, char **av, int report)
     char err[1024];
     if (site_ready)
         return;
-    topomap_site_init(&plug_site);
-    if (topomap_site_parse(&plug_site, ac, av, err, sizeof err) > 0 && report)
+    tmsp_site_init(&tmsp_site);
+    if (tmsp_site_parse(&tmsp_site, ac, av, err, sizeof err) > 0 && report)
         slurm_error("topomap: %s (bad arguments ignored)", err);
     site_ready = 1;
 }
@@ -171,7 +171,7 @@ static int option_cb(int val, const char *optarg, int remote)
      * --export=NONE), which check_record() reports. */
     if (remote) {
         if (val == OPT_RECORD)
-            plug_record_option();
+            tmsp_record_option();
         return 0;
     }
     if (val != OPT_ALGO)
@@ -182,8 +182,8 @@ static int option_cb(int val, const char *optarg, int remote)
      * algorithms and exits 0, like --cpu-bind=help. */
     struct topomap_srun o;
     char err[TOPOMAP_ERRLEN];
-    topomap_srun_init(&o);
-    int rc = topomap_algo_arg(&o, optarg, err, sizeof err);
+    tmsp_srun_init(&o);
+    int rc = tmsp_algo_arg(&o, optarg, err, sizeof err);
     if (rc < 0)
         slurm_error("topomap: %s", err);
     else if (!strcmp(o.algo, "help")) {
@@ -193,10 +193,10 @@ static int option_cb(int val, const char *optarg, int remote)
             printf("  %-16s %s\n", topomap_algo_name(i), topomap_algo_summary(i));
         printf("verbose: print the placement; profile=NAME: as --topomap-profile=NAME\n");
         fflush(stdout);
-        topomap_srun_free(&o);
+        tmsp_srun_free(&o);
         exit(0);
     }
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     return rc < 0 ? -1 : 0;
 }
 
@@ -216,13 +216,13 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
         return 0;
     load_site(ac, av, 1);
     if (ctx == S_CTX_LOCAL)
-        return plug_place(sp);
-    if (plug_job_env(sp, TOPOMAP_ENV_FAIL)) {
+        return tmsp_place(sp);
+    if (tmsp_job_env(sp, TOPOMAP_ENV_FAIL)) {
         step_fail = 1; /* srun said why; the tasks exit in task_init */
         spank_unsetenv(sp, TOPOMAP_ENV_FAIL);
     }
-    plug_step_init(sp);
-    plug_record_init(sp);
+    tmsp_step_init(sp);
+    tmsp_record_init(sp);
     return 0;
 }
 
@@ -231,7 +231,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     if (spank_context() != S_CTX_LOCAL)
         return 0;
     /* srun has read the hostfile by now; the tasks must not inherit it. */
-    plug_hostfile_read();
+    tmsp_hostfile_read();
     return 0;
 }
 
@@ -239,8 +239,8 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
     if (spank_context() != S_CTX_REMOTE)
         return 0;
-    plug_record_check();
-    plug_step_prepare(sp);
+    tmsp_record_check();
+    tmsp_step_prepare(sp);
     return 0;
 }
 
@@ -256,29 +256,29 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
         _exit(1);
     int task0 = spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && gid == 0;
     if (task0)
-        plug_record_tell();
+        tmsp_record_tell();
     if (spank_get_item(sp, S_TASK_ID, &l) != ESPANK_SUCCESS)
         l = UINT32_MAX;
-    plug_step_task(sp, l, task0);
+    tmsp_step_task(sp, l, task0);
     return 0;
 }
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
     if (spank_context() == S_CTX_REMOTE)
-        plug_record_task_exit(sp);
+        tmsp_record_task_exit(sp);
     return 0; /* never fails the step, see the failure policy above */
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
     if (spank_context() == S_CTX_LOCAL)
-        plug_srun_exit();
-    plug_record_exit();
+        tmsp_srun_exit();
+    tmsp_record_exit();
     step_fail = 0;
-    plug_step_exit();
+    tmsp_step_exit();
     if (site_ready)
-        topomap_site_free(&plug_site);
+        tmsp_site_free(&tmsp_site);
     site_ready = 0;
     return 0;
 }

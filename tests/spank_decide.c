@@ -21,31 +21,31 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
     struct topomap_srun o;
     struct topomap_decision d;
     /* The same step under 24.11's rules: predicted the same (all nodes). */
-    parse_release = topomap_release_find(24, 11);
+    parse_release = tmsp_release_find(24, 11);
     parse(&o, env, err, "srun", "-N4", "-n8", "--topomap=cyclic,verbose,profile=pair8", "app",
           NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP && d.summary[0],
        "24.11, -N4 -n8 --topomap=cyclic,verbose,profile=pair8: remapped, verbose");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     /* ... but a step on part of the allocation is not predicted: one line
      * when asked, silence under the site default. */
     parse(&o, env, err, "srun", "-n3", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Slurm 24.11 picks the nodes of a step"),
        "24.11, -n3 of 4 nodes asked: declined (%s)", d.message);
     like(d.log, "cannot predict Slurm's layout", "... and logged: %s", d.log);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     free(s->dflt);
     s->dflt = strdup("cyclic");
     parse(&o, env, err, "srun", "-n3", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && d.log[0],
        "... under the site default: nothing said to the user, logged (%s)", d.log);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     free(s->dflt);
     s->dflt = strdup("off");
     parse_release = NULL;
@@ -66,13 +66,13 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
                   "app", NULL);
             o.rel = NULL;
             snprintf(o.release_seen, sizeof o.release_seen, "%s", seen[k][0]);
-            topomap_decide(s, &o, fake_env, (void *)env, &d);
+            tmsp_decide(s, &o, fake_env, (void *)env, &d);
             ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, seen[k][1]) &&
                    !strchr(d.message, '\n'),
                "Slurm '%s'%s: declined in one line (%s)", seen[k][0],
                strict ? ", strict=1" : "", d.message);
-            topomap_decision_free(&d);
-            topomap_srun_free(&o);
+            tmsp_decision_free(&d);
+            tmsp_srun_free(&o);
         }
     /* --topomap=off inside a job submitted with --topomap=auto, on a release
      * without a row: off, silently. */
@@ -81,19 +81,19 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
     parse(&o, envauto, err, "srun", "-n8", "--topomap=off", "app", NULL);
     o.rel = NULL;
     snprintf(o.release_seen, sizeof o.release_seen, "27.05");
-    topomap_decide(s, &o, fake_env, (void *)envauto, &d);
+    tmsp_decide(s, &o, fake_env, (void *)envauto, &d);
     ok(d.outcome == TOPOMAP_OFF && !d.message[0] && !d.summary[0] && !d.log[0],
        "srun --topomap=off in sbatch --topomap=auto, Slurm 27.05: off, nothing said");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     /* A layout the release makes unpredictable, under strict=1: declined. */
-    parse_release = topomap_release_find(24, 11);
+    parse_release = tmsp_release_find(24, 11);
     parse(&o, env, err, "srun", "-n3", "--topomap=cyclic", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "using Slurm's default layout"),
        "24.11, -n3 of 4 nodes, strict=1: declined, the step runs (%s)", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     s->strict = 0;
     /* 26.05: the task order from the cluster's slurm.conf. */
     char dir[] = "/tmp/topomap-conf.XXXXXX", conf[600], envconf[700];
@@ -101,7 +101,7 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
         snprintf(conf, sizeof conf, "%s/slurm.conf", dir);
         snprintf(envconf, sizeof envconf, "SLURM_CONF=%s", conf);
         const char *env26[8] = {env[0], env[1], envconf, NULL};
-        parse_release = topomap_release_find(26, 5);
+        parse_release = tmsp_release_find(26, 5);
         static const char *const confs[][3] = {
             {"ClusterName=c\n", NULL, "no TopologyPlugin"},
             {"TopologyPlugin=topology/tree\n", "in the order of its nodes' topology ranks",
@@ -116,26 +116,26 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
             }
             parse(&o, env26, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
                   "app", NULL);
-            topomap_decide(s, &o, fake_env, (void *)env26, &d);
+            tmsp_decide(s, &o, fake_env, (void *)env26, &d);
             if (confs[k][1])
                 ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, confs[k][1]),
                    "26.05, slurm.conf with %s: declined (%s)", confs[k][2], d.message);
             else
                 ok(d.outcome == TOPOMAP_REMAP,
                    "26.05, slurm.conf with %s: predicted and remapped", confs[k][2]);
-            topomap_decision_free(&d);
-            topomap_srun_free(&o);
+            tmsp_decision_free(&d);
+            tmsp_srun_free(&o);
         }
         unlink(conf);
         env26[2] = "SLURM_CONF=/nonexistent/slurm.conf";
         parse(&o, env26, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8", "app",
               NULL);
-        topomap_decide(s, &o, fake_env, (void *)env26, &d);
+        tmsp_decide(s, &o, fake_env, (void *)env26, &d);
         ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "slurm.conf cannot be read") &&
                strstr(d.message, "/nonexistent/slurm.conf"),
            "26.05, no slurm.conf: declined, naming it (%s)", d.message);
-        topomap_decision_free(&d);
-        topomap_srun_free(&o);
+        tmsp_decision_free(&d);
+        tmsp_srun_free(&o);
         rmdir(dir);
         parse_release = NULL;
     } else
@@ -143,17 +143,17 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
     /* Open MPI's mpirun starting its daemons through srun. */
     parse(&o, env, err, "srun", "--ntasks-per-node=1", "-N4", "--topomap=cyclic",
           "/usr/bin/prted", "--prtemca", "x", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "Open MPI's prted daemons for mpirun"),
        "mpirun's srun of prted: told why (%s)", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap=help", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_OFF && !d.message[0] && !d.log[0],
        "--topomap=help: nothing decided (the option callback lists the algorithms)");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 }
 
 static double now(void)
@@ -190,7 +190,7 @@ static void slow_lookup_tests(struct topomap_site *sd, const char *const *env, c
     sd->time_limit = 20;
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=slow8", "app", NULL);
     t0 = now();
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     double t = now() - t0;
     ok(d.outcome == TOPOMAP_KEEP &&
            !strcmp(d.message, "topomap: reading profile 'slow8' from the store did not end within "
@@ -199,16 +199,16 @@ static void slow_lookup_tests(struct topomap_site *sd, const char *const *env, c
        "time_limit=20 and that lookup: Slurm's layout, one line (%s)", d.message);
     ok(t < whole && d.hosts == NULL && d.pmi2 == NULL,
        "... decided in %.1f ms, before the lookup could end: it was left behind", 1e3 * t);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     /* The thread left behind still reads it: unlinking is safe. */
     unlink(path);
     /* It ends, and frees what it read (the leak checkers see every block
      * freed at exit only if it has). */
     double t1 = now();
-    while (topomap_sp_lookups_left() > 0 && now() - t1 < 120)
+    while (tmsp_lookups_left() > 0 && now() - t1 < 120)
         usleep(10000);
-    is_int(topomap_sp_lookups_left(), 0, "the lookup left behind ended after %.0f ms more",
+    is_int(tmsp_lookups_left(), 0, "the lookup left behind ended after %.0f ms more",
            1e3 * (now() - t1));
 }
 
@@ -244,15 +244,15 @@ static void failure_tests(struct topomap_site *s, const char *const *env)
         int argc = 0;
         while (argc < 6 && bad[i].argv[argc])
             argc++;
-        topomap_srun_init(&o);
-        topomap_srun_parse(&o, argc, (char *const *)bad[i].argv, fake_env, (void *)bad[i].env,
-                           err, sizeof err);
-        topomap_decide(s, &o, fake_env, (void *)bad[i].env, &d);
+        tmsp_srun_init(&o);
+        tmsp_srun_parse(&o, argc, (char *const *)bad[i].argv, fake_env, (void *)bad[i].env,
+                        err, sizeof err);
+        tmsp_decide(s, &o, fake_env, (void *)bad[i].env, &d);
         ok(d.outcome == TOPOMAP_KEEP && !d.hosts && !strncmp(d.message, "topomap: ", 9) &&
                strstr(d.message, bad[i].want) && strchr(d.message, '\n') == NULL,
            "%s %s: %s", bad[i].argv[2], bad[i].argv[3] ? bad[i].argv[3] : "", d.message);
-        topomap_decision_free(&d);
-        topomap_srun_free(&o);
+        tmsp_decision_free(&d);
+        tmsp_srun_free(&o);
     }
 
     /* An unknown algorithm is srun's error (the option callback's), before
@@ -260,16 +260,16 @@ static void failure_tests(struct topomap_site *s, const char *const *env)
     ok(parse(&o, env, err, "srun", "-n8", "--topomap=x\033]0;owned\007\r", "app", NULL) < 0 &&
            strstr(err, "unknown algorithm 'x?]0;owned?" "?'") && !strpbrk(err, "\033\007\r"),
        "an algorithm name with ESC, BEL, CR: refused, shown as '?'");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     /* A site default naming no algorithm (plugstack.conf) still gets one line. */
     free(s->dflt);
     s->dflt = strdup("nosuch");
     parse(&o, env, err, "srun", "-n8", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "unknown algorithm 'nosuch' (known: off, "),
        "default=nosuch: %s", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     free(s->dflt);
     s->dflt = strdup("off");
 
@@ -285,12 +285,12 @@ static void refine_grid_tests(struct topomap_site *s, const char *const *env, co
      * improves on random's 8040 and, on this pair profile, on Slurm's 8000. */
     parse(&o, env, err, "srun", "-n8", "--topomap=random+refine", "--topomap-profile=pair8",
           "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_new < d.hop_bytes_default,
        "--topomap=random+refine is accepted and remaps (%g -> %g)", d.hop_bytes_default,
        d.hop_bytes_new);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 
     /* A grid recorded at another rank count: synthesised, said under
      * --topomap-verbose. A 2 x 2 halo stored at 4 ranks, used by
@@ -306,19 +306,19 @@ static void refine_grid_tests(struct topomap_site *s, const char *const *env, co
     }
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4",
           "--topomap-verbose", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP || d.outcome == TOPOMAP_KEEP, "8-rank step with halo4: placed");
     is_str(d.note,
            "topomap: profile 'halo4' was recorded with 4 ranks; it is a process grid, so its "
            "8-rank version (grid 2x4) was synthesised from it",
            "--topomap-verbose says the profile was synthesised, in one line");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=halo4", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(!d.note[0] && !strstr(d.message, "recorded with"), "... silent without --topomap-verbose");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 }
 
 /* gain_metric: what decides whether the new layout is worth it; then a
@@ -342,49 +342,49 @@ static void gain_tests(struct topomap_site *s, const char *const *env, const cha
     }
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=hb8",
           "--topomap-verbose", "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP && d.hop_bytes_default == 1200 && d.hop_bytes_new == 1000,
        "gain_metric=hop_bytes (default): hop-bytes 1200 -> 1000, remapped");
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     char *gm[] = {"gain_metric=congestion"};
-    is_int(topomap_site_parse(s, 1, gm, err, sizeof err), 0, "gain_metric=congestion accepted");
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    is_int(tmsp_site_parse(s, 1, gm, err, sizeof err), 0, "gain_metric=congestion accepted");
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     is_int(d.outcome, TOPOMAP_KEEP, "gain_metric=congestion: busiest link 1000 -> 1000, kept");
     is_str(d.message,
            "topomap: cyclic does not reduce busiest-link load (1000 -> 1000); using Slurm's "
            "default layout",
            "... and the user is told why, in one line");
     like(d.summary, "busiest link 1000 -> 1000 bytes: gain below min_gain", "summary");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     /* pair8: cyclic takes both 2000-byte links off the network (10 left). */
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
           "--topomap-verbose", "app", NULL);
     s->min_gain = 0.99;
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP, "gain_metric=congestion: busiest link 2000 -> 10 passes "
                                    "min_gain=0.99");
     like(d.summary, "busiest link 2000 -> 10 bytes", "summary gives the busiest link");
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     s->min_gain = 0.999;
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     is_str(d.message,
            "topomap: cyclic would save 99.5% of busiest-link load, less than min_gain=99.9%; "
            "using Slurm's default layout",
            "... and 99.5% is less than min_gain=0.999");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     char *gh[] = {"gain_metric=hop_bytes", "min_gain=0"};
-    topomap_site_parse(s, 2, gh, err, sizeof err);
+    tmsp_site_parse(s, 2, gh, err, sizeof err);
     ok(!s->gain_congestion && s->min_gain == 0, "gain_metric=hop_bytes restores the default");
 
     /* A profile given as a path. */
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=" DATA "/pair8.txt",
           "app", NULL);
-    topomap_decide(s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
     is_int(d.outcome, TOPOMAP_REMAP, "--topomap-profile=PATH loads the file");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 }
 
 /* A site default (default=cyclic): quiet unless asked, strict=1. */
@@ -395,44 +395,44 @@ static void site_default_tests(struct topomap_site *sd, const char *const *env)
     struct topomap_decision d;
     /* The site default stays quiet about unprofiled applications... */
     parse(&o, env, err, "srun", "-n8", "unprofiled", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && !d.summary[0] && !d.explicit_req,
        "site default, no profile: silent");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap-verbose", "unprofiled", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && !d.message[0], "... with --topomap-verbose: no message");
     like(d.summary, "no profile 'unprofiled'", "... but the summary says why");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     /* ... and applies to profiled ones, named after the executable. */
     parse(&o, env, err, "srun", "-n8", "/some/where/pair8", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP && !d.explicit_req, "site default remaps a profiled application");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap=off", "pair8", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_OFF && !d.message[0], "--topomap=off overrides the site default");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 
     /* strict=1: explicit failures fail the step, quiet ones do not. */
     char *sargs[] = {"strict=1"};
-    topomap_site_parse(sd, 1, sargs, err, sizeof err);
+    tmsp_site_parse(sd, 1, sargs, err, sizeof err);
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=nothere", "a", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "failing the step (strict=1)"),
        "strict: a missing profile asked for fails the step");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "unprofiled", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     is_int(d.outcome, TOPOMAP_KEEP,
            "strict: the site default on an unprofiled application does not");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 }
 
 /* min_gain, bind=none, time_limit, topology problems, under site sd. */
@@ -443,23 +443,23 @@ static void limit_tests(struct topomap_site *sd, const char *const *env, const c
     struct topomap_decision d;
     /* min_gain, bind=none, time_limit, topology problems. */
     char *margs[] = {"min_gain=0.999", "bind=none"};
-    topomap_site_parse(sd, 2, margs, err, sizeof err);
+    tmsp_site_parse(sd, 2, margs, err, sizeof err);
     sd->strict = 0;
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "pair8", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "less than min_gain=99.9%"),
        "a gain of 99.75%% is below min_gain=0.999");
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     sd->min_gain = 0.5;
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP && d.bind == NULL && d.pmi2 != NULL,
        "bind=none: remapped, no TOPOMAP_BIND");
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     /* A budget spent before the profile is looked up: nothing is looked up or
      * mapped, Slurm's layout stays, and one line says which step used the
      * time. */
     sd->time_limit = 1e-9;
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "time_limit=1e-09ms"),
        "a time limit that cannot be met: %s", d.message);
     ok(!strncmp(d.message, "topomap: predicting Slurm's layout ended at ", 44) &&
@@ -467,42 +467,42 @@ static void limit_tests(struct topomap_site *sd, const char *const *env, const c
        "the budget ends before loading: one line naming the step");
     ok(d.hosts == NULL && d.pmi2 == NULL && d.bind == NULL && d.seconds == 0,
        "the budget ends before loading: no mapping is computed");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap=auto,verbose", "pair8", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.log, "predicting Slurm's layout ended at ") &&
            !d.summary[0],
        "auto, verbose, budget spent before loading: kept, the log line says why (%s)", d.log);
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     sd->strict = 1;
-    topomap_decide(sd, &o, fake_env, (void *)env, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_FAIL && strstr(d.message, "past time_limit=1e-09ms; failing the step"),
        "strict=1: a budget spent before loading fails the step (%s)", d.message);
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     sd->strict = 0;
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     slow_lookup_tests(sd, env, store);
     sd->time_limit = 2000;
     const char *other[] = {"SLURM_JOB_NODELIST=x[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
     parse(&o, other, err, "srun", "-n8", "--topomap=cyclic", "pair8", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)other, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)other, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "'x1' is not in the topology"),
        "hosts missing from the topology: %s", d.message);
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     free(sd->topology);
     sd->topology = strdup(DATA "/no-such.yaml");
-    topomap_decide(sd, &o, fake_env, (void *)other, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)other, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "topology: "), "unreadable topology: %s",
        d.message);
-    topomap_decision_free(&d);
+    tmsp_decision_free(&d);
     free(sd->topology);
     sd->topology = NULL;
-    topomap_decide(sd, &o, fake_env, (void *)other, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)other, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "no topology configured"),
        "no topology= in plugstack.conf");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 }
 
 /* A layout too irregular for PMI2; args: the site arguments of the mesh. */
@@ -512,7 +512,7 @@ static void irregular_tests(struct topomap_site *sd, char **args, const char *st
     struct topomap_srun o;
     struct topomap_decision d;
     /* Too irregular for a PMI2 mapping: remapped all the same. */
-    topomap_site_parse(sd, 1, args, err, sizeof err);
+    tmsp_site_parse(sd, 1, args, err, sizeof err);
     sd->min_gain = -1000; /* accept any layout */
     sd->bind = 1;
     const char *big[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=100(x4)", NULL};
@@ -530,11 +530,11 @@ static void irregular_tests(struct topomap_site *sd, char **args, const char *st
     free(dst);
     free(by);
     parse(&o, big, err, "srun", "-n400", "-O", "--topomap=random", "--mpi=pmi2", "ring400", NULL);
-    topomap_decide(sd, &o, fake_env, (void *)big, &d);
+    tmsp_decide(sd, &o, fake_env, (void *)big, &d);
     ok(d.outcome == TOPOMAP_REMAP && d.pmi2 == NULL && d.hosts && d.bind && !d.message[0],
        "random layout of 400 ranks: remapped, no PMI2 mapping (the nodes warn)");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 }
 
 static void decide_tests(const char *store)
@@ -545,12 +545,12 @@ static void decide_tests(const char *store)
     struct topomap_decision d;
     const char *env[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
 
-    topomap_site_init(&s);
+    tmsp_site_init(&s);
     char *args[] = {"topology=" DATA "/mesh-2x2-2core.yaml", NULL};
     char pa[600];
     snprintf(pa, sizeof pa, "profiles=%s", store);
     args[1] = pa;
-    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "site policy for the mesh");
+    is_int(tmsp_site_parse(&s, 2, args, err, sizeof err), 0, "site policy for the mesh");
 
     /* What `topomap map --algo cyclic` computes for the same inputs. */
     topomap_topology_t *t = topomap_topology_load(DATA "/mesh-2x2-2core.yaml", err, sizeof err);
@@ -563,7 +563,7 @@ static void decide_tests(const char *store)
     ok(parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=pair8",
              "--topomap-verbose", "--mpi=pmi2", "app", NULL) == 0,
        "srun -n8 --topomap=cyclic");
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     is_int(d.outcome, TOPOMAP_REMAP, "remapped");
     is_int(d.nranks, 8, "8 ranks");
     int same = d.hosts != NULL;
@@ -582,33 +582,33 @@ static void decide_tests(const char *store)
          "the admin's log line: %s", d.log);
     ok(strncmp(d.log, "topomap: ", 9) != 0 && strstr(d.log, ": remapped"),
        "... says remapped, without the 'topomap: ' prefix");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 
     release_decide_tests(&s, env);
 
     /* block: nothing to change, nothing said. */
     parse(&o, env, err, "srun", "-n8", "--topomap=block", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && !d.hosts && !d.message[0] && !d.summary[0],
        "block keeps Slurm's layout silently");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
 
     failure_tests(&s, env);
     refine_grid_tests(&s, env, store);
     gain_tests(&s, env, store);
 
     struct topomap_site sd;
-    topomap_site_init(&sd);
+    tmsp_site_init(&sd);
     char *dargs[] = {args[0], pa, "default=cyclic"};
-    topomap_site_parse(&sd, 3, dargs, err, sizeof err);
+    tmsp_site_parse(&sd, 3, dargs, err, sizeof err);
     site_default_tests(&sd, env);
     limit_tests(&sd, env, store);
     irregular_tests(&sd, args, store);
 
-    topomap_site_free(&sd);
-    topomap_site_free(&s);
+    tmsp_site_free(&sd);
+    tmsp_site_free(&s);
     topomap_profile_free(p);
     topomap_alloc_free(a);
     topomap_topology_free(t);
@@ -627,11 +627,11 @@ static void scale_tests(const char *store)
     struct topomap_decision d;
     const char *env[] = {"SLURM_JOB_NODELIST=t[0000-4095]", "SLURM_JOB_CPUS_PER_NODE=1(x4096)",
                          NULL};
-    topomap_site_init(&s);
+    tmsp_site_init(&s);
     char pa[600];
     snprintf(pa, sizeof pa, "profiles=%s", store);
     char *args[] = {"topology=" SRCDIR "/../topologies/torus-16x16x16.yaml", pa};
-    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0,
+    is_int(tmsp_site_parse(&s, 2, args, err, sizeof err), 0,
            "site policy: shipped 16x16x16 torus");
     is_double(s.time_limit, 2000, 0, "default time_limit is 2000 ms");
 
@@ -672,16 +672,16 @@ static void scale_tests(const char *store)
     ok(parse(&o, env, err, "srun", "-n4096", "--topomap=auto", "--topomap-profile=stencil4096",
              "app", NULL) == 0,
        "srun -n4096 --topomap=auto on 4096 nodes");
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP, "remapped within the default time_limit (%s%s)", d.summary,
        d.message);
     is_str(d.message, "", "nothing to tell the user (no time-out)");
     ok(d.hop_bytes_new < 0.5 * d.hop_bytes_default,
        "hop-bytes at least halved: %.6g -> %.6g in %.0f ms", d.hop_bytes_default,
        d.hop_bytes_new, 1000.0 * d.seconds);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    topomap_site_free(&s);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
+    tmsp_site_free(&s);
 }
 
 /* Hop-bytes in the plugin's line are integers, as topomap map prints them
@@ -693,10 +693,10 @@ static void integer_tests(const char *store)
     struct topomap_srun o;
     struct topomap_decision d;
     const char *env[] = {"SLURM_JOB_NODELIST=n[1-4]", "SLURM_JOB_CPUS_PER_NODE=2(x4)", NULL};
-    topomap_site_init(&s);
+    tmsp_site_init(&s);
     snprintf(pa, sizeof pa, "profiles=%s", store);
     char *args[] = {"topology=" DATA "/mesh-2x2-2core.yaml", pa};
-    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "site policy for the mesh");
+    is_int(tmsp_site_parse(&s, 2, args, err, sizeof err), 0, "site policy for the mesh");
     /* Rank r talks to r + 2 (mod 8): 1,234,000,000 bytes each way. */
     int src[16], dst[16];
     double by[16];
@@ -709,15 +709,15 @@ static void integer_tests(const char *store)
     topomap_profile_free(p);
     parse(&o, env, err, "srun", "-n8", "--topomap=cyclic", "--topomap-profile=big8",
           "--topomap-verbose", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     char want[128];
     snprintf(want, sizeof want, "hop-bytes %.0f -> %.0f (", d.hop_bytes_default, d.hop_bytes_new);
     ok(d.hop_bytes_default >= 1e9 && strstr(d.summary, want) && !strstr(d.summary, "e+"),
        "hop-bytes as integers in the verbose line (%s)", d.summary);
     ok(strstr(d.log, want) != NULL, "... and in the admin's log (%s)", d.log);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    topomap_site_free(&s);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
+    tmsp_site_free(&s);
 }
 
 /* topology=slurm: the file beside the cluster's slurm.conf (SLURM_CONF);
@@ -750,16 +750,16 @@ static void slurm_topology_tests(const char *store)
     /* topology/block: blocks n[1-2] and n[3-4]; pair8 talks i <-> i+4. */
     put(dir, "slurm.conf", "ClusterName=c\nTopologyPlugin=topology/block\n");
     put(dir, "topology.conf", "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\n");
-    topomap_site_init(&s);
+    tmsp_site_init(&s);
     char *args[] = {"topology=slurm", pa};
-    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "topology=slurm accepted");
+    is_int(tmsp_site_parse(&s, 2, args, err, sizeof err), 0, "topology=slurm accepted");
     parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8",
           "--topomap-verbose", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP, "topology=slurm, topology/block beside slurm.conf: remapped (%s)",
        d.message[0] ? d.message : d.summary);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     /* topology.yaml beside it wins; topology_name= picks one of its topologies. */
     put(dir, "topology.yaml",
         "- topology: blocks\n  cluster_default: true\n  block:\n    block_sizes: [2]\n"
@@ -768,35 +768,35 @@ static void slurm_topology_tests(const char *store)
         "- topology: other\n  tree:\n    switches:\n      - switch: s1\n"
         "        nodes: x[1-4]\n");
     parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP, "topology=slurm, topology.yaml's default topology: remapped");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     char *named[] = {"topology_name=other"};
-    is_int(topomap_site_parse(&s, 1, named, err, sizeof err), 0, "topology_name= accepted");
+    is_int(tmsp_site_parse(&s, 1, named, err, sizeof err), 0, "topology_name= accepted");
     parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "n1"),
        "topology_name=other, whose nodes are x[1-4]: declined, one line (%s)", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    topomap_site_free(&s);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
+    tmsp_site_free(&s);
     /* A cluster without a topology. */
     put(dir, "topology.yaml", "");
     char path[700];
     snprintf(path, sizeof path, "%s/topology.yaml", dir);
     unlink(path);
     put(dir, "slurm.conf", "ClusterName=c\n");
-    topomap_site_init(&s);
-    topomap_site_parse(&s, 2, args, err, sizeof err);
+    tmsp_site_init(&s);
+    tmsp_site_parse(&s, 2, args, err, sizeof err);
     parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "topology=slurm: ") &&
            strstr(d.message, "slurm.conf"),
        "topology=slurm on a cluster with no topology: one line (%s)", d.message);
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    topomap_site_free(&s);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
+    tmsp_site_free(&s);
     const char *files[] = {"slurm.conf", "topology.conf", "topology.yaml"};
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
@@ -817,14 +817,14 @@ static void node_type_tests(const char *store)
     const char *env[] = {"SLURM_JOB_NODELIST=m[3,6]", "SLURM_JOB_CPUS_PER_NODE=2,6", NULL};
     snprintf(pa, sizeof pa, "profiles=%s", store);
     char *args[] = {"topology=" SRCDIR "/data/topologies/mixed.yaml", pa};
-    topomap_site_init(&s);
-    is_int(topomap_site_parse(&s, 2, args, err, sizeof err), 0, "site on the mixed machine");
+    tmsp_site_init(&s);
+    is_int(tmsp_site_parse(&s, 2, args, err, sizeof err), 0, "site on the mixed machine");
     s.min_gain = -1000; /* any layout: the point is its validity */
     parse(&o, env, err, "srun", "-n8", "--topomap=ohtma", "--topomap-profile=pair8", "app", NULL);
-    topomap_decide(&s, &o, fake_env, (void *)env, &d);
+    tmsp_decide(&s, &o, fake_env, (void *)env, &d);
     int n3 = 0, n6 = 0, good = d.outcome == TOPOMAP_REMAP && d.hosts && d.bind;
     int core[8], cpt = 0;
-    good = good && topomap_bind_decode(d.bind, 8, core, &cpt) == 0;
+    good = good && tmsp_bind_decode(d.bind, 8, core, &cpt) == 0;
     int used3 = 0, used6 = 0;
     for (int r = 0; good && r < 8; r++) {
         int on3 = !strcmp(d.hosts[r], "m3");
@@ -842,13 +842,13 @@ static void node_type_tests(const char *store)
     ok(good && n3 == 2 && n6 == 6,
        "m3 (2 cores) and m6 (8 cores): remapped, 2 + 6 ranks on distinct cores of their nodes (%s)",
        d.message[0] ? d.message : d.bind ? d.bind : "no binding");
-    topomap_decision_free(&d);
-    topomap_srun_free(&o);
-    topomap_site_free(&s);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
+    tmsp_site_free(&s);
 }
 
 /* slurm.conf found as Slurm's commands find it: $SLURM_CONF, the default
- * file, then the configless cache (topomap_sp_slurm_conf_in). */
+ * file, then the configless cache (tmsp_slurm_conf_in). */
 static void slurm_conf_tests(void)
 {
     char dir[] = "/tmp/topomap-confless.XXXXXX", deflt[600], cached[600];
@@ -859,22 +859,22 @@ static void slurm_conf_tests(void)
     snprintf(deflt, sizeof deflt, "%s/etc-slurm.conf", dir);
     snprintf(cached, sizeof cached, "%s/run-slurm.conf", dir);
     const char *none[] = {NULL}, *set[] = {"SLURM_CONF=/site/slurm.conf", NULL};
-    const char *c = topomap_sp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
+    const char *c = tmsp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
     ok(c && !strcmp(c, deflt), "no SLURM_CONF, no file: the default path, for the message (%s)",
        c ? c : "NULL");
     FILE *f = fopen(cached, "w");
     if (f)
         fclose(f);
-    c = topomap_sp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
+    c = tmsp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
     ok(c && !strcmp(c, cached), "configless (only the cached copy exists): the cache (%s)",
        c ? c : "NULL");
     f = fopen(deflt, "w");
     if (f)
         fclose(f);
-    c = topomap_sp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
+    c = tmsp_slurm_conf_in(fake_env, (void *)none, deflt, cached);
     ok(c && !strcmp(c, deflt), "both exist: the default file first, as Slurm (%s)",
        c ? c : "NULL");
-    c = topomap_sp_slurm_conf_in(fake_env, (void *)set, deflt, cached);
+    c = tmsp_slurm_conf_in(fake_env, (void *)set, deflt, cached);
     ok(c && !strcmp(c, "/site/slurm.conf"), "SLURM_CONF before everything (%s)", c ? c : "NULL");
     unlink(deflt);
     unlink(cached);

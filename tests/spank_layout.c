@@ -16,7 +16,7 @@ static int layout(const struct topomap_srun *o, int nalloc, const int *cpus, cha
 {
     int tasks[16], nstep = 0;
     got[0] = 0;
-    if (topomap_slurm_layout(o, nalloc, cpus, &nstep, tasks, err, TOPOMAP_ERRLEN) < 0)
+    if (tmsp_slurm_layout(o, nalloc, cpus, &nstep, tasks, err, TOPOMAP_ERRLEN) < 0)
         return -1;
     for (int i = 0; i < nstep; i++)
         snprintf(got + strlen(got), len - strlen(got), i ? ",%d" : "%d", tasks[i]);
@@ -24,7 +24,7 @@ static int layout(const struct topomap_srun *o, int nalloc, const int *cpus, cha
 }
 
 /* Slurm 22.05's _task_layout_block as it is written (without CR_PACK_NODES),
- * the reference for the closed form of topomap_slurm_layout. */
+ * the reference for the closed form of tmsp_slurm_layout. */
 static void slurm_block(const int *cpus, int nn, int nt, int *tasks)
 {
     int task_id = 0, over = 0;
@@ -51,7 +51,7 @@ static void reference_tests(void)
     for (int t = 0; t < 3000 && good; t++) {
         int nalloc = 1 + (int)(rand_r(&seed) % 9), cpus[16], cap[16], want[16], got[16], nstep;
         struct topomap_srun o;
-        topomap_srun_init(&o);
+        tmsp_srun_init(&o);
         o.cpus_per_task = 1 + (int)(rand_r(&seed) % 3);
         if (rand_r(&seed) % 3 == 0)
             o.ntasks_per_node = 1 + (int)(rand_r(&seed) % 4);
@@ -81,7 +81,7 @@ static void reference_tests(void)
         }
         slurm_block(cap, nn, (int)o.ntasks, want);
         char err[TOPOMAP_ERRLEN];
-        good = topomap_slurm_layout(&o, nalloc, cpus, &nstep, got, err, sizeof err) == 0 &&
+        good = tmsp_slurm_layout(&o, nalloc, cpus, &nstep, got, err, sizeof err) == 0 &&
                nstep == nn && !memcmp(got, want, (size_t)nn * sizeof *got);
         if (!good) {
             printf("# -n%ld -N%ld -c%ld --ntasks-per-node=%ld on", o.ntasks, o.nnodes,
@@ -108,25 +108,25 @@ static void layout_tests(void)
     struct topomap_srun o;
     int cpus[4];
     const char *none[] = {NULL};
-    ok(topomap_cpus_per_node("4(x3),2", 4, cpus, err, sizeof err) == 0 && cpus[0] == 4 &&
+    ok(tmsp_cpus_per_node("4(x3),2", 4, cpus, err, sizeof err) == 0 && cpus[0] == 4 &&
            cpus[2] == 4 && cpus[3] == 2,
        "4(x3),2");
-    ok(topomap_cpus_per_node("4(x3)", 4, cpus, err, sizeof err) < 0 && errno == EINVAL,
+    ok(tmsp_cpus_per_node("4(x3)", 4, cpus, err, sizeof err) < 0 && errno == EINVAL,
        "too few counts");
     like(err, "name 3 nodes, the allocation has 4", "message gives both counts");
-    ok(topomap_cpus_per_node("4(x5)", 4, cpus, err, sizeof err) < 0, "too many counts");
-    ok(topomap_cpus_per_node("4(3),2", 2, cpus, err, sizeof err) < 0, "4(3) rejected");
-    ok(topomap_cpus_per_node("4(x0)", 1, cpus, err, sizeof err) < 0, "repeat 0 rejected");
-    ok(topomap_cpus_per_node("a", 1, cpus, err, sizeof err) < 0, "garbage rejected");
+    ok(tmsp_cpus_per_node("4(x5)", 4, cpus, err, sizeof err) < 0, "too many counts");
+    ok(tmsp_cpus_per_node("4(3),2", 2, cpus, err, sizeof err) < 0, "4(3) rejected");
+    ok(tmsp_cpus_per_node("4(x0)", 1, cpus, err, sizeof err) < 0, "repeat 0 rejected");
+    ok(tmsp_cpus_per_node("a", 1, cpus, err, sizeof err) < 0, "garbage rejected");
     /* Found by tests/fuzz/fuzz_cpulist: the value was echoed raw. */
-    ok(topomap_cpus_per_node("\n0", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\n'),
+    ok(tmsp_cpus_per_node("\n0", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\n'),
        "a newline in the counts: refused with a one-line message: %s", err);
-    ok(topomap_cpus_per_node(" 4", 1, cpus, err, sizeof err) < 0 &&
-           topomap_cpus_per_node("4(x 1)", 1, cpus, err, sizeof err) < 0 &&
-           topomap_cpus_per_node("\t4", 1, cpus, err, sizeof err) < 0,
+    ok(tmsp_cpus_per_node(" 4", 1, cpus, err, sizeof err) < 0 &&
+           tmsp_cpus_per_node("4(x 1)", 1, cpus, err, sizeof err) < 0 &&
+           tmsp_cpus_per_node("\t4", 1, cpus, err, sizeof err) < 0,
        "blanks refused (strict numbers)");
-    ok(topomap_cpus_per_node("", 1, cpus, err, sizeof err) < 0, "empty rejected");
-    ok(topomap_cpus_per_node("4\033[2J", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\033') &&
+    ok(tmsp_cpus_per_node("", 1, cpus, err, sizeof err) < 0, "empty rejected");
+    ok(tmsp_cpus_per_node("4\033[2J", 1, cpus, err, sizeof err) < 0 && !strchr(err, '\033') &&
            strstr(err, "'4?[2J'"),
        "control characters shown as '?': %s", err);
 
@@ -152,16 +152,16 @@ static void layout_tests(void)
         int argc = 0;
         while (cases[i].argv[argc])
             argc++;
-        topomap_srun_init(&o);
-        topomap_srun_parse(&o, argc, (char *const *)cases[i].argv, fake_env, none, err,
-                           sizeof err);
+        tmsp_srun_init(&o);
+        tmsp_srun_parse(&o, argc, (char *const *)cases[i].argv, fake_env, none, err,
+                        sizeof err);
         int rc = layout(&o, 4, c4, got, sizeof got, err);
         ok(rc == 0 && !strcmp(got, cases[i].want), "%s %s: %s (want %s)", cases[i].argv[1],
            argc > 3 ? cases[i].argv[2] : "", rc ? err : got, cases[i].want);
-        topomap_srun_free(&o);
+        tmsp_srun_free(&o);
     }
     int mixed[4] = {4, 2, 2, 1};
-    topomap_srun_init(&o);
+    tmsp_srun_init(&o);
     o.ntasks = 8;
     ok(layout(&o, 4, mixed, got, sizeof got, err) == 0 && !strcmp(got, "3,2,2,1"),
        "uneven nodes 4,2,2,1 with 8 tasks: %s", got);
@@ -186,7 +186,7 @@ static void layout_tests(void)
     ok(layout(&o, 4, c4, got, sizeof got, err) < 0 && errno == EINVAL,
        "-n 2000000000 -O declined at once");
     like(err, "2000000000 tasks: over topomap's limit of 4194304 ranks", "  %s", err);
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 }
 
 /* The releases whose row has rule @p field set, as "23.11 24.05 ..." (the
@@ -195,7 +195,7 @@ static void layout_tests(void)
     do {                                                                                      \
         (buf)[0] = 0;                                                                         \
         for (int v = 2100; v < 2800; v++) {                                                   \
-            const struct topomap_release *r_ = topomap_release_find(v / 100, v % 100);        \
+            const struct topomap_release *r_ = tmsp_release_find(v / 100, v % 100);        \
             if (r_ && r_->field)                                                              \
                 snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",              \
                          (buf)[0] ? " " : "", r_->name);                                      \
@@ -213,7 +213,7 @@ static void per_release(struct topomap_srun *o, int nalloc, const int *cpus, cha
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char got[128], err[TOPOMAP_ERRLEN];
         int major = atoi(names[i]), minor = atoi(names[i] + 3);
-        o->rel = topomap_release_find(major, minor);
+        o->rel = tmsp_release_find(major, minor);
         errno = 0;
         int rc = o->rel ? layout(o, nalloc, cpus, got, sizeof got, err) : -2;
         snprintf(out + strlen(out), len - strlen(out), "%s%s:%s", i ? " " : "", names[i],
@@ -228,15 +228,15 @@ static void release_tests(void)
 {
     struct topomap_srun o;
     char got[128], err[TOPOMAP_ERRLEN], all[512];
-    const struct topomap_release *r2205 = topomap_release_find(22, 5),
-                                 *r2411 = topomap_release_find(24, 11),
-                                 *r2605 = topomap_release_find(26, 5);
-    is_str(topomap_release_list(), "22.05, 23.02, 23.11, 24.05, 24.11, 25.05, 25.11, 26.05",
+    const struct topomap_release *r2205 = tmsp_release_find(22, 5),
+                                 *r2411 = tmsp_release_find(24, 11),
+                                 *r2605 = tmsp_release_find(26, 5);
+    is_str(tmsp_release_list(), "22.05, 23.02, 23.11, 24.05, 24.11, 25.05, 25.11, 26.05",
            "a row per release from 22.05 to 26.05");
-    ok(!topomap_release_find(23, 5) && !topomap_release_find(21, 8) &&
-           !topomap_release_find(27, 5),
+    ok(!tmsp_release_find(23, 5) && !tmsp_release_find(21, 8) &&
+           !tmsp_release_find(27, 5),
        "no row for a release that is not one, nor before 22.05 or after 26.05");
-    ok(topomap_release_default() == r2205, "the default rules are 22.05's");
+    ok(tmsp_release_default() == r2205, "the default rules are 22.05's");
     WITH_RULE(all, nodes_vs_hostfile);
     is_str(all, "23.11 24.05 24.11 25.05 25.11 26.05",
            "srun refuses -N beside SLURM_HOSTFILE from 23.11 (plugin_srun.c runs it again)");
@@ -246,7 +246,7 @@ static void release_tests(void)
     is_str(all, "23.11 24.05 24.11 25.05 25.11 26.05",
            "srun reads SLURM_CPUS_PER_TASK from 23.11, SRUN_CPUS_PER_TASK before");
     /* -n12 -O -c2 */
-    topomap_srun_init(&o);
+    tmsp_srun_init(&o);
     o.ntasks = 12;
     o.overcommit = 1;
     o.cpus_per_task = 2;
@@ -259,7 +259,7 @@ static void release_tests(void)
     ok(layout(&o, 3, c421, got, sizeof got, err) == 0 && !strcmp(got, "5,4,3"),
        "24.11: -n12 -O -c2 on 4,2,1 CPUs: %s", got);
     /* -N2 --ntasks-per-node=2 inside salloc -n10 -N2 (SLURM_NTASKS=10) */
-    topomap_srun_init(&o);
+    tmsp_srun_init(&o);
     o.ntasks = 10;
     o.ntasks_env = 1;
     o.nnodes = 2;
@@ -276,7 +276,7 @@ static void release_tests(void)
     /* --ntasks-per-node that srun keeps from 24.05 only: -n11 -O
      * --ntasks-per-node=3 on 4,4,1,1 CPUs (11 is not 11 / 4 = 2 x 4, but fits
      * in 3 x 4): capped at 3 a node, then oversubscribed one a node. */
-    topomap_srun_init(&o);
+    tmsp_srun_init(&o);
     o.ntasks = 11;
     o.overcommit = 1;
     o.ntasks_per_node = 3;
@@ -295,7 +295,7 @@ static void release_tests(void)
     ok(layout(&o, 4, c4411, got, sizeof got, err) == 0 && !strcmp(got, "5,5,2,1"),
        "24.11: -n13 (over 3 x 4): --ntasks-per-node dropped (%s)", got);
     /* A step on part of the allocation */
-    topomap_srun_init(&o);
+    tmsp_srun_init(&o);
     o.ntasks = 3;
     per_release(&o, 4, c4, all, sizeof all);
     is_str(all,
@@ -326,7 +326,7 @@ static void release_tests(void)
     o.ntasks = 4;
     ok(layout(&o, 1, c4, got, sizeof got, err) == 0 && !strcmp(got, "4"),
        "26.05: a step on a one-node allocation has no order to guess (%s)", got);
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 }
 
 /* A slurm.conf (and the files beside it) in @p dir; @p lines joined by
@@ -353,36 +353,36 @@ static void order_tests(void)
         return;
     }
     snprintf(conf, sizeof conf, "%s", write_conf(dir, "slurm.conf", "ClusterName=c\n"));
-    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
+    is_int(tmsp_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
            "no TopologyPlugin (topology/flat), no topology.yaml: node order");
     write_conf(dir, "slurm.conf", "TopologyPlugin=topology/flat\n");
-    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
+    is_int(tmsp_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
            "topology/flat: node order");
     write_conf(dir, "slurm.conf", "TopologyPlugin=topology/tree\n");
     write_conf(dir, "topology.conf", "SwitchName=s0 Nodes=n[1-4]\n");
-    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+    is_int(tmsp_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
            "topology/tree: topology order");
     write_conf(dir, "slurm.conf",
                "TopologyPlugin=topology/tree\n"
                "  selecttypeparameters=CR_Core_Memory,CR_NO_DIST_TOPO_BLOCK # off\n");
-    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
+    is_int(tmsp_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_NODES,
            "... with SelectTypeParameters=...,CR_NO_DIST_TOPO_BLOCK: node order");
     write_conf(dir, "slurm.conf",
                "TopologyPlugin=topology/tree\n#SelectTypeParameters=CR_NO_DIST_TOPO_BLOCK\n"
                "SelectTypeParameters=CR_NO_DIST_TOPO_BLOCK\nSelectTypeParameters=CR_Core\n");
-    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+    is_int(tmsp_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
            "... not in a comment, nor in an earlier line than the last");
     write_conf(dir, "slurm.conf", "TopologyPlugin=topology/ring\n");
-    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+    is_int(tmsp_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
            "topology/ring: topology order");
     write_conf(dir, "slurm.conf", "ClusterName=c\n");
     write_conf(dir, "topology.yaml", "- topology: t\n  cluster_default: true\n  flat: true\n");
-    is_int(topomap_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
+    is_int(tmsp_slurm_task_order(conf, err, sizeof err), TOPOMAP_ORDER_TOPOLOGY,
            "a topology.yaml: topology order (its topologies may rank nodes)");
     char missing[600];
     snprintf(missing, sizeof missing, "%s/none.conf", dir);
     errno = 0;
-    ok(topomap_slurm_task_order(missing, err, sizeof err) == TOPOMAP_ORDER_UNKNOWN &&
+    ok(tmsp_slurm_task_order(missing, err, sizeof err) == TOPOMAP_ORDER_UNKNOWN &&
            errno == ENOENT && strstr(err, "none.conf"),
        "no slurm.conf: unknown, errno ENOENT (%s)", err);
     remove_store(dir);

@@ -39,14 +39,14 @@ static void pmi2_tests(void)
     unsigned seed = 7;
     char *s;
     int blk[] = {0, 0, 1, 1, 2, 2, 3, 3}, cyc[] = {0, 1, 2, 3, 0, 1, 2, 3};
-    s = topomap_pmi2_mapping(blk, 8, 1000);
+    s = tmsp_pmi2_mapping(blk, 8, 1000);
     is_str(s, "(vector,(0,4,2))", "block layout: one block");
     free(s);
-    s = topomap_pmi2_mapping(cyc, 8, 1000);
+    s = tmsp_pmi2_mapping(cyc, 8, 1000);
     is_str(s, "(vector,(0,4,1),(0,4,1))", "cyclic layout");
     free(s);
     int odd[] = {2, 2, 0, 1, 1, 3};
-    s = topomap_pmi2_mapping(odd, 6, 1000);
+    s = tmsp_pmi2_mapping(odd, 6, 1000);
     is_str(s, "(vector,(2,1,2),(0,1,1),(1,1,2),(3,1,1))", "irregular layout");
     free(s);
     good = 1;
@@ -54,7 +54,7 @@ static void pmi2_tests(void)
         int n = 1 + (int)(rand_r(&seed) % 64);
         for (int i = 0; i < n; i++)
             core[i] = (int)(rand_r(&seed) % 6);
-        s = topomap_pmi2_mapping(core, n, 100000);
+        s = tmsp_pmi2_mapping(core, n, 100000);
         good &= s && expand_vector(s, back, 64) == n &&
                 !memcmp(back, core, (size_t)n * sizeof *core);
         free(s);
@@ -63,7 +63,7 @@ static void pmi2_tests(void)
     for (int i = 0; i < 64; i++)
         core[i] = (i * 7) % 13;
     errno = 0;
-    ok(topomap_pmi2_mapping(core, 64, 100) == NULL && errno == E2BIG,
+    ok(tmsp_pmi2_mapping(core, 64, 100) == NULL && errno == E2BIG,
        "a mapping longer than the limit: E2BIG");
 
 }

@@ -41,58 +41,58 @@ static void name_tests(void)
 
     /* The name: --topomap-record=NAME, --topomap-profile=NAME, the executable. */
     parse(&o, none, err, "srun", "--topomap-record=rec", "--topomap-profile=prof", "./a.out", NULL);
-    ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) == 0, "name given");
+    ok(tmsp_record_name(&o, name, sizeof name, msg, sizeof msg) == 0, "name given");
     is_str(name, "rec", "--topomap-record=rec wins");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record", "--topomap-profile=prof", "./a.out", NULL);
-    topomap_record_name(&o, name, sizeof name, msg, sizeof msg);
+    tmsp_record_name(&o, name, sizeof name, msg, sizeof msg);
     is_str(name, "prof", "then --topomap-profile's name (what the next run looks up)");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record", "--topomap-profile=/p/x.txt", "./a.out",
           NULL);
-    topomap_record_name(&o, name, sizeof name, msg, sizeof msg);
+    tmsp_record_name(&o, name, sizeof name, msg, sizeof msg);
     is_str(name, "a.out", "a --topomap-profile path is no name: the executable's");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record", "--multi-prog", "conf", NULL);
     msg[0] = 0;
-    ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && errno == EINVAL,
+    ok(tmsp_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && errno == EINVAL,
        "--multi-prog and no name: refused");
     like(msg, "topomap: --topomap-record: no name to record under (give --topomap-record=NAME); "
               "not recording", "... with one line");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record=../etc/x", "a", NULL);
-    ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && errno == EINVAL,
+    ok(tmsp_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && errno == EINVAL,
        "--topomap-record=../etc/x: refused");
     like(msg, "'../etc/x' (--topomap-record) is not a valid profile name", "... named: %s", msg);
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record=a\rb\033c", "a", NULL);
-    ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && !strpbrk(msg, "\r\033") &&
+    ok(tmsp_record_name(&o, name, sizeof name, msg, sizeof msg) < 0 && !strpbrk(msg, "\r\033") &&
            strstr(msg, "'a?b?c' (--topomap-record) is not a valid profile name"),
        "a name with CR and ESC: refused, shown as '?' (%s)", msg);
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record", "./.hidden", NULL);
-    ok(topomap_record_name(&o, name, sizeof name, msg, sizeof msg) < 0, "executable .hidden");
+    ok(tmsp_record_name(&o, name, sizeof name, msg, sizeof msg) < 0, "executable .hidden");
     like(msg, "'.hidden' (the executable's name) is not a valid profile name", "... named");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     parse(&o, none, err, "srun", "--topomap-record=abcdef", "a", NULL);
-    ok(topomap_record_name(&o, name, 4, msg, sizeof msg) < 0 && errno == EINVAL,
+    ok(tmsp_record_name(&o, name, 4, msg, sizeof msg) < 0 && errno == EINVAL,
        "a name longer than the buffer: refused");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 
     /* LD_PRELOAD. */
-    char *pl = topomap_preload_prepend("/l/p.so", NULL);
+    char *pl = tmsp_preload_prepend("/l/p.so", NULL);
     is_str(pl, "/l/p.so", "LD_PRELOAD unset");
     free(pl);
-    pl = topomap_preload_prepend("/l/p.so", "");
+    pl = tmsp_preload_prepend("/l/p.so", "");
     is_str(pl, "/l/p.so", "LD_PRELOAD empty");
     free(pl);
-    pl = topomap_preload_prepend("/l/p.so", "/x/y.so z.so");
+    pl = tmsp_preload_prepend("/l/p.so", "/x/y.so z.so");
     is_str(pl, "/l/p.so:/x/y.so z.so", "prepended to the user's");
     free(pl);
-    pl = topomap_preload_prepend("/l/p.so", "/l/p.so:/x/y.so");
+    pl = tmsp_preload_prepend("/l/p.so", "/l/p.so:/x/y.so");
     is_str(pl, "/l/p.so:/x/y.so", "already first: unchanged");
     free(pl);
-    pl = topomap_preload_prepend("/l/p.so", "/l/p.so.1");
+    pl = tmsp_preload_prepend("/l/p.so", "/l/p.so.1");
     is_str(pl, "/l/p.so:/l/p.so.1", "a longer name is another library");
     free(pl);
 }
@@ -105,8 +105,8 @@ static void record_tests(const char *tmp)
 
     /* The recording directory: created with the spool, private, the user's. */
     snprintf(spool, sizeof spool, "%s/spool", tmp);
-    int fd = topomap_record_mkdir(spool, 12, 3, geteuid(), getegid(), dir, sizeof dir, err,
-                                  sizeof err);
+    int fd = tmsp_record_mkdir(spool, 12, 3, geteuid(), getegid(), dir, sizeof dir, err,
+                               sizeof err);
     ok(fd >= 0, "recording directory in a new spool: %s", fd < 0 ? err : dir);
     snprintf(path, sizeof path, "%s/topomap-record.12.3.", spool);
     ok(!strncmp(dir, path, strlen(path)) && strlen(dir) == strlen(path) + 6,
@@ -123,8 +123,8 @@ static void record_tests(const char *tmp)
     /* Recordings are the job user's profiles: DIR/users/UID. */
     snprintf(mine, sizeof mine, "%s/users/%lu", store, (unsigned long)geteuid());
     msg[0] = 0;
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "rec", "12.3", msg,
-                               sizeof msg) < 0 &&
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 4, store, "rec", "12.3", msg,
+                            sizeof msg) < 0 &&
            errno == ENOENT,
        "no profile: ENOENT");
     is_str(msg,
@@ -137,8 +137,8 @@ static void record_tests(const char *tmp)
     /* A good profile (as the profiler writes it). */
     snprintf(path, sizeof path, "%s/%s", dir, TOPOMAP_RECORD_FILE);
     write_file(path, "# nranks=4\n# application=rec\n0 2 1200 3\n2 0 1212 3\n1 3 8 2\n");
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "rec", "12.3", msg,
-                               sizeof msg) == 0,
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 4, store, "rec", "12.3", msg,
+                            sizeof msg) == 0,
        "a profile of 4 ranks for a step of 4: stored (%s)", msg);
     char want[1500];
     snprintf(want, sizeof want, "topomap: recorded profile 'rec' (4 ranks, 2420 bytes) in %s",
@@ -155,31 +155,31 @@ static void record_tests(const char *tmp)
     topomap_profile_free(p);
 
     /* Rank count, owner, links, corruption, names, the store. */
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 8, store, "rec8", "12.3", msg,
-                               sizeof msg) < 0 &&
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 8, store, "rec8", "12.3", msg,
+                            sizeof msg) < 0 &&
            errno == ERANGE,
        "4 ranks for a step of 8 tasks: ERANGE");
     like(msg, "the profile step 12.3 wrote has 4 ranks but the step 8 tasks", "... said: %s", msg);
     snprintf(path, sizeof path, "%s/rec8.profile", mine);
     ok(access(path, F_OK) < 0, "... nothing stored");
-    ok(topomap_record_register(fd, dir, geteuid() + 1, getegid(), 4, store, "rec2", "12.3", msg,
-                               sizeof msg) < 0 &&
+    ok(tmsp_record_register(fd, dir, geteuid() + 1, getegid(), 4, store, "rec2", "12.3", msg,
+                            sizeof msg) < 0 &&
            errno == EPERM,
        "a file of another user: EPERM");
     like(msg, "is not a regular file of uid", "... said");
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "a/b", "12.3", msg,
-                               sizeof msg) < 0 &&
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 4, store, "a/b", "12.3", msg,
+                            sizeof msg) < 0 &&
            errno == EINVAL,
        "an invalid name: EINVAL");
     like(msg, "'a/b' is not a valid profile name; nothing recorded", "... said");
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, "/dev/null/store", "rec", "12.3",
-                               msg, sizeof msg) < 0,
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 4, "/dev/null/store", "rec", "12.3",
+                            msg, sizeof msg) < 0,
        "an unusable store: refused");
     like(msg, "topomap: cannot store profile 'rec': ", "... said: %s", msg);
     snprintf(path, sizeof path, "%s/%s", dir, TOPOMAP_RECORD_FILE);
     write_file(path, "# nranks=4\n0 1 5\n1 x 5\n");
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "bad", "12.3", msg,
-                               sizeof msg) < 0 &&
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 4, store, "bad", "12.3", msg,
+                            sizeof msg) < 0 &&
            errno == EINVAL,
        "a corrupt profile: EINVAL");
     snprintf(want, sizeof want, "topomap: cannot record 'bad': %s:3", path);
@@ -188,15 +188,15 @@ static void record_tests(const char *tmp)
     unlink(path);
     snprintf(want, sizeof want, "%s/rec.profile", mine);
     ok(symlink(want, path) == 0, "a symbolic link as the profile");
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "link", "12.3", msg,
-                               sizeof msg) < 0 &&
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 4, store, "link", "12.3", msg,
+                            sizeof msg) < 0 &&
            errno == EPERM,
        "... is not followed: EPERM");
     like(msg, "is a symbolic link; nothing recorded", "... said");
     unlink(path);
     ok(mkdir(path, 0700) == 0, "a directory as the profile");
-    ok(topomap_record_register(fd, dir, geteuid(), getegid(), 4, store, "dir", "12.3", msg,
-                               sizeof msg) < 0 &&
+    ok(tmsp_record_register(fd, dir, geteuid(), getegid(), 4, store, "dir", "12.3", msg,
+                            sizeof msg) < 0 &&
            errno == EPERM,
        "... is refused: EPERM");
     rmdir(path);
@@ -205,17 +205,17 @@ static void record_tests(const char *tmp)
     write_file(path, "x");
     snprintf(want, sizeof want, "%s/%s.tmp.123", dir, TOPOMAP_RECORD_FILE);
     write_file(want, "x");
-    ok(topomap_record_cleanup(fd, dir, err, sizeof err) == 0, "cleanup: %s", err);
+    ok(tmsp_record_cleanup(fd, dir, err, sizeof err) == 0, "cleanup: %s", err);
     ok(access(dir, F_OK) < 0 && errno == ENOENT, "the directory is gone");
 
     /* A directory the job's user moved is left alone. */
-    fd = topomap_record_mkdir(spool, 12, 4, geteuid(), getegid(), dir, sizeof dir, err,
-                              sizeof err);
+    fd = tmsp_record_mkdir(spool, 12, 4, geteuid(), getegid(), dir, sizeof dir, err,
+                           sizeof err);
     char moved[700];
     snprintf(moved, sizeof moved, "%s.moved", dir);
     ok(fd >= 0 && rename(dir, moved) == 0 && mkdir(dir, 0700) == 0,
        "directory moved, another made");
-    ok(topomap_record_cleanup(fd, dir, err, sizeof err) < 0 && errno == ENOENT,
+    ok(tmsp_record_cleanup(fd, dir, err, sizeof err) < 0 && errno == ENOENT,
        "cleanup of a moved directory: ENOENT");
     like(err, "was moved; left in place", "... said: %s", err);
     ok(access(dir, F_OK) == 0, "... and the other directory is not removed");
@@ -223,20 +223,20 @@ static void record_tests(const char *tmp)
     rmdir(moved);
 
     /* Errors creating it. */
-    ok(topomap_record_mkdir("/dev/null/spool", 1, 0, geteuid(), getegid(), dir, sizeof dir, err,
-                            sizeof err) < 0 && errno == ENOTDIR,
+    ok(tmsp_record_mkdir("/dev/null/spool", 1, 0, geteuid(), getegid(), dir, sizeof dir, err,
+                         sizeof err) < 0 && errno == ENOTDIR,
        "a spool under a file: ENOTDIR");
     like(err, "cannot create the spool directory /dev/null/spool", "... said: %s", err);
     ok(dir[0] == 0, "... no path");
-    ok(topomap_record_mkdir(spool, 1, 0, geteuid(), getegid(), dir, 20, err, sizeof err) < 0 &&
+    ok(tmsp_record_mkdir(spool, 1, 0, geteuid(), getegid(), dir, 20, err, sizeof err) < 0 &&
            errno == ENAMETOOLONG,
        "a path that does not fit: ENAMETOOLONG");
     if (geteuid() == 0) {
-        fd = topomap_record_mkdir(spool, 5, 0, 65534, 65534, dir, sizeof dir, err, sizeof err);
+        fd = tmsp_record_mkdir(spool, 5, 0, 65534, 65534, dir, sizeof dir, err, sizeof err);
         ok(fd >= 0 && stat(dir, &st) == 0 && st.st_uid == 65534 && st.st_gid == 65534,
            "as root: the directory is given to the job's user");
         if (fd >= 0)
-            topomap_record_cleanup(fd, dir, err, sizeof err);
+            tmsp_record_cleanup(fd, dir, err, sizeof err);
     } else
         ok(1, "# SKIP not root: cannot give a directory away");
     rmdir(spool);

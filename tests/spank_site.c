@@ -14,7 +14,7 @@ static void site_tests(void)
 {
     char err[TOPOMAP_ERRLEN];
     struct topomap_site s;
-    topomap_site_init(&s);
+    tmsp_site_init(&s);
     is_str(s.dflt, "off", "default algorithm is off");
     ok(s.topology == NULL && s.profiles == NULL, "no topology or store by default");
     is_double(s.time_limit, 2000, 0, "time_limit 2000 ms by default");
@@ -22,7 +22,7 @@ static void site_tests(void)
 
     char *good[] = {"topology=/etc/topo.yaml", "profiles=/var/p", "default=ohtma", "min_gain=0.1",
                     "time_limit=500", "bind=none", "strict=1"};
-    is_int(topomap_site_parse(&s, 7, good, err, sizeof err), 0, "all keys accepted");
+    is_int(tmsp_site_parse(&s, 7, good, err, sizeof err), 0, "all keys accepted");
     is_str(s.topology, "/etc/topo.yaml", "topology=");
     is_str(s.profiles, "/var/p", "profiles=");
     is_str(s.dflt, "ohtma", "default=");
@@ -33,7 +33,7 @@ static void site_tests(void)
 
     char *bad[] = {"colour=blue", "min_gain=1.5", "time_limit=0", "bind=sockets", "strict=yes",
                    "novalue", "=x", "topology=", "min_gain=0.2"};
-    is_int(topomap_site_parse(&s, 9, bad, err, sizeof err), 8, "8 bad tokens counted");
+    is_int(tmsp_site_parse(&s, 9, bad, err, sizeof err), 8, "8 bad tokens counted");
     like(err, "unknown key 'colour'", "unknown key named");
     like(err,
          "known: topology, topology_name, profiles, default, min_gain, time_limit, bind, strict, "
@@ -45,63 +45,63 @@ static void site_tests(void)
     like(err, "strict=yes is not 0 or 1", "bad strict");
     like(err, "'novalue' is not key=value", "token without =");
     char *empty[] = {"topology="};
-    topomap_site_parse(&s, 1, empty, err, sizeof err);
+    tmsp_site_parse(&s, 1, empty, err, sizeof err);
     like(err, "topology= needs a path", "empty path");
     ok(strchr(err, '\n') == NULL, "one line");
     char *esc[] = {"bind=\033[2Jcores\r"};
-    ok(topomap_site_parse(&s, 1, esc, err, sizeof err) == 1 &&
+    ok(tmsp_site_parse(&s, 1, esc, err, sizeof err) == 1 &&
            strstr(err, "bind=?[2Jcores? is not cores or none"),
        "control characters in a value shown as '?': %s", err);
     is_double(s.min_gain, 0.2, 0, "good tokens after bad ones still apply");
     /* Found by tests/fuzz/fuzz_site: a negative min_gain remapped to worse layouts. */
     char *neg[] = {"min_gain=-.5", "default=\x1b]0;x\x07", "time_limit= 5"};
-    is_int(topomap_site_parse(&s, 1, neg, err, sizeof err), 1, "min_gain=-.5 refused");
+    is_int(tmsp_site_parse(&s, 1, neg, err, sizeof err), 1, "min_gain=-.5 refused");
     like(err, "min_gain=-.5 is not a fraction below 1 (0 or more)", "  message: %s", err);
     is_double(s.min_gain, 0.2, 0, "  min_gain kept");
-    is_int(topomap_site_parse(&s, 3, neg, err, sizeof err), 2,
+    is_int(tmsp_site_parse(&s, 3, neg, err, sizeof err), 2,
            "default=ESC... accepted, time_limit=' 5' refused (strict numbers)");
     ok(!strchr(err, '\x1b') && !strchr(err, '\x07'), "messages without control characters");
     is_str(s.topology, "/etc/topo.yaml", "a bad token keeps the earlier value");
     char *gm[] = {"gain_metric=links", "gain_metric=congestion"};
-    is_int(topomap_site_parse(&s, 2, gm, err, sizeof err), 1, "gain_metric=links refused");
+    is_int(tmsp_site_parse(&s, 2, gm, err, sizeof err), 1, "gain_metric=links refused");
     like(err, "gain_metric=links is not hop-bytes or congestion", "bad gain_metric");
     ok(s.gain_congestion == 1, "gain_metric=congestion");
     topomap_opts_t o;
     topomap_opts_init(&o);
-    topomap_site_opts(&s, &o);
+    tmsp_site_opts(&s, &o);
     is_int(o.objective, TOPOMAP_OBJECTIVE_CONGESTION, "gain_metric=congestion: objective congestion");
     char *gh[] = {"gain_metric=hop_bytes"};
-    is_int(topomap_site_parse(&s, 1, gh, err, sizeof err), 0, "gain_metric=hop_bytes accepted");
-    topomap_site_opts(&s, &o);
+    is_int(tmsp_site_parse(&s, 1, gh, err, sizeof err), 0, "gain_metric=hop_bytes accepted");
+    tmsp_site_opts(&s, &o);
     is_int(o.objective, TOPOMAP_OBJECTIVE_HOP_BYTES, "gain_metric=hop_bytes: objective hop-bytes");
     /* One name and one unit everywhere: hop-bytes as the CLI's --objective,
      * durations with a unit as its --time-limit (a bare number stays ms). */
     char *gc[] = {"gain_metric=congestion", "gain_metric=hop-bytes", "time_limit=2.5s"};
-    is_int(topomap_site_parse(&s, 3, gc, err, sizeof err), 0,
+    is_int(tmsp_site_parse(&s, 3, gc, err, sizeof err), 0,
            "gain_metric=hop-bytes, time_limit=2.5s");
     ok(s.gain_congestion == 0, "gain_metric=hop-bytes: hop-bytes");
     is_double(s.time_limit, 2500, 0, "time_limit=2.5s is 2500 ms");
     char *tl[] = {"time_limit=1500ms"};
-    is_int(topomap_site_parse(&s, 1, tl, err, sizeof err), 0, "time_limit=1500ms accepted");
+    is_int(tmsp_site_parse(&s, 1, tl, err, sizeof err), 0, "time_limit=1500ms accepted");
     is_double(s.time_limit, 1500, 0, "time_limit=1500ms");
     char *tb[] = {"time_limit=2sec"};
-    is_int(topomap_site_parse(&s, 1, tb, err, sizeof err), 1, "time_limit=2sec refused");
-    topomap_site_free(&s);
+    is_int(tmsp_site_parse(&s, 1, tb, err, sizeof err), 1, "time_limit=2sec refused");
+    tmsp_site_free(&s);
 
     /* --topomap-record's keys: absolute paths only (used on the nodes). */
-    topomap_site_init(&s);
+    tmsp_site_init(&s);
     ok(s.profiler == NULL && s.spool == NULL, "no profiler= or spool= by default");
     char *rec[] = {"profiler=/opt/t/libtopomap-profiler.so", "spool=/var/spool/topomap"};
-    is_int(topomap_site_parse(&s, 2, rec, err, sizeof err), 0, "profiler= and spool= accepted");
+    is_int(tmsp_site_parse(&s, 2, rec, err, sizeof err), 0, "profiler= and spool= accepted");
     is_str(s.profiler, "/opt/t/libtopomap-profiler.so", "profiler=");
     is_str(s.spool, "/var/spool/topomap", "spool=");
     char *recbad[] = {"profiler=lib/libtopomap-profiler.so", "spool=", "profiler="};
-    is_int(topomap_site_parse(&s, 3, recbad, err, sizeof err), 3, "3 bad recording paths");
+    is_int(tmsp_site_parse(&s, 3, recbad, err, sizeof err), 3, "3 bad recording paths");
     like(err, "profiler=lib/libtopomap-profiler.so is not an absolute path", "relative profiler=");
     like(err, "spool= is not an absolute path", "empty spool=");
     is_str(s.profiler, "/opt/t/libtopomap-profiler.so", "a bad profiler= keeps the earlier one");
     is_str(s.spool, "/var/spool/topomap", "a bad spool= keeps the earlier one");
-    topomap_site_free(&s);
+    tmsp_site_free(&s);
 
     /* The shipped example: its plugin line parses without a complaint. */
     FILE *f = fopen(SRCDIR "/../etc/plugstack.conf.d/topomap.conf", "r");
@@ -117,10 +117,10 @@ static void site_tests(void)
         }
     if (f)
         fclose(f);
-    topomap_site_init(&s);
-    ok(found && ntok >= 7 && topomap_site_parse(&s, ntok, tok, err, sizeof err) == 0,
+    tmsp_site_init(&s);
+    ok(found && ntok >= 7 && tmsp_site_parse(&s, ntok, tok, err, sizeof err) == 0,
        "etc/plugstack.conf.d/topomap.conf: %d arguments, all valid %s", ntok, err);
-    topomap_site_free(&s);
+    tmsp_site_free(&s);
 }
 
 int main(void)

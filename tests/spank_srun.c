@@ -18,28 +18,28 @@ static void record_option_tests(void)
 
     ok(parse(&o, none, err, "srun", "-n2", "app", NULL) == 0 && o.record == NULL,
        "no --topomap-record: not recording");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, none, err, "srun", "--topomap-record", "./bin/app", "x", NULL) == 0 && o.record &&
            !strcmp(o.record, ""),
        "--topomap-record without a name");
     is_str(o.app, "app", "... does not take the executable for its argument");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, none, err, "srun", "--topomap-record=lj", "--topomap-rec=", "a", NULL) == 0 &&
            o.record && !strcmp(o.record, ""),
        "--topomap-rec= (prefix, empty) after --topomap-record=lj: the last one counts");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     const char *renv[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=(null)", NULL};
     ok(parse(&o, renv, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, ""),
        "sbatch --topomap-record (exported as \"(null)\"): recording, no name");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     const char *renv2[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_record=nb", NULL};
     ok(parse(&o, renv2, err, "srun", "a", NULL) == 0 && o.record && !strcmp(o.record, "nb"),
        "sbatch --topomap-record=nb");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, renv2, err, "srun", "--topomap-record=mine", "a", NULL) == 0 && o.record &&
            !strcmp(o.record, "mine"),
        "srun's --topomap-record=mine wins over sbatch's");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 }
 
 static void srun_tests(void)
@@ -53,7 +53,7 @@ static void srun_tests(void)
     ok(o.ntasks == 8 && o.nnodes == 4, "-n 8 -N4 read, the application's -n ignored");
     is_str(o.app, "app", "application name is the executable's basename");
     ok(!o.conflict && !o.algo && !o.profile && !o.verbose, "nothing else set");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 
     ok(parse(&o, none, err, "srun", "-lN2", "-o", "out.txt", "-c2", "--ntasks=6", "--mpi",
              "pmi2", "--overc", "hostname", NULL) == 0,
@@ -62,7 +62,7 @@ static void srun_tests(void)
        "-lN2 -c2 --ntasks=6 --overc");
     is_str(o.mpi, "pmi2", "--mpi pmi2 (separate argument)");
     is_str(o.app, "hostname", "-o's argument is not taken for the executable");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 
     ok(parse(&o, none, err, "srun", "--topomap", "ohtma", "--topomap-prof=lj", "--topomap-verbose",
              "--", "-weird-name", NULL) == 0,
@@ -71,11 +71,11 @@ static void srun_tests(void)
     is_str(o.profile, "lj", "--topomap-prof= (unique prefix)");
     ok(o.verbose, "--topomap-verbose");
     is_str(o.app, "-weird-name", "executable after --");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 
     ok(parse(&o, none, err, "srun", "--multi-prog", "-n4", "conf.txt", NULL) == 0 && !o.app,
        "--multi-prog: no application name");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 
     const char *conflicts[][3] = {{"-w", "n1", "-w"},
                                   {"--nodelist=n[1-2]", NULL, "--nodelist"},
@@ -93,32 +93,32 @@ static void srun_tests(void)
                      : parse(&o, none, err, "srun", conflicts[i][0], "a", NULL);
         ok(rc == 0 && o.conflict && strstr(o.conflict, conflicts[i][2]),
            "%s is a conflict (%s)", conflicts[i][0], o.conflict ? o.conflict : "none");
-        topomap_srun_free(&o);
+        tmsp_srun_free(&o);
     }
 
     err[0] = 0;
     ok(parse(&o, none, err, "srun", "-n", "abc", "a", NULL) < 0 && errno == EINVAL,
        "-n abc rejected");
     like(err, "srun -n: 'abc' is not a task count", "message names the option and value");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, none, err, "srun", "--ntasks=0", "a", NULL) < 0 && errno == EINVAL,
        "--ntasks=0 rejected");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, none, err, "srun", "-c", "-1", "a", NULL) < 0, "-c -1 rejected");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     /* Control characters from the command line are not echoed. */
     ok(parse(&o, none, err, "srun", "-n", "\033]0;x\007\r8", "a", NULL) < 0 &&
            strstr(err, "'?]0;x??8' is not a task count") && !strpbrk(err, "\033\007\r"),
        "a bad -n with ESC, BEL, CR: shown as '?' (%s)", err);
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     const char *escenv[] = {"SLURM_NNODES=\0334", NULL};
     ok(parse(&o, escenv, err, "srun", "a", NULL) < 0 && strstr(err, "SLURM_NNODES='?4'"),
        "... nor from the environment (%s)", err);
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     err[0] = 0;
     ok(parse(&o, none, err, "srun", "-n", NULL) < 0 && errno == EINVAL, "-n without argument");
     like(err, "needs an argument", "message says so");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 
     /* The environment fills in what the command line left open. */
     const char *env[] = {"SLURM_NTASKS=16",
@@ -135,20 +135,20 @@ static void srun_tests(void)
     ok(o.ntasks == 16 && o.nnodes == 4 && o.cpus_per_task == 2 && o.ntasks_per_node == 4,
        "SLURM_NTASKS, SLURM_NNODES, SRUN_CPUS_PER_TASK (22.05), SLURM_NTASKS_PER_NODE");
     ok(o.ntasks_env && o.nnodes_env, "counts from the environment are marked so");
-    topomap_srun_free(&o);
-    parse_release = topomap_release_find(24, 11);
+    tmsp_srun_free(&o);
+    parse_release = tmsp_release_find(24, 11);
     ok(parse(&o, env, err, "srun", "app", NULL) == 0 && o.cpus_per_task == 3,
        "24.11 reads SLURM_CPUS_PER_TASK instead (%ld)", o.cpus_per_task);
-    topomap_srun_free(&o);
-    parse_release = topomap_release_find(23, 2);
+    tmsp_srun_free(&o);
+    parse_release = tmsp_release_find(23, 2);
     ok(parse(&o, env, err, "srun", "app", NULL) == 0 && o.cpus_per_task == 2,
        "23.02 still reads SRUN_CPUS_PER_TASK (%ld)", o.cpus_per_task);
-    topomap_srun_free(&o);
-    parse_release = topomap_release_find(23, 11);
+    tmsp_srun_free(&o);
+    parse_release = tmsp_release_find(23, 11);
     ok(parse(&o, env, err, "srun", "app", NULL) == 0 && o.cpus_per_task == 3,
        "23.11 reads SLURM_CPUS_PER_TASK (%ld)", o.cpus_per_task);
     parse_release = NULL;
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, env, err, "srun", "-N2", "-n4", "app", NULL) == 0 && !o.ntasks_env &&
            !o.nnodes_env,
        "-n and -N from the command line are not marked");
@@ -156,33 +156,33 @@ static void srun_tests(void)
     is_str(o.algo, "greedy", "--topomap from sbatch's environment");
     is_str(o.profile, "lammps", "--topomap-profile from sbatch's environment");
     ok(o.verbose, "--topomap-verbose from sbatch's environment (value \"(null)\")");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, env, err, "srun", "-n", "8", "--topomap=block", "--mpi=pmi2", "app", NULL) == 0,
        "command line and environment");
     ok(o.ntasks == 8, "command line -n wins over SLURM_NTASKS");
     is_str(o.algo, "block", "command line --topomap wins over sbatch's");
     is_str(o.profile, "lammps", "sbatch's --topomap-profile still applies");
     is_str(o.mpi, "pmi2", "--mpi wins over SLURM_MPI_TYPE");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     const char *job7[] = {"SLURM_JOB_ID=7", NULL};
     ok(parse(&o, job7, err, "srun", "--jobid=7", "a", NULL) == 0 && !o.conflict,
        "--jobid of the job we are in: fine");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, job7, err, "srun", "--jobid", "8", "a", NULL) == 0 && o.conflict &&
            strstr(o.conflict, "--jobid"),
        "--jobid of another job is a conflict");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     const char *hf[] = {"SLURM_HOSTFILE=/tmp/mine", NULL};
     ok(parse(&o, hf, err, "srun", "a", NULL) == 0 && o.conflict &&
            !strcmp(o.conflict, "SLURM_HOSTFILE"),
        "a user's SLURM_HOSTFILE is a conflict");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     const char *badenv[] = {"SLURM_NTASKS=lots", NULL};
     err[0] = 0;
     ok(parse(&o, badenv, err, "srun", "a", NULL) < 0, "bad SLURM_NTASKS rejected");
     like(err, "SLURM_NTASKS='lots'", "message names the variable");
-    topomap_srun_free(&o);
-    is_str(topomap_spank_option_env("topomap-profile"),
+    tmsp_srun_free(&o);
+    is_str(tmsp_spank_option_env("topomap-profile"),
            "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_profile", "option variable name");
 
     record_option_tests();
@@ -192,7 +192,7 @@ static void srun_tests(void)
  * 23.11+ (srun refuses -N beside a hostfile). */
 static void strip_one(const char *want, int argc, char *const *argv)
 {
-    char **out = topomap_srun_strip_nodes(argc, argv);
+    char **out = tmsp_srun_strip_nodes(argc, argv);
     char got[512] = "";
     for (int i = 0; out && out[i]; i++)
         snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", out[i]);
@@ -232,38 +232,38 @@ static void algo_arg_tests(void)
 {
     struct topomap_srun o;
     char err[TOPOMAP_ERRLEN];
-    topomap_srun_init(&o);
-    ok(topomap_algo_arg(&o, "auto", err, sizeof err) == 0 && !strcmp(o.algo, "auto") &&
+    tmsp_srun_init(&o);
+    ok(tmsp_algo_arg(&o, "auto", err, sizeof err) == 0 && !strcmp(o.algo, "auto") &&
            !o.verbose && !o.profile,
        "--topomap=auto");
-    ok(topomap_algo_arg(&o, "ohtma,verbose,profile=lj", err, sizeof err) == 0 &&
+    ok(tmsp_algo_arg(&o, "ohtma,verbose,profile=lj", err, sizeof err) == 0 &&
            !strcmp(o.algo, "ohtma") && o.verbose && !strcmp(o.profile, "lj"),
        "--topomap=ohtma,verbose,profile=lj: sub-arguments");
-    ok(topomap_algo_arg(&o, "off", err, sizeof err) == 0 &&
-           topomap_algo_arg(&o, "help", err, sizeof err) == 0,
+    ok(tmsp_algo_arg(&o, "off", err, sizeof err) == 0 &&
+           tmsp_algo_arg(&o, "help", err, sizeof err) == 0,
        "off and help are values");
     errno = 0;
-    ok(topomap_algo_arg(&o, "ohmta", err, sizeof err) < 0 && errno == EINVAL,
+    ok(tmsp_algo_arg(&o, "ohmta", err, sizeof err) < 0 && errno == EINVAL,
        "--topomap=ohmta (a typo) rejected");
     like(err, "--topomap=ohmta: unknown algorithm 'ohmta' (known: off, ", "  %s", err);
     like(err, "ohtma", "  ... the list names the valid ones");
-    ok(topomap_algo_arg(&o, "auto,verbos", err, sizeof err) < 0, "a bad sub-argument rejected");
+    ok(tmsp_algo_arg(&o, "auto,verbos", err, sizeof err) < 0, "a bad sub-argument rejected");
     like(err, "unknown sub-argument 'verbos' (verbose, profile=NAME)", "  %s", err);
-    ok(topomap_algo_arg(&o, "", err, sizeof err) < 0, "an empty value rejected");
-    topomap_srun_free(&o);
+    ok(tmsp_algo_arg(&o, "", err, sizeof err) < 0, "an empty value rejected");
+    tmsp_srun_free(&o);
     ok(parse(&o, none_env, err, "srun", "--topomap=ohmta", "app", NULL) < 0,
        "srun's command line with --topomap=ohmta does not parse");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     const char *sb[] = {"SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap=auto,profile=lj",
                         "SLURM_SPANK__SLURM_SPANK_OPTION_topomap_topomap_profile=other", NULL};
     ok(parse(&o, sb, err, "srun", "app", NULL) == 0 && !strcmp(o.algo, "auto") &&
            !strcmp(o.profile, "lj"),
        "sbatch --topomap=auto,profile=lj: its sub-argument wins over its --topomap-profile");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     ok(parse(&o, sb, err, "srun", "--topomap-profile=mine", "app", NULL) == 0 &&
            !strcmp(o.profile, "mine"),
        "... and srun's --topomap-profile over both");
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
 }
 
 int main(void)

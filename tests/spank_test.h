@@ -25,8 +25,8 @@ static inline const char *fake_env(const char *name, void *arg)
     return NULL;
 }
 
-/* topomap_srun_parse of the NULL-terminated arguments after @p err. */
-/* The Slurm release parse() reads for (NULL: topomap_srun_init's, 22.05). */
+/* tmsp_srun_parse of the NULL-terminated arguments after @p err. */
+/* The Slurm release parse() reads for (NULL: tmsp_srun_init's, 22.05). */
 static const struct topomap_release *parse_release;
 
 static inline int parse(struct topomap_srun *o, const char *const *env, char *err, ...)
@@ -39,10 +39,10 @@ static inline int parse(struct topomap_srun *o, const char *const *env, char *er
         argv[argc++] = a;
     va_end(ap);
     argv[argc] = NULL;
-    topomap_srun_init(o);
+    tmsp_srun_init(o);
     if (parse_release)
         o->rel = parse_release;
-    return topomap_srun_parse(o, argc, argv, fake_env, (void *)env, err, TOPOMAP_ERRLEN);
+    return tmsp_srun_parse(o, argc, argv, fake_env, (void *)env, err, TOPOMAP_ERRLEN);
 }
 
 /* A temporary store; "rm -rf" of it at the end. */

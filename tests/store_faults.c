@@ -4,7 +4,7 @@
  *  - full (ENOSPC), read-only (EROFS), a directory removed under a writer
  *    (ENOENT), each through the library (topomap_store_add,
  *    topomap_store_user_add, the write into an open directory), the plugin's
- *    recording (topomap_record_register) and the CLI (topomap profile add);
+ *    recording (tmsp_record_register) and the CLI (topomap profile add);
  *  - each failure gives one line (no newline inside the message, one line on
  *    the CLI's stderr), leaves the profile that was there readable and
  *    unchanged, and leaves no temporary file behind;
@@ -133,8 +133,8 @@ static void record_into(const char *store, const char *tmp, const char *what, in
 {
     char spool[700], dir[700], path[1100], msg[1024], err[TOPOMAP_ERRLEN];
     snprintf(spool, sizeof spool, "%s/spool", tmp);
-    int fd = topomap_record_mkdir(spool, 7, 1, geteuid(), getegid(), dir, sizeof dir, err,
-                                  sizeof err);
+    int fd = tmsp_record_mkdir(spool, 7, 1, geteuid(), getegid(), dir, sizeof dir, err,
+                               sizeof err);
     snprintf(path, sizeof path, "%s/%s", dir, TOPOMAP_RECORD_FILE);
     FILE *f = fd >= 0 ? fopen(path, "w") : NULL;
     for (int i = 0; f && i < 4000; i++) /* about 60 KB: more than the free space */
@@ -142,8 +142,8 @@ static void record_into(const char *store, const char *tmp, const char *what, in
     if (f)
         fclose(f);
     msg[0] = 0;
-    int rc = fd >= 0 ? topomap_record_register(fd, dir, geteuid(), getegid(), 4000, store, "rec",
-                                               "7.1", msg, sizeof msg)
+    int rc = fd >= 0 ? tmsp_record_register(fd, dir, geteuid(), getegid(), 4000, store, "rec",
+                                            "7.1", msg, sizeof msg)
                      : 0;
     ok(rc < 0 && errno == want_errno, "recording into a %s store: refused (errno %d)", what,
        errno);
@@ -154,7 +154,7 @@ static void record_into(const char *store, const char *tmp, const char *what, in
     snprintf(mine, sizeof mine, "%s/users/%lu", store, (unsigned long)geteuid());
     snprintf(path, sizeof path, "%s/rec.profile", mine);
     ok(access(path, F_OK) < 0 && temp_files(mine) == 0, "... nothing half-written in %s", mine);
-    ok(fd >= 0 && topomap_record_cleanup(fd, dir, err, sizeof err) == 0,
+    ok(fd >= 0 && tmsp_record_cleanup(fd, dir, err, sizeof err) == 0,
        "... and the recording directory is removed");
 }
 

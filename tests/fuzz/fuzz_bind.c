@@ -12,19 +12,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     int n = 1 + data[0], core[256], back[256], cpt, cpt2;
     char *s = fuzz_str(data + 1, size - 1);
-    if (topomap_bind_decode(s, n, core, &cpt) == 0) {
+    if (tmsp_bind_decode(s, n, core, &cpt) == 0) {
         FUZZ_CHECK(cpt >= 1);
         for (int i = 0; i < n; i++)
             FUZZ_CHECK(core[i] >= 0);
-        char *e = topomap_bind_encode(core, n, cpt);
+        char *e = tmsp_bind_encode(core, n, cpt);
         FUZZ_CHECK(e);
-        FUZZ_CHECK(topomap_bind_decode(e, n, back, &cpt2) == 0 && cpt2 == cpt);
+        FUZZ_CHECK(tmsp_bind_decode(e, n, back, &cpt2) == 0 && cpt2 == cpt);
         FUZZ_CHECK(!memcmp(back, core, sizeof(int) * (size_t)n));
         free(e);
         int node[256];
         for (int i = 0; i < n; i++)
             node[i] = core[i] % 64;
-        char *m = topomap_pmi2_mapping(node, n, TOPOMAP_PMI2_MAXLEN);
+        char *m = tmsp_pmi2_mapping(node, n, TOPOMAP_PMI2_MAXLEN);
         free(m);
     }
     free(s);

@@ -12,11 +12,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int max = data[0], nnodes = 1 + data[0] % 32;
     char *s = fuzz_str(data + 1, size - 1), err[TOPOMAP_ERRLEN] = "";
     int ids[256], cpus[32];
-    int n = topomap_cpulist_parse(s, ids, max);
+    int n = tmsp_cpulist_parse(s, ids, max);
     FUZZ_CHECK(n >= -1 && n <= max);
     for (int i = 0; i < n; i++)
         FUZZ_CHECK(ids[i] >= 0);
-    if (topomap_cpus_per_node(s, nnodes, cpus, err, sizeof err) == 0) {
+    if (tmsp_cpus_per_node(s, nnodes, cpus, err, sizeof err) == 0) {
         for (int i = 0; i < nnodes; i++)
             FUZZ_CHECK(cpus[i] >= 1);
     } else {

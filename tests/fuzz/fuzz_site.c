@@ -24,12 +24,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *s = fuzz_str(data, size), *tok[64], err[TOPOMAP_ERRLEN] = "";
     int n = tokens(s, size, tok, 64);
     struct topomap_site site;
-    topomap_site_init(&site);
-    int bad = topomap_site_parse(&site, n, tok, err, sizeof err);
+    tmsp_site_init(&site);
+    int bad = tmsp_site_parse(&site, n, tok, err, sizeof err);
     FUZZ_CHECK(bad >= 0 && bad <= n);
     fuzz_check_message(err);
     FUZZ_CHECK(site.min_gain >= 0 && site.time_limit > 0);
-    topomap_site_free(&site);
+    tmsp_site_free(&site);
     free(s);
     return 0;
 }

@@ -52,16 +52,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[argc] = NULL;
     struct env e = {np > 1 ? fuzz_str(part[1], len[1]) : NULL};
     struct topomap_srun o;
-    topomap_srun_init(&o);
+    tmsp_srun_init(&o);
     char err[TOPOMAP_ERRLEN] = "";
-    if (topomap_srun_parse(&o, argc, argv, lookup, &e, err, sizeof err) < 0) {
+    if (tmsp_srun_parse(&o, argc, argv, lookup, &e, err, sizeof err) < 0) {
         FUZZ_CHECK(err[0]);
         fuzz_check_message(err);
     } else if (np > 2 && len[2] > 0) {
         int nalloc = (int)(len[2] > 64 ? 64 : len[2]), cpus[64], tasks[64], nstep = 0;
         for (int i = 0; i < nalloc; i++)
             cpus[i] = 1 + part[2][i] % 64;
-        if (topomap_slurm_layout(&o, nalloc, cpus, &nstep, tasks, err, sizeof err) == 0) {
+        if (tmsp_slurm_layout(&o, nalloc, cpus, &nstep, tasks, err, sizeof err) == 0) {
             long total = 0;
             FUZZ_CHECK(nstep >= 1 && nstep <= nalloc);
             for (int i = 0; i < nalloc; i++) {
@@ -71,9 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(o.ntasks < 0 || total == o.ntasks);
         }
         char name[256], msg[1024];
-        topomap_record_name(&o, name, sizeof name, msg, sizeof msg);
+        tmsp_record_name(&o, name, sizeof name, msg, sizeof msg);
     }
-    topomap_srun_free(&o);
+    tmsp_srun_free(&o);
     free(e.text);
     free(cmd);
     return 0;
