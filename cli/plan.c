@@ -231,7 +231,7 @@ int cmd_plan(int argc, char **argv)
         usage_error(
             "no allocation: give --nodes HOSTLIST (and --slots SPEC), or run inside a Slurm job");
     char *topo = plan_topology(&a, &site);
-    static char *all_cores;
+    char *all_cores = NULL;
     a.topology_name = site.topology_name;
     if (a.nodes && !a.slots)
         pe.cpus = all_cores = plan_all_cores(&a, topo);
@@ -293,5 +293,6 @@ int cmd_plan(int argc, char **argv)
     tmsp_srun_free(&o);
     tmsp_site_free(&site);
     free(topo);
+    free(all_cores);
     return finish_stdout(rc);
 }
