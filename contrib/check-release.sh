@@ -29,14 +29,18 @@ TESTS=${*:-"spank_site.t spank_srun.t spank_layout.t spank_decide.t spank_bind.t
 
 ROOT=$(sh "$SRC/contrib/release-root.sh" make "$SUITE") || die "no $SUITE root"
 BUILD=/build/topomap
-rm -rf "$ROOT$BUILD"
-mkdir -p "$ROOT$BUILD" || die "cannot create $ROOT$BUILD"
-# This checkout's files as they are (committed or not), without build output.
-# One tar reads the whole list (xargs would split a long list over several
-# tars, whose concatenated archives the reader stops after the first of).
-(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
-    tar cf - --null --no-recursion -T - 2> /dev/null) |
-    tar xf - -C "$ROOT$BUILD" || die "cannot copy the tree into $ROOT$BUILD"
+# copy_tree DIR: this checkout's files as they are (committed or not),
+# without build output, into a fresh DIR. One tar reads the whole list (xargs
+# would split a long list over several tars, whose concatenated archives the
+# reader stops after the first of).
+copy_tree() {
+    rm -rf "$1"
+    mkdir -p "$1" || die "cannot create $1"
+    (cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
+        tar cf - --null --no-recursion -T - 2> /dev/null) |
+        tar xf - -C "$1" || die "cannot copy the tree into $1"
+}
+copy_tree "$ROOT$BUILD"
 
 log=$ROOT/build/check.log
 # Inside: the same build as .ci/run's, then the tests; users of the store
@@ -59,10 +63,7 @@ rc=$?
 # clean copy of the tree, when the default tests ran; counted in the summary.
 if [ -z "$*" ]; then
     rm -rf "$ROOT/build/pkg"
-    mkdir -p "$ROOT/build/pkg/topomap" &&
-        (cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
-            tar cf - --null --no-recursion -T - 2> /dev/null) | tar xf - -C "$ROOT/build/pkg/topomap" ||
-        die "cannot copy the tree into $ROOT/build/pkg"
+    copy_tree "$ROOT/build/pkg/topomap"
     echo "---- packages built and installed in the $SUITE root"
     sh "$SRC/contrib/release-root.sh" run "$SUITE" -- \
         sh /build/pkg/topomap/contrib/release-packages.sh /build/pkg/topomap $BUILD/tests/release-packages.trs 2>&1 ||
