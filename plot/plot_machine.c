@@ -11,7 +11,8 @@
  *    side, each side a switch bar over its nodes in a row; chips of one row
  *    or column are all linked directly, so those cables are arcs, bending
  *    more the farther they reach, left-side ones out to the left;
- *  - trees: nodes in a row at the bottom, each switch centred over the nodes
+ *  - trees: nodes in a row at the bottom (boxes taller than wide, for their
+ *    ranks), each switch centred over the nodes
  *    under it, one row of switches per level. Which network element a
  *    switch is comes from routes (a route from a node climbs through its
  *    switches), so regular and Slurm-imported trees are drawn the same way.
@@ -376,6 +377,10 @@ fail:
 
 /* ---- trees -------------------------------------------------------------- */
 
+/* Node boxes taller than wide: the row of nodes sets the width, and the
+ * height gives their ranks more lines. */
+#define TREE_NODE_H 1.6
+
 /* The element of the switch at each level above node v (elem[k] for level
  * k < depth, -1 where unknown), from a route to the probe farthest away:
  * the route climbs from v's leaf switch to the lowest switch v and the
@@ -451,7 +456,7 @@ static int layout_tree(struct machine *m, const int *show, int whole)
         if (prevleaf != -2)
             x += leaf != prevleaf ? 1.0 : 0.3;
         prevleaf = leaf;
-        set_box(m, v, x, 0, 1, 1);
+        set_box(m, v, x, 0, 1, TREE_NODE_H);
         x += 1;
         for (int k = 0; k < depth[v]; k++)
             if (a[k] >= 0) {
@@ -499,7 +504,7 @@ static int layout_tree(struct machine *m, const int *show, int whole)
         m->cables[i].x1 -= minx;
     }
     m->W = maxx - minx;
-    m->H = L * LEVEL + 1;
+    m->H = L * LEVEL + TREE_NODE_H;
     rc = 0;
 out:
     free(route);
