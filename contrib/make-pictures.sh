@@ -3,12 +3,14 @@
 #
 # make-pictures.sh: draw the README's pictures with `topomap plot` from data
 # that ships with topomap (tests/data/profiles, topologies/, the saved
-# benchmark run contrib/bench-reference.txt), into doc/pictures/:
+# benchmark run contrib/bench-reference.txt, examples/), into doc/pictures/:
 #   matrix.png          the PETSc multigrid profile (16 ranks) as a heat map
 #   mapping.png         an 8x8 halo exchange, 4 ranks per node on a 4x4 box of
 #                       the 8x8x8 torus: block against auto
 #   links.png           the same two placements' link loads
 #   mapping-tianhe3.png the PETSc profile on 8 nodes of 3 Tianhe-3 chips
+#   mapping-plafrim.png its 128-rank version on 16 nodes of the PlaFRIM-like
+#                       fat-tree (examples/), 8 ranks a node
 #   bench.png           the saved benchmark run
 #   benefit-links.png   make benefit's LAMMPS run (the recorded profile) on
 #                       its emulated star of 4 nodes: block against auto
@@ -53,6 +55,10 @@ run mapping --profile "$P/petsc-ex45-mg65-16.txt" --topology "$T/tianhe3-prototy
     --nodes 'cn[0000-0001,0048-0049,0096-0097,0384-0385]' --tasks-per-node 2 \
     --compare block --algo auto -o "$OUT/mapping-tianhe3.png" \
     --title "PETSc ex45, 16 ranks on 8 Tianhe-3 nodes of 3 chips: block (left), auto (right)"
+run mapping --profile "$src/examples/petsc-ex45-mg65-128.txt" --topology "$T/fattree-plafrim2.yaml" \
+    --nodes 'plafrim[015-030]' --tasks-per-node 8 --compare block --algo auto \
+    -o "$OUT/mapping-plafrim.png" \
+    --title "PETSc ex45, 128 ranks on 16 PlaFRIM nodes under two leaf switches: block (left), auto (right)"
 # The emulated cluster's topology as netemu.sh writes it (a star of 4 nodes).
 star=$(mktemp "${TMPDIR:-/tmp}/make-pictures.XXXXXX") || die "no temporary file"
 sh "$here/netemu/netemu.sh" topology -n 4 -c 4 > "$star" || { rm -f "$star"; die "netemu.sh topology failed"; }

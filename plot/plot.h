@@ -129,7 +129,13 @@ struct machine {
     int ncables;
     struct cable *cables;
     double W, H;  /* extent in layout units */
-    char note[160]; /* what was left out, for the caption */
+    char note[256]; /* what was left out, for the caption */
+    /* Node names (machine_fit_names): drawn or not, at which size, without
+     * how many leading characters (the prefix all drawn nodes share). */
+    int names, name_skip;
+    double name_size;
+    int counted; /* 1: a node's ranks given as their count alone, "(12)";
+                  * 2: a node's ranks left out (its box too small) */
 };
 
 /* Lay out the part of t that the allocation a (may be NULL) and the npl
@@ -155,8 +161,13 @@ void machine_views(struct plot *pl, const struct machine *m, int npl, double top
  * over whatever was drawn in between). */
 void machine_draw_frames(struct plot *pl, const struct machine *m, const struct view *v);
 void machine_draw_cables(struct plot *pl, const struct machine *m, const struct view *v);
-void machine_draw_nodes(struct plot *pl, const struct machine *m, const struct view *v,
+void machine_draw_nodes(struct plot *pl, struct machine *m, const struct view *v,
                         const topomap_plot_placement_t *p, int nranks, int pass);
+/* How the node names fit boxes of view v (plot_nodes.c): whole, without
+ * the prefix all drawn nodes share, or left out; the note says which. */
+void machine_fit_names(struct plot *pl, struct machine *m, const struct view *v);
+/* Add what to the note ("; " between). */
+void machine_note(struct machine *m, const char *what);
 /* The path of cable c in canvas units: its direction a -> b (dir 0) or
  * b -> a (dir 1) shifted by off to the right of it; mid (may be NULL) gets
  * the middle of the stroke. */

@@ -8,10 +8,12 @@
  *    wraparound cables are stubs leaving the slice's edge; cables between
  *    slices are drawn by the link picture as squares inside the node;
  *  - Tianhe-3: the chip grid; each chip a frame with its left and right
- *    side, each side a switch bar over its nodes in a row; chips of one row
+ *    side, each side a switch bar over its nodes in a row (boxes taller
+ *    than wide, for their ranks); chips of one row
  *    or column are all linked directly, so those cables are arcs, bending
  *    more the farther they reach, left-side ones out to the left;
- *  - trees: nodes in a row at the bottom, each switch centred over the nodes
+ *  - trees: nodes in a row at the bottom (boxes taller than wide, for their
+ *    ranks), each switch centred over the nodes
  *    under it, one row of switches per level. Which network element a
  *    switch is comes from routes (a route from a node climbs through its
  *    switches), so regular and Slurm-imported trees are drawn the same way.
@@ -262,6 +264,7 @@ fail:
 /* ---- Tianhe-3 ----------------------------------------------------------- */
 
 #define TH_NODE 1.3  /* node pitch in a side's row */
+#define TH_NODE_H 1.4 /* node box height: room for a name over two lines of ranks */
 #define TH_BAR 0.35  /* height of a side's switch bar */
 #define TH_DROP 0.75 /* from the bar to the nodes */
 #define TH_SIDEGAP 0.9
@@ -301,7 +304,7 @@ static int layout_tianhe3(struct machine *m, const int *show, int whole)
     }
     double SW = fmax(1.6, most * TH_NODE - (TH_NODE - 1));
     double CW = 2 * FRAME_PAD + 2 * SW + TH_SIDEGAP;
-    double CH = FRAME_LABEL + FRAME_PAD + TH_BAR + TH_DROP + 1 + FRAME_PAD;
+    double CH = FRAME_LABEL + FRAME_PAD + TH_BAR + TH_DROP + TH_NODE_H + FRAME_PAD;
     double PX = CW + TH_CHIPGAP, PY = CH + TH_CHIPGAP;
     /* Room for the arcs around the grid: half a gap on each side. */
     double ox = TH_CHIPGAP / 2, oy = TH_CHIPGAP / 2;
@@ -337,7 +340,7 @@ static int layout_tianhe3(struct machine *m, const int *show, int whole)
         topomap_topology_coords(t, v, c, 4);
         int chip = c[0] * cols + c[1], e = n + 2 * chip + c[2];
         int i = slot[chip * 2 + c[2]]++;
-        set_box(m, v, m->x[e] + i * TH_NODE, m->y[e] + TH_BAR + TH_DROP, 1, 1);
+        set_box(m, v, m->x[e] + i * TH_NODE, m->y[e] + TH_BAR + TH_DROP, 1, TH_NODE_H);
         if (add_cable(m, v, e, m->x[v] + 0.5, m->y[v], m->x[v] + 0.5, m->y[e] + TH_BAR, 0, 0, 0) <
             0)
             goto fail;
@@ -375,6 +378,10 @@ fail:
 }
 
 /* ---- trees -------------------------------------------------------------- */
+
+/* Node boxes taller than wide: the row of nodes sets the width, and the
+ * height gives their ranks more lines. */
+#define TREE_NODE_H 1.6
 
 /* The element of the switch at each level above node v (elem[k] for level
  * k < depth, -1 where unknown), from a route to the probe farthest away:
@@ -451,7 +458,7 @@ static int layout_tree(struct machine *m, const int *show, int whole)
         if (prevleaf != -2)
             x += leaf != prevleaf ? 1.0 : 0.3;
         prevleaf = leaf;
-        set_box(m, v, x, 0, 1, 1);
+        set_box(m, v, x, 0, 1, TREE_NODE_H);
         x += 1;
         for (int k = 0; k < depth[v]; k++)
             if (a[k] >= 0) {
@@ -499,7 +506,7 @@ static int layout_tree(struct machine *m, const int *show, int whole)
         m->cables[i].x1 -= minx;
     }
     m->W = maxx - minx;
-    m->H = L * LEVEL + 1;
+    m->H = L * LEVEL + TREE_NODE_H;
     rc = 0;
 out:
     free(route);

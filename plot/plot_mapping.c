@@ -158,8 +158,10 @@ int topomap_plot_mapping(const char *path, const topomap_plot_opts_t *o,
         for (int i = np[k] - 1; i >= 0; i--) {
             const struct npair *q = &pairs[k][i];
             const struct machine *m = &sc.m;
-            double x0 = v->ox + (m->x[q->u] + 0.5) * v->s, y0 = v->oy + (m->y[q->u] + 0.5) * v->s;
-            double x1 = v->ox + (m->x[q->v] + 0.5) * v->s, y1 = v->oy + (m->y[q->v] + 0.5) * v->s;
+            double x0 = v->ox + (m->x[q->u] + 0.5) * v->s,
+                   y0 = v->oy + (m->y[q->u] + m->h[q->u] / 2) * v->s;
+            double x1 = v->ox + (m->x[q->v] + 0.5) * v->s,
+                   y1 = v->oy + (m->y[q->v] + m->h[q->v] / 2) * v->s;
             plot_rgba(cr, plot_hops_colour(q->hops, hmax), 0.85);
             cairo_set_line_width(cr, 1.2 + (wmax - 1.2) * sqrt(q->bytes / bmax));
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);

@@ -4,7 +4,7 @@
  * ranks), and the frame of the picture (struct scene): the placements
  * checked, the canvas sized to the layout's shape and opened with its
  * title, one view per placement side by side, the metrics of each placement
- * for the captions. */
+ * for the captions. The node boxes and their labels: plot_nodes.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -95,6 +95,7 @@ int scene_begin(struct scene *sc, const char *path, const topomap_plot_opts_t *o
     double top = plot_title(&sc->pl, oo.title ? oo.title : title);
     legend_h = legend_lines * sc->pl.font * 1.4 + sc->pl.font;
     machine_views(&sc->pl, &sc->m, npl, top, legend_h, sc->v, &sc->cap_y);
+    machine_fit_names(&sc->pl, &sc->m, &sc->v[0]);
     sc->legend_y = sc->cap_y + sc->pl.font * 2.9;
     return 0;
 }
@@ -128,10 +129,14 @@ const struct view *scene_panel(struct scene *sc, int k, const topomap_plot_place
 
 int scene_end(struct scene *sc, int rc)
 {
+    if (sc->m.counted & 1)
+        machine_note(&sc->m, "(n): n ranks on the node");
+    if (sc->m.counted & 2)
+        machine_note(&sc->m, "ranks left out in the smallest nodes");
     if (rc == 0 && sc->m.note[0]) {
         cairo_set_source_rgb(sc->pl.cr, 0.35, 0.35, 0.35);
         plot_text(&sc->pl, sc->pl.w - sc->pl.font, sc->pl.h - sc->pl.font * 0.4,
-                  sc->pl.font * 0.75, 1, 1, sc->pl.w / 2, 0, sc->m.note);
+                  sc->pl.font * 0.75, 1, 1, sc->pl.w - 2 * sc->pl.font, 0, sc->m.note);
     }
     machine_free(&sc->m);
     return rc == 0 ? plot_close(&sc->pl) : plot_abort(&sc->pl, errno ? errno : ENOMEM);
@@ -252,126 +257,4 @@ void machine_draw_cables(struct plot *pl, const struct machine *m, const struct 
             machine_cable_path(pl, m, v, &m->cables[i], 0, 0, NULL);
             cairo_stroke(cr);
         }
-}
-
-/* "0-3, 8, 10-11": the ranks on one node, runs of three or more as ranges. */
-static void rank_ranges(const int *r, int k, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (int i = 0; i < k && used < len;) {
-        int j = i;
-        while (j + 1 < k && r[j + 1] == r[j] + 1)
-            j++;
-        if (j - i >= 2)
-            used += (size_t)snprintf(buf + used, len - used, "%s%d-%d", i ? " " : "", r[i], r[j]);
-        else
-            for (int q = i; q <= j && used < len; q++)
-                used += (size_t)snprintf(buf + used, len - used, "%s%d", q ? " " : "", r[q]);
-        i = j + 1;
-    }
-}
-
-/* Text lines of at most width w units at size fs: the words of s. Returns
- * the number of lines, 0 when a word alone is too wide. */
-static int wrap_lines(struct plot *pl, const char *s, double fs, double w, char lines[][64],
-                      int maxl)
-{
-    int nl = 0;
-    char word[64];
-    lines[0][0] = 0;
-    while (*s) {
-        int len = 0;
-        while (*s == ' ')
-            s++;
-        while (*s && *s != ' ' && len < 63)
-            word[len++] = *s++;
-        word[len] = 0;
-        if (!len)
-            break;
-        char cand[130];
-        snprintf(cand, sizeof cand, "%s%s%s", nl < 1 || !lines[nl - 1][0] ? "" : lines[nl - 1],
-                 nl < 1 || !lines[nl - 1][0] ? "" : " ", word);
-        if (nl > 0 && strlen(cand) < 64 && plot_text_width(pl, fs, cand) <= w) {
-            snprintf(lines[nl - 1], 64, "%s", cand);
-            continue;
-        }
-        if (nl == maxl || plot_text_width(pl, fs, word) > w)
-            return 0;
-        snprintf(lines[nl++], 64, "%s", word);
-    }
-    return nl;
-}
-
-void machine_draw_nodes(struct plot *pl, const struct machine *m, const struct view *v,
-                        const topomap_plot_placement_t *p, int nranks, int pass)
-{
-    cairo_t *cr = pl->cr;
-    int n = m->nnodes;
-    int *first = calloc((size_t)n + 1, sizeof(int)), *rk = malloc(sizeof(int) * (size_t)(nranks + 1));
-    if (!first || !rk) {
-        free(first);
-        free(rk);
-        return;
-    }
-    for (int r = 0; r < nranks; r++)
-        first[p->node[r] + 1]++;
-    for (int i = 0; i < n; i++)
-        first[i + 1] += first[i];
-    for (int r = 0, *next = first; r < nranks; r++)
-        rk[next[p->node[r]]++] = r; /* first[u] is now where node u ends */
-    double fs = fmin(pl->font * 1.1, v->s * 0.2);
-    char buf[512], lines[12][64];
-    for (int u = 0; u < n; u++) {
-        if (m->w[u] <= 0)
-            continue;
-        int b = u ? first[u - 1] : 0, k = first[u] - b;
-        double x = v->ox + m->x[u] * v->s, y = v->oy + m->y[u] * v->s, s = v->s;
-        if (pass == 0) {
-            cairo_rectangle(cr, x, y, s, s);
-            if (k)
-                cairo_set_source_rgb(cr, 0.84, 0.91, 0.97);
-            else if (m->allocated[u])
-                cairo_set_source_rgb(cr, 1, 1, 1);
-            else
-                cairo_set_source_rgb(cr, 0.93, 0.93, 0.93);
-            cairo_fill_preserve(cr);
-            cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-            cairo_set_line_width(cr, fmax(0.5, fmin(1.5, s * 0.03)));
-            cairo_stroke(cr);
-            plot_item(pl, TOPOMAP_PLOT_ITEM_NODE, u, m->allocated[u], k, x, y, s, s);
-            continue;
-        }
-        if (fs < 4)
-            continue;
-        /* The node's name on top, its ranks (or their count) below, on a
-         * pale ground so that lines drawn over the box do not hide them. */
-        cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
-        const char *name = topomap_topology_node_name(m->t, u);
-        double used = fs * 1.2;
-        if (plot_text(pl, x + s / 2, y + fs * 0.2, fs * 0.8, 0.5, 0, s * 0.92, 0, name) <= 0)
-            used = 0;
-        if (!k)
-            continue;
-        rank_ranges(rk + b, k, buf, sizeof buf);
-        int maxl = (int)((s - used - fs * 0.3) / (fs * 1.2));
-        maxl = maxl > 12 ? 12 : maxl;
-        int nl = maxl > 0 ? wrap_lines(pl, buf, fs, s * 0.9, lines, maxl) : 0;
-        if (nl == 0) {
-            snprintf(lines[0], 64, "%d rank%s", k, k > 1 ? "s" : "");
-            nl = 1;
-        }
-        double ty = y + used + (s - used - nl * fs * 1.2) / 2, tw = 0;
-        for (int i = 0; i < nl; i++)
-            tw = fmax(tw, fmin(plot_text_width(pl, fs, lines[i]), s * 0.92));
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.75);
-        cairo_rectangle(cr, x + (s - tw) / 2 - fs * 0.2, ty - fs * 0.1, tw + fs * 0.4,
-                        nl * fs * 1.2 + fs * 0.1);
-        cairo_fill(cr);
-        cairo_set_source_rgb(cr, 0, 0, 0);
-        for (int i = 0; i < nl; i++)
-            plot_text(pl, x + s / 2, ty + i * fs * 1.2, fs, 0.5, 0, s * 0.92, 0, lines[i]);
-    }
-    free(first);
-    free(rk);
 }

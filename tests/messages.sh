@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Every message a user can see from the plugin is in the admin guide's
-# "Messages" table: the string literals of spank/*.c that start with
+# Every message a user can see from the plugin is in the "Messages" table
+# of doc/reference.md: the string literals of spank/*.c that start with
 # "topomap: ", "plugstack.conf" or "--topomap...: ", and the reasons given to
 # keep() (printed as "topomap: REASON; using Slurm's default layout"), with
 # each printf conversion shown as "…". One test point per message.
 #
-#   messages.sh [GUIDE]   (another guide, to show that the check can fail)
+#   messages.sh [PAGE]   (another page, to show that the check can fail)
 : "${top_srcdir:?top_srcdir must be set (make check sets it)}"
-guide=${1:-$top_srcdir/doc/admin-guide.md}
+guide=${1:-$top_srcdir/doc/reference.md}
 msgs=$(perl -CS -e "$(cat <<'PERL'
 use strict; use warnings; use utf8; binmode STDOUT, ':utf8';
 my %seen;
@@ -47,8 +47,8 @@ IFS=$nl
 for m in $msgs; do
     n=$((n + 1))
     case $section in
-    *"$m"*) echo "ok $n - in the admin guide: $m" ;;
-    *) echo "not ok $n - not in the admin guide's Messages (add it with its cause and remedy): $m"; status=1 ;;
+    *"$m"*) echo "ok $n - in reference.md: $m" ;;
+    *) echo "not ok $n - not in reference.md's Messages (add it with its cause and remedy): $m"; status=1 ;;
     esac
 done
 [ $n -ge 40 ] || { n=$((n + 1)); echo "not ok $n - found only $((n - 1)) messages in spank/*.c: is the extraction broken?"; status=1; }
