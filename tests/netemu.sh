@@ -3,8 +3,8 @@
 # make benefit's pure logic, without root or namespaces (emitting TAP):
 # netemu.sh's options and its dry-run plan (-N), the topology it writes
 # (loaded by topomap), benefit.sh's and train-step.sh's options,
-# benefit-report on a fixture whose figures were worked out by hand. The emulated cluster itself only
-# runs under make benefit.
+# benefit-report on a fixture whose figures were worked out by hand. The
+# emulated cluster itself only runs under make benefit (and benefit-train).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
