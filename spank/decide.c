@@ -146,6 +146,15 @@ static int check_request(struct step *s)
              o->app);
         return -1;
     }
+    if (o->launcher) {
+        /* One agent per task, whose rendezvous numbers the workers. */
+        keep(s->d, s->site, s->quiet,
+             "%s numbers the ranks itself, so topomap's placement of srun's tasks cannot "
+             "reach them (a static rendezvous that keeps a placement: \"Launching\" in "
+             "topomap's training.md)",
+             o->launcher);
+        return -1;
+    }
     if (o->conflict) {
         keep(s->d, s->site, s->quiet, "%s given, so Slurm places the ranks", o->conflict);
         return -1;

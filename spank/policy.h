@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The Slurm-free part of the SPANK plugin, one file per concern, all declared
- * here: plugstack.conf arguments (site.c), the srun command line (srun.c),
+ * here: plugstack.conf arguments (site.c), the srun command line (srun.c)
+ * and the launchers in it (launcher.c),
  * Slurm's default task layout (layout.c), the placement decision (decide.c),
  * the Slurm releases (release.c) and 26.05's task order (order.c), the
  * binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
@@ -202,6 +203,8 @@ struct topomap_srun {
     char *mpi;            /* --mpi, SLURM_MPI_TYPE; NULL unknown */
     char *conflict;       /* first option topomap cannot honour, e.g. "-w" */
     char *app;            /* basename of the executable; NULL if none */
+    const char *launcher; /* a launcher that numbers the ranks itself
+                           * (tmsp_launcher), static; NULL if none */
     char *jobid;          /* --jobid; NULL if not given */
     uid_t uid;            /* whose profiles the store looks up first: the user
                            * running srun (getuid(), set by tmsp_srun_init) */
@@ -258,6 +261,17 @@ int tmsp_algo_arg(struct topomap_srun *o, const char *val, char *err, size_t err
  * NULL (ENOMEM).
  */
 char **tmsp_srun_strip_nodes(int argc, char *const *argv);
+
+/**
+ * The launcher the step's command @p argv (argv[0] the executable, as srun
+ * runs it) starts when it is one that numbers the ranks itself: torchrun,
+ * python -m torch.distributed.run or .launch, accelerate launch, deepspeed,
+ * also behind env, apptainer/singularity exec and similar wrappers and in a
+ * shell's -c script (launcher.c). Each srun task is then an agent starting
+ * the node's workers, which its rendezvous numbers: srun's task placement
+ * does not reach them. @return a static name for the user's message, or NULL.
+ */
+const char *tmsp_launcher(int argc, char *const *argv);
 
 /** Name of the environment variable sbatch/salloc use for option @p opt
  *  (e.g. "topomap-profile") of the plugin "topomap". Static buffer. */

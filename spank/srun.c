@@ -503,6 +503,7 @@ int tmsp_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
         tmsp_set(&o->app, slash ? slash + 1 : argv[i]);
         if (o->app && !*o->app)
             tmsp_set(&o->app, NULL);
+        o->launcher = tmsp_launcher(argc - i, argv + i);
     }
 
     /* What the command line left open, srun takes from its environment. */

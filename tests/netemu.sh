@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # make benefit's pure logic, without root or namespaces (emitting TAP):
 # netemu.sh's options and its dry-run plan (-N), the topology it writes
-# (loaded by topomap), benefit.sh's options, benefit-report on a fixture
-# whose figures were worked out by hand. The emulated cluster itself only
-# runs under make benefit.
+# (loaded by topomap), benefit.sh's and train-step.sh's options,
+# benefit-report on a fixture whose figures were worked out by hand. The
+# emulated cluster itself only runs under make benefit (and benefit-train).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
@@ -133,6 +133,14 @@ bad 2 "unknown option -Z" "$BENEFIT" -Z
 bad 2 "option -r needs a value" "$BENEFIT" -r
 sh "$BENEFIT" -h | grep -q 'benefit.sh \[options\]'
 check $? "benefit.sh -h prints the usage"
+# train-step.sh (make benefit-train) likewise.
+TRAIN=$top_srcdir/contrib/netemu/train-step.sh
+bad 2 "-S, -r, -T take positive integers, not '0'" "$TRAIN" -S 0
+bad 2 "-r is at most 64" "$TRAIN" -r 65
+bad 2 "unknown option -Z" "$TRAIN" -Z
+bad 2 "option -w needs a value" "$TRAIN" -w
+sh "$TRAIN" -h | grep -q 'train-step.sh \[options\]'
+check $? "train-step.sh -h prints the usage"
 
 # --- benefit-report on the fixture (figures by hand) -------------------------
 if [ -x "$REPORT" ]; then

@@ -269,6 +269,18 @@ check_fallback "missing profile" "no profile 'nothere'" "" --topomap=$ALGO --top
 check_fallback "corrupt profile" "corrupt.profile:3" "" --topomap=$ALGO --topomap-profile=corrupt
 check_fallback "profile for 5 ranks" "recorded with 5 ranks" "" --topomap=$ALGO --topomap-profile=ring5
 check_fallback "-w given" "-w given" "-wn[1-4]" --topomap=$ALGO --topomap-profile=pair8 -w "n[1-4]"
+# A launcher that numbers the ranks itself (spank/launcher.c): a stand-in
+# named torchrun that runs its argument.
+printf '#!/bin/sh\nexec sh -c "$1"\n' > "$DIR/torchrun"
+chmod +x "$DIR/torchrun"
+layout "$DIR/ref" "$DIR/ref.err" -n8
+nodes_of "$DIR/ref" > "$DIR/ref.nodes"
+$SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 "$DIR/torchrun" "$SHOW" \
+    2> "$DIR/tr.err" | sort -n > "$DIR/tr"
+[ "$(wc -l < "$DIR/tr")" -eq 8 ] && nodes_of "$DIR/tr" | cmp -s - "$DIR/ref.nodes" &&
+    [ "$(grep -c 'topomap:' "$DIR/tr.err")" -eq 1 ] &&
+    grep -q "topomap: torchrun numbers the ranks itself.*training.md.*Slurm's default layout" "$DIR/tr.err"
+ok $? "srun torchrun: Slurm's layout, one line ($(grep -m1 'topomap:' "$DIR/tr.err"))"
 
 # strict=1: the same failure fails the step (plugstack.conf is re-read at
 # every launch, so rewriting it is enough), whether the plugin is "optional"

@@ -148,6 +148,15 @@ static void release_decide_tests(struct topomap_site *s, const char *const *env)
        "mpirun's srun of prted: told why (%s)", d.message);
     tmsp_decision_free(&d);
     tmsp_srun_free(&o);
+    /* torchrun: one agent per node, whose rendezvous numbers the workers. */
+    parse(&o, env, err, "srun", "--ntasks-per-node=1", "-N4", "--topomap=cyclic",
+          "--topomap-profile=pair8", "torchrun", "--nproc-per-node=2", "train.py", NULL);
+    tmsp_decide(s, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && strstr(d.message, "torchrun numbers the ranks itself") &&
+           strstr(d.message, "training.md") && !strchr(d.message, '\n'),
+       "srun torchrun: Slurm's layout, one line saying why (%s)", d.message);
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap=help", "app", NULL);
     tmsp_decide(s, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_OFF && !d.message[0] && !d.log[0],
@@ -410,6 +419,13 @@ static void site_default_tests(struct topomap_site *sd, const char *const *env)
     parse(&o, env, err, "srun", "-n8", "/some/where/pair8", NULL);
     tmsp_decide(sd, &o, fake_env, (void *)env, &d);
     ok(d.outcome == TOPOMAP_REMAP && !d.explicit_req, "site default remaps a profiled application");
+    tmsp_decision_free(&d);
+    tmsp_srun_free(&o);
+    parse(&o, env, err, "srun", "-n8", "env", "A=1", "accelerate", "launch", "pair8", NULL);
+    tmsp_decide(sd, &o, fake_env, (void *)env, &d);
+    ok(d.outcome == TOPOMAP_KEEP && !d.message[0] && strstr(d.log, "accelerate launch numbers"),
+       "site default, accelerate launch: silent for the user, said in the admin's log (%s)",
+       d.log);
     tmsp_decision_free(&d);
     tmsp_srun_free(&o);
     parse(&o, env, err, "srun", "-n8", "--topomap=off", "pair8", NULL);

@@ -87,6 +87,8 @@ HALO=$BUILD/contrib/netemu/halo
 PROFILER=$BUILD/profiler/libtopomap-profiler.so
 REORDER=$BUILD/reorder/libtopomap-reorder-openmpi.so
 NETEMU="$here/netemu.sh"
+# shellcheck source=contrib/netemu/common.sh
+. "$here/common.sh"
 for f in "$TOPOMAP" "$REPORT" "$PROFILER"; do
     [ -x "$f" ] || [ -f "$f" ] || die "$f not found: build first (make benefit builds it)"
 done
@@ -154,11 +156,7 @@ launch() { # HOW WORKDIR PROG ARGS...
         [ $l_rc -eq 0 ] || scancel --quiet --full $(squeue -h -o %i 2> /dev/null) 2> /dev/null
         return $l_rc ;;
     esac
-    timeout "$TLIMIT" mpirun.openmpi --allow-run-as-root -np $RANKS --hostfile "$l_how" \
-        --mca rmaps seq --mca plm_rsh_agent "$OUT/cluster/rsh" --mca plm_rsh_no_tree_spawn 1 \
-        --mca pml ob1 --mca btl self,vader,tcp \
-        --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24" \
-        --mca mpi_yield_when_idle 1 --oversubscribe --bind-to none --wdir "$l_wd" \
+    mpirun_netemu "$l_how" "$l_wd" \
         ${PROF:+-x LD_PRELOAD="$PROFILER" -x TOPOMAP_PROFILE_OUT="$PROF"} $l_pre \
         -x OMP_NUM_THREADS=1 "$@"
 }
@@ -235,10 +233,6 @@ describe() {
     esac
 }
 
-# slots file -> hostfile of addresses in rank order
-to_hostfile() {
-    sort -n "$1" | awk 'NR == FNR {addr[$1] = $2; next} {print addr[$2]}' "$HOSTS" - > "$2"
-}
 # slots file -> its node groups as one word: node of each rank in rank
 # order, on a star renamed by first appearance (every node of a star is
 # alike, so placements that differ only by node names are the same).
@@ -247,30 +241,23 @@ groups_of() {
         '{n = $2; if (star) {if (!(n in id)) id[n] = ++k; n = id[n]} printf "%s.", n} END {print ""}'
 }
 
-# Alternating rounds: round r starts at the (r-1)-th placement of the list
-# (mod its length). ARGS: NAME (in the results) APP PLACEMENT...
+# Alternating rounds (alternate, common.sh). ARGS: NAME (in the results)
+# APP PLACEMENT...
 rounds() {
     ro_name=$1 ro_app=$2
     shift 2
-    ro_n=$#
-    ro_r=1
-    while [ $ro_r -le "$ROUNDS" ]; do
-        ro_k=0
-        while [ $ro_k -lt $ro_n ]; do
-            ro_i=$(((ro_k + ro_r - 1) % ro_n + 1))
-            eval "ro_p=\${$ro_i}"
-            case $ro_name in
-            *-slurm) ro_how=srun:$([ "$ro_p" = auto ] && echo auto || echo off) ;;
-            *) ro_how=$OUT/$ro_app/$ro_p.hosts ;;
-            esac
-            [ "$ro_p" = reorder ] && ro_how=reorder:$OUT/$ro_app/block.hosts
-            ro_t=$(run_app "$ro_app" "$ro_how")
-            echo "time $ro_name $ro_p $ro_r $ro_t" >> "$RES"
-            say "$ro_name round $ro_r/$ROUNDS $ro_p: loop ${ro_t% *} s (launch ${ro_t#* } s)"
-            ro_k=$((ro_k + 1))
-        done
-        ro_r=$((ro_r + 1))
-    done
+    alternate "$ROUNDS" round_one "$@"
+}
+round_one() { # PLACEMENT ROUND, of ro_name's ro_app
+    ro_p=$1 ro_r=$2
+    case $ro_name in
+    *-slurm) ro_how=srun:$([ "$ro_p" = auto ] && echo auto || echo off) ;;
+    *) ro_how=$OUT/$ro_app/$ro_p.hosts ;;
+    esac
+    [ "$ro_p" = reorder ] && ro_how=reorder:$OUT/$ro_app/block.hosts
+    ro_t=$(run_app "$ro_app" "$ro_how")
+    echo "time $ro_name $ro_p $ro_r $ro_t" >> "$RES"
+    say "$ro_name round $ro_r/$ROUNDS $ro_p: loop ${ro_t% *} s (launch ${ro_t#* } s)"
 }
 
 # The numbering libtopomap-reorder gives APP's grid under the block layout,
@@ -336,10 +323,7 @@ for app in $(echo "$APPS" | tr ',' ' '); do
     done
     run_list=
     for p in $list; do
-        "$TOPOMAP" eval --profile "$d/profile.txt" --topology "$TOPO" --mapping "$d/$p.slots" |
-            awk -v a=$app -v p=$p '/^hop-bytes/ {hb = $2} /^SumCom/ {sc = $2}
-                /^internode bytes/ {ib = $3} /^busiest link / && $3 != "time" {cm = $3}
-                END {print "metric", a, p, hb, sc, ib, cm}' >> "$RES"
+        metric_line "$app" "$p" "$d/profile.txt" "$d/$p.slots" >> "$RES"
         g=$(groups_of "$d/$p.slots")
         same=
         [ "$p" = block-renamed ] || for q in $run_list; do
