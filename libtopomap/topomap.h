@@ -181,15 +181,17 @@ enum topomap_profile_format {
     TOPOMAP_FMT_BINARY    /**< topomap's binary CSR (doc/formats.md#communication-profile);
                                TOPOMAP_FMT_AUTO knows it by its magic */
 };
+typedef enum topomap_profile_format topomap_profile_format_t;
 
 /** Which quantity is the affinity between two ranks. */
 enum topomap_affinity {
     TOPOMAP_AFFINITY_BYTES = 0, /**< bytes (default) */
     TOPOMAP_AFFINITY_MSGS = 1   /**< message counts (needs a msgs column) */
 };
+typedef enum topomap_affinity topomap_affinity_t;
 
 /**
- * Load a profile from @p path in format @p format (enum topomap_profile_format).
+ * Load a profile from @p path in format @p format.
  * @p path "-" reads standard input (messages then say "standard input"); gzip
  * data (a "PROFILE.txt.gz", or piped in) is decompressed, the extension before
  * ".gz" picks the format as without it, and PROFILE.txt.meta is the side file
@@ -209,7 +211,8 @@ enum topomap_affinity {
  * that cannot be read, ENOMEM (with file:line) when memory runs out.
  * @return a new profile (caller frees with topomap_profile_free) or NULL.
  */
-topomap_profile_t *topomap_profile_load(const char *path, int format, char *err, size_t errlen);
+topomap_profile_t *topomap_profile_load(const char *path, topomap_profile_format_t format,
+                                        char *err, size_t errlen);
 
 /**
  * Build a profile from @p nedges directed entries (src[k] -> dst[k], bytes[k],
@@ -260,7 +263,7 @@ int topomap_profile_write(const topomap_profile_t *p, FILE *f);
  *         format that is not written (dense, Matrix Market, unknown) or
  *         metadata holding a newline (binary).
  */
-int topomap_profile_write_as(const topomap_profile_t *p, int format, FILE *f);
+int topomap_profile_write_as(const topomap_profile_t *p, topomap_profile_format_t format, FILE *f);
 
 /**
  * A compressed sparse row view of a profile. Row i lists the ranks j that i
@@ -275,7 +278,7 @@ typedef struct topomap_graph {
 } topomap_graph_t;
 
 /**
- * Get a CSR view of @p p. @p affinity is enum topomap_affinity.
+ * Get a CSR view of @p p, weighted by @p affinity.
  * With @p symmetric 0: directed, w = A[i][j] as recorded (diagonal kept).
  * With @p symmetric 1: w = A[i][j] + A[j][i], diagonal dropped (what mapping
  * algorithms use; sum over it of w * hops is twice the directed hop-bytes).
@@ -283,7 +286,7 @@ typedef struct topomap_graph {
  * carried messages of zero bytes appears with w = 0 in the byte view.
  * @return 0, or -1 with errno EINVAL (messages asked for, none recorded).
  */
-int topomap_profile_graph(const topomap_profile_t *p, int affinity, int symmetric,
+int topomap_profile_graph(const topomap_profile_t *p, topomap_affinity_t affinity, int symmetric,
                           topomap_graph_t *out);
 
 /* ======================================================================== */
@@ -299,8 +302,9 @@ enum topomap_par {
     TOPOMAP_PAR_PP,     /**< pipeline parallel */
     TOPOMAP_PAR_DIMS
 };
+typedef enum topomap_par topomap_par_t;
 /** Name of dimension @p d ("tp", "cp", "ep", "dp", "pp"), NULL out of range. */
-const char *topomap_par_name(int d);
+const char *topomap_par_name(topomap_par_t d);
 
 /**
  * The layout of a training job's ranks, as Megatron-Core's RankGenerator
@@ -312,7 +316,7 @@ const char *topomap_par_name(int d);
  */
 typedef struct topomap_layout {
     int size[TOPOMAP_PAR_DIMS];  /**< tp, cp, ep, dp, pp, each >= 1 */
-    int order[TOPOMAP_PAR_DIMS]; /**< a permutation of the dimensions, innermost first */
+    topomap_par_t order[TOPOMAP_PAR_DIMS]; /**< a permutation of the dimensions, innermost first */
 } topomap_layout_t;
 
 /**
@@ -321,13 +325,13 @@ typedef struct topomap_layout {
  * dimensions left out follow in their default order. 0, or -1 with errno
  * EINVAL and a sentence in @p err.
  */
-int topomap_layout_order(const char *s, int *order, char *err, size_t errlen);
+int topomap_layout_order(const char *s, topomap_par_t *order, char *err, size_t errlen);
 /** Ranks of @p l, or -1 with errno EINVAL (a size < 1, ep not dividing dp,
  *  order not a permutation, more than TOPOMAP_MAX_RANKS ranks). */
 int topomap_layout_nranks(const topomap_layout_t *l);
 /** The coordinate of @p rank along dimension @p d (for TOPOMAP_PAR_DP:
  *  0 .. dp / ep - 1), or -1 with errno EINVAL. */
-int topomap_layout_coord(const topomap_layout_t *l, int rank, int d);
+int topomap_layout_coord(const topomap_layout_t *l, int rank, topomap_par_t d);
 /**
  * The group of @p rank among the groups that vary the dimensions of @p mask
  * (bit d for dimension d) and keep the others: a number 0 .. ranks / (the
@@ -554,11 +558,12 @@ enum topomap_gpu_vendor {
     TOPOMAP_GPU_AMD = 2,    /**< ROCR_VISIBLE_DEVICES */
     TOPOMAP_GPU_INTEL = 3   /**< ZE_AFFINITY_MASK */
 };
+typedef enum topomap_gpu_vendor topomap_gpu_vendor_t;
 /** The most GPUs of one node. */
 #define TOPOMAP_MAX_GPUS 64
 /** One GPU of a node (topomap_topology_gpu); strings valid while the topology lives. */
 typedef struct {
-    int vendor;       /**< enum topomap_gpu_vendor */
+    topomap_gpu_vendor_t vendor; /**< which variable selects it */
     const char *cpus; /**< the CPU cores near it, a CPU list of node core numbers ("0-19") */
     int numa;         /**< its NUMA domain, -1 when not known */
     const char *nic;  /**< the NIC near it as the MPI library names it, or NULL */
@@ -574,8 +579,9 @@ int topomap_topology_node_gpus(const topomap_topology_t *t, int node);
 /** GPU @p gpu of @p node into @p out; -1 with errno EINVAL (no such GPU). */
 int topomap_topology_gpu(const topomap_topology_t *t, int node, int gpu, topomap_gpu_t *out);
 /** "nvidia", "amd", "intel", or NULL for another number. */
-const char *topomap_gpu_vendor_name(int vendor);
-/** The vendor named @p name, or -1 with errno EINVAL. */
+const char *topomap_gpu_vendor_name(topomap_gpu_vendor_t vendor);
+/** The vendor named @p name (a topomap_gpu_vendor_t value), or -1 with errno
+ *  EINVAL: an int, so that the -1 survives (the enum has no negative value). */
 int topomap_gpu_vendor_parse(const char *name);
 /** Largest hop count between two nodes. */
 int topomap_topology_diameter(const topomap_topology_t *t);
@@ -612,8 +618,9 @@ enum topomap_shape {
                                  topology/tree and topology/block) */
     TOPOMAP_SHAPE_GROUPS    /**< groups of switches (a dragonfly) */
 };
-/** The shape of @p t's network, an enum topomap_shape value. */
-int topomap_topology_shape(const topomap_topology_t *t);
+typedef enum topomap_shape topomap_shape_t;
+/** The shape of @p t's network. */
+topomap_shape_t topomap_topology_shape(const topomap_topology_t *t);
 
 /*
  * Routes and channels. The network's elements are the nodes (0 .. nnodes-1)
@@ -705,6 +712,7 @@ enum topomap_node_place {
     TOPOMAP_NODE_PLACE_TREEMATCH, /**< TreeMatch on each node's subtree only */
     TOPOMAP_NODE_PLACE_REFINE     /**< the SumCom refinement only */
 };
+typedef enum topomap_node_place topomap_node_place_t;
 
 /** What the mapping minimises (topomap_opts_t.objective). Whatever the
  *  objective, `auto` never returns a placement whose busiest link
@@ -718,17 +726,28 @@ enum topomap_objective {
                                           refinement (+refine) refine for it
                                           after the hop-bytes refinement */
 };
+typedef enum topomap_objective topomap_objective_t;
 /**
  * The objective called @p name: "hop-bytes" or "congestion" ("hop_bytes"
  * accepted too, any case).
- * @return the enum topomap_objective value, or -1 with errno EINVAL.
+ * @return the topomap_objective_t value, or -1 with errno EINVAL (an int,
+ *         so that the -1 survives: the enum has no negative value).
  */
 int topomap_objective_parse(const char *name);
 
-/** Options of topomap_map(). Initialise with topomap_opts_init(). */
+/**
+ * Options of topomap_map(). Initialise with topomap_opts_init(), which sets
+ * @p size: the library reads the fields that fit in @p size and takes the
+ * defaults for the others, so that a program built against an older header
+ * (a shorter struct: fields are only ever appended) keeps working, and
+ * refuses a size that is not the end of one of its fields (errno EINVAL:
+ * an uninitialised struct, or a header newer than the library);
+ * doc/api.md#growth-safe-structs.
+ */
 typedef struct topomap_opts {
+    size_t size;       /**< sizeof the caller's struct, set by topomap_opts_init() */
     uint64_t seed;     /**< seed of randomised algorithms (default 1) */
-    int affinity;      /**< enum topomap_affinity (default bytes) */
+    topomap_affinity_t affinity; /**< default bytes */
     int nthreads;      /**< OpenMP threads; 0 (default): 1, or OMP_NUM_THREADS
                             when the environment sets it (the runtime's
                             default of every CPU busy-waits on shared nodes);
@@ -745,12 +764,21 @@ typedef struct topomap_opts {
     void *log_arg;     /**< passed to log */
     double grid_weak;  /**< weak-edge threshold of the grid analyzer (`grid`,
                             `auto`); 0 = TOPOMAP_GRID_WEAK */
-    int node_place;    /**< enum topomap_node_place (default AUTO) */
-    int objective;     /**< enum topomap_objective (default hop-bytes);
-                            another value: topomap_map() EINVAL */
+    topomap_node_place_t node_place; /**< default AUTO */
+    topomap_objective_t objective; /**< default hop-bytes; another value:
+                                        topomap_map() EINVAL */
 } topomap_opts_t;
 
-void topomap_opts_init(topomap_opts_t *o);
+/**
+ * The defaults into the @p size first bytes of @p o, @p size included
+ * (what topomap_opts_init() passes: the size of the struct the caller was
+ * compiled with).
+ * @return 0, or -1 with errno EINVAL (NULL, or a size this library does not
+ *         know as above; @p o is left as it was).
+ */
+int topomap_opts_init_size(topomap_opts_t *o, size_t size);
+/** topomap_opts_init_size() with the caller's sizeof: use this. */
+#define topomap_opts_init(o) topomap_opts_init_size((o), sizeof *(o))
 
 /**
  * Map the ranks of @p p onto the slots of @p a with algorithm @p algo.
@@ -787,11 +815,20 @@ enum topomap_link_class {
     TOPOMAP_LINK_GLOBAL, /**< between groups of a dragonfly */
     TOPOMAP_LINK_CLASSES
 };
+typedef enum topomap_link_class topomap_link_class_t;
 /** Name of link class @p k ("node", "local", "global"), NULL out of range. */
-const char *topomap_link_class_name(int k);
+const char *topomap_link_class_name(topomap_link_class_t k);
 
-/** Quality of a mapping. All byte quantities use the directed profile as recorded. */
+/**
+ * Quality of a mapping. All byte quantities use the directed profile as
+ * recorded. Before topomap_eval() or topomap_eval_slots(), set @p size with
+ * topomap_metrics_init(): they write the fields that fit in @p size and no
+ * byte beyond (a program built against an older header has a shorter
+ * struct), and refuse a size that is not the end of one of its fields
+ * (errno EINVAL); doc/api.md#growth-safe-structs.
+ */
 typedef struct topomap_metrics {
+    size_t size;               /**< sizeof the caller's struct, set by topomap_metrics_init() */
     double total_bytes;        /**< sum of A[i][j], self traffic included */
     double hop_bytes;          /**< sum A[i][j] * hops(node(i), node(j)) (OHTMA eq. 1) */
     double avg_hops_per_byte;  /**< hop_bytes / total_bytes (0 if no bytes) */
@@ -821,8 +858,23 @@ typedef struct topomap_metrics {
 } topomap_metrics_t;
 
 /**
- * Evaluate the placement rank i -> (node[i], core[i]) of @p p on @p t.
- * @return 0, or -1 with errno EINVAL (node or core out of range).
+ * Zero the @p size first bytes of @p m and set its size field to @p size
+ * (what topomap_metrics_init() passes).
+ * @return 0, or -1 with errno EINVAL (NULL, or a size as topomap_opts_t's
+ *         that this library does not know; @p m is left as it was).
+ */
+int topomap_metrics_init_size(topomap_metrics_t *m, size_t size);
+/** topomap_metrics_init_size() with the caller's sizeof: use this (or
+ *  TOPOMAP_METRICS_INIT in a declaration). */
+#define topomap_metrics_init(m) topomap_metrics_init_size((m), sizeof *(m))
+/** Initialiser of a declared topomap_metrics_t: zero, with its size. */
+#define TOPOMAP_METRICS_INIT {.size = sizeof(topomap_metrics_t)}
+
+/**
+ * Evaluate the placement rank i -> (node[i], core[i]) of @p p on @p t into
+ * @p m (its size set by topomap_metrics_init()).
+ * @return 0, or -1 with errno EINVAL (node or core out of range, @p m's size
+ *         unknown).
  */
 int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
                  const int *core, topomap_metrics_t *m);
@@ -895,6 +947,7 @@ enum topomap_fabric_class {
     TOPOMAP_FABRIC_SPINE,    /**< the network from one rail to another (spine) */
     TOPOMAP_FABRIC_CLASSES
 };
+typedef enum topomap_fabric_class topomap_fabric_class_t;
 /** Links whose busiest one is reported. */
 enum topomap_fabric_link {
     TOPOMAP_FLINK_NVLINK = 0, /**< a GPU's NVLink port (node and domain traffic) */
@@ -902,10 +955,11 @@ enum topomap_fabric_link {
     TOPOMAP_FLINK_SPINE,      /**< the uplinks of one rail switch to the spine */
     TOPOMAP_FLINK_KINDS
 };
+typedef enum topomap_fabric_link topomap_fabric_link_t;
 /** Name of class @p k ("nvlink-node", "nvlink-domain", "rail", "spine") and
  *  of link kind @p k ("nvlink", "nic", "spine"); NULL out of range. */
-const char *topomap_fabric_class_name(int k);
-const char *topomap_fabric_link_name(int k);
+const char *topomap_fabric_class_name(topomap_fabric_class_t k);
+const char *topomap_fabric_link_name(topomap_fabric_link_t k);
 
 /** GPU traffic of a placement by path class, and the busiest link of each kind. */
 typedef struct topomap_fabric_traffic {
@@ -1094,6 +1148,7 @@ enum topomap_mapping_format {
      *  CPU per core. Writing only. */
     TOPOMAP_MAPPING_MAP_CPU
 };
+typedef enum topomap_mapping_format topomap_mapping_format_t;
 
 /**
  * Write the placement of @p n ranks to @p f in @p format.
@@ -1103,7 +1158,7 @@ enum topomap_mapping_format {
  *         gives two nodes' k-th tasks different cores (srun takes one list);
  *         or the stream's errno.
  */
-int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
+int topomap_mapping_write(FILE *f, topomap_mapping_format_t format, const topomap_alloc_t *a, int n,
                           const int *rank_to_slot);
 /**
  * Read a mapping in the slots format (as written above; '#' comments) for a
@@ -1128,8 +1183,9 @@ int topomap_mapping_read(const char *path, const topomap_topology_t *t, int nran
  * ranks than cores, or a rankfile slot that is not a core number
  * ("slot=0:1" socket:core forms).
  */
-int topomap_mapping_read_format(const char *path, int format, const topomap_topology_t *t,
-                                int nranks, int *node, int *core, char *err, size_t errlen);
+int topomap_mapping_read_format(const char *path, topomap_mapping_format_t format,
+                                const topomap_topology_t *t, int nranks, int *node, int *core,
+                                char *err, size_t errlen);
 
 /* ======================================================================== */
 /* Profile store                                                              */
@@ -1179,6 +1235,7 @@ int topomap_mapping_read_format(const char *path, int format, const topomap_topo
 
 /** Scopes of stored profiles (topomap_store_entry_t, topomap_store_find()). */
 enum topomap_store_scope { TOPOMAP_STORE_SITE = 0, TOPOMAP_STORE_USER = 1 };
+typedef enum topomap_store_scope topomap_store_scope_t;
 
 /**
  * The store directory to use: @p dir when non-NULL and non-empty, else the
@@ -1257,8 +1314,8 @@ topomap_profile_t *topomap_store_lookup(const char *dir, const char *name, int n
  *         in neither scope).
  */
 topomap_profile_t *topomap_store_find(const char *dir, uid_t uid, const char *name,
-                                      int nranks, int *scope, char *path, size_t pathlen,
-                                      char *err, size_t errlen);
+                                      int nranks, topomap_store_scope_t *scope, char *path,
+                                      size_t pathlen, char *err, size_t errlen);
 
 /** One profile of a store, as listed by topomap_store_list(). */
 typedef struct topomap_store_entry {
@@ -1266,7 +1323,7 @@ typedef struct topomap_store_entry {
     int nranks;       /**< recorded rank count, -1 if the header does not say */
     long long bytes;  /**< file size */
     long long mtime;  /**< last modification, seconds since the epoch */
-    int scope;        /**< enum topomap_store_scope */
+    topomap_store_scope_t scope; /**< site or user */
 } topomap_store_entry_t;
 
 /**
@@ -1316,6 +1373,7 @@ enum topomap_ompi_kind {
     /** "C": per-peer collective traffic counted by the coll component */
     TOPOMAP_OMPI_COLL = 8
 };
+typedef enum topomap_ompi_kind topomap_ompi_kind_t;
 
 /**
  * Import Open MPI's monitoring output: the per-rank files PREFIX.RANK.prof
@@ -1323,7 +1381,7 @@ enum topomap_ompi_kind {
  * pml_monitoring_enable_output 3 --mca pml_monitoring_filename PREFIX`
  * (tab-separated "E|I|S|R|C<TAB>src<TAB>dst<TAB>N bytes<TAB>M msgs sent" lines).
  * @p paths: the @p npaths files, one per rank, any order, every rank present.
- * @p kinds: OR of enum topomap_ompi_kind; 0 means TOPOMAP_OMPI_EXTERNAL (what
+ * @p kinds: OR of topomap_ompi_kind_t bits (a mask, hence unsigned); 0 means TOPOMAP_OMPI_EXTERNAL (what
  * the application sent point to point, like libtopomap-profiler's default).
  * The rank count comes from the "D MPI_COMM_WORLD procs: ..." line when
  * present, else the highest rank seen + 1. Bytes and messages of the selected
