@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     topomap_profile_t *p = t ? topomap_profile_load(argv[2], TOPOMAP_FMT_AUTO, err, sizeof err) : NULL;
     topomap_alloc_t *a = p ? topomap_alloc_create(t, "t[000-003]", "4", err, sizeof err) : NULL;
     int r2s[16];
-    topomap_metrics_t mb, ma;
+    topomap_metrics_t mb = TOPOMAP_METRICS_INIT, ma = TOPOMAP_METRICS_INIT;
     if (!a || topomap_map("block", p, a, NULL, r2s, err, sizeof err) < 0 ||
         topomap_eval_slots(p, a, r2s, &mb) < 0 ||
         topomap_map("auto", p, a, NULL, r2s, err, sizeof err) < 0 ||
