@@ -58,7 +58,7 @@ tdir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=topologiesdir topomap)
 [ -f "$root$tdir/torus-8x8x8.yaml" ]
 check $? "shipped topologies in topologiesdir"
 
-for f in "$prefix/include/topomap.h" "$prefix/bin/topomap" \
+for f in "$prefix/include/topomap.h" "$prefix/include/topomap/profile.h" "$prefix/bin/topomap" \
     "$prefix/share/man/man1/topomap.1" "$prefix/share/man/man1/topomap-profiler.1" \
     "$prefix/share/man/man8/topomap-spank.8" "$docdir/README.md" \
     "$docdir/LICENSE" "$docdir/doc/admin-guide.md" "$docdir/doc/reference.md" \
