@@ -431,11 +431,14 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_SEED: a->o.seed = parse_seed(optarg); break;
         case OPT_AFFINITY: a->o.affinity = parse_affinity(optarg); break;
         case OPT_NODE_PLACE: a->o.node_place = parse_node_place(optarg); break;
-        case OPT_OBJECTIVE:
-            if ((a->o.objective = topomap_objective_parse(optarg)) < 0)
+        case OPT_OBJECTIVE: {
+            int obj = topomap_objective_parse(optarg); /* an int: -1 for unknown */
+            if (obj < 0)
                 usage_error("--objective: unknown objective '%s' (known: hop-bytes, congestion)",
                             optarg);
+            a->o.objective = (topomap_objective_t)obj;
             break;
+        }
         case OPT_THREADS:
             a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, TOPOMAP_MAX_THREADS);
             break;

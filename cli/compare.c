@@ -217,6 +217,7 @@ int cmd_compare(int argc, char **argv)
                 say("%s: %s", algo, liberr(err, algo, e));
                 failed = 1;
             } else {
+                topomap_metrics_init(&res[i].m);
                 if (topomap_eval_slots(p, al, r2s, &res[i].m) < 0)
                     input_error("cannot evaluate the mapping of '%s': %s", algo,
                                 strerror(errno));

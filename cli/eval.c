@@ -208,7 +208,7 @@ int cmd_eval(int argc, char **argv)
                                     sizeof err) < 0)
         input_error("%s", liberr(err, a.mapping, errno));
     progress(&a, "mapping %s read", a.mapping);
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     if (topomap_eval(p, t, node, core, &m) < 0)
         input_error("cannot evaluate the mapping: %s", strerror(errno));
     topomap_traffic_split_t split;

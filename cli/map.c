@@ -148,7 +148,7 @@ int cmd_map(int argc, char **argv)
     run_map(&a, algo, p, al, r2s, &seconds);
 
     /* What it achieved, against Slurm's default layout (block). */
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     double hb_block;
     int *rb = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     char err[TOPOMAP_ERRLEN] = "";
@@ -160,7 +160,7 @@ int cmd_map(int argc, char **argv)
         input_error("cannot evaluate the mapping: %s", liberr(err, "block", errno));
     /* The busiest link against block's, for the congestion objective only
      * (routing every pair of block costs about what the mapping's did). */
-    topomap_metrics_t mb = {0};
+    topomap_metrics_t mb = TOPOMAP_METRICS_INIT;
     if (a.o.objective == TOPOMAP_OBJECTIVE_CONGESTION && topomap_eval_slots(p, al, rb, &mb) < 0)
         input_error("cannot evaluate the mapping: %s", strerror(errno));
     free(rb);

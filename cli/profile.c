@@ -234,7 +234,7 @@ static void profile_list(struct profile_cmd *pc, int json)
 static void profile_show(struct profile_cmd *pc)
 {
     char path[4096] = "", b[40];
-    int scope = TOPOMAP_STORE_SITE;
+    topomap_store_scope_t scope = TOPOMAP_STORE_SITE;
     topomap_profile_t *p = topomap_store_find(pc->store, getuid(), pc->pos[1], 0, &scope, path,
                                               sizeof path, pc->err, pc->errlen);
     if (!p)

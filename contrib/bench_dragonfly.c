@@ -108,7 +108,7 @@ static void run_algo(int k, const topomap_profile_t *p, const topomap_alloc_t *a
         node[r] = topomap_alloc_slot_node(a, r2s[r]);
         core[r] = topomap_alloc_slot_core(a, r2s[r]);
     }
-    topomap_metrics_t m, mv;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT, mv = TOPOMAP_METRICS_INIT;
     if (topomap_eval(p, topomap_alloc_topology(a), node, core, &m) < 0 ||
         topomap_eval(p, tv, node, core, &mv) < 0)
         goto out;

@@ -66,7 +66,7 @@ static topomap_topology_t *torus(int c)
 /* Hop-bytes of r2s, or NAN. */
 static double hop_bytes(const topomap_profile_t *p, const topomap_alloc_t *a, const int *r2s)
 {
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     return topomap_eval_slots(p, a, r2s, &m) == 0 ? m.hop_bytes : NAN;
 }
 

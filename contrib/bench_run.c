@@ -217,7 +217,7 @@ static void run_algo(const char *algo, const topomap_profile_t *p, const topomap
                      struct reply *rep)
 {
     int *r2s = bench_xmalloc(sizeof(int) * (size_t)topomap_alloc_nslots(a));
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     rep->rc = -1;
     if (!strcmp(algo, "scotch")) {
 #ifdef HAVE_SCOTCH

@@ -74,7 +74,7 @@ static int taper_run(const char *algo, int cong, const topomap_profile_t *p,
     o.nthreads = bench_threads;
     if (cong)
         o.objective = TOPOMAP_OBJECTIVE_CONGESTION;
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     int rc = topomap_map(algo, p, a, &o, r2s, bench_err, sizeof bench_err);
     for (int r = 0; rc == 0 && r < n; r++) {
         node[r] = topomap_alloc_slot_node(a, r2s[r]);

@@ -159,7 +159,7 @@ rc=$?
 check $rc "dpkg-buildpackage -b -us -uc ($(($(now) - t0)) s)"
 [ $rc -eq 0 ] || show "$work/deb-build.log" 30
 debs=$work/build
-pkgs="libtopomap0 libtopomap-dev topomap topomap-profiler slurm-spank-topomap"
+pkgs="libtopomap1 libtopomap-dev topomap topomap-profiler slurm-spank-topomap"
 arch=$(dpkg --print-architecture)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 absent=
@@ -311,7 +311,7 @@ plugdir=/usr/lib/$ma/slurm-wlm
     in_root dpkg -L slurm-wlm-basic-plugins | grep -q "^$plugdir/auth_munge.so\$"
 check $? "the plugin is $plugdir/topomap.so, beside slurm-wlm-basic-plugins' auth_munge.so"
 rc=0
-for f in /usr/bin/topomap /usr/lib/$ma/libtopomap.so.0 $plugdir/topomap.so \
+for f in /usr/bin/topomap /usr/lib/$ma/libtopomap.so.1 $plugdir/topomap.so \
     /usr/lib/$ma/topomap/libtopomap-profiler.so /usr/lib/$ma/topomap/libtopomap-profiler-openmpi.so \
     /usr/lib/$ma/topomap/libtopomap-profiler-mpich.so /usr/lib/$ma/topomap/libtopomap-reorder-openmpi.so \
     /usr/lib/$ma/topomap/libtopomap-reorder-mpich.so; do

@@ -25,7 +25,7 @@ die() { echo "check-release: $*" >&2; exit 1; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SUITE=trixie
 case ${1:-} in trixie|forky) SUITE=$1; shift ;; esac
-TESTS=${*:-"spank_site.t spank_srun.t spank_layout.t spank_decide.t spank_bind.t spank_pmi2.t spank_record.t store.t store_cli.sh slurm.sh slurm_layout.sh"}
+TESTS=${*:-"spank_site.t spank_srun.t spank_layout.t spank_decide.t spank_release.t spank_bind.t spank_pmi2.t spank_record.t store.t store_cli.sh slurm.sh slurm_layout.sh"}
 
 ROOT=$(sh "$SRC/contrib/release-root.sh" make "$SUITE") || die "no $SUITE root"
 BUILD=/build/topomap

@@ -98,12 +98,38 @@ const char *topomap_algo_summary(int i)
     return i >= 0 && i < NALGOS ? algos[i].summary : NULL;
 }
 
-void topomap_opts_init(topomap_opts_t *o)
+/* Where a topomap_opts_t of this or an older header may end: each field's
+ * end, in order. A field appended to topomap_opts_t is appended here. */
+#define OPTS_END(F) TOPOMAP_FIELD_END(topomap_opts_t, F)
+static const size_t opts_ends[] = {
+    OPTS_END(seed),      OPTS_END(affinity), OPTS_END(nthreads),  OPTS_END(time_limit),
+    OPTS_END(refine),    OPTS_END(loop),     OPTS_END(log),       OPTS_END(log_arg),
+    OPTS_END(grid_weak), OPTS_END(node_place), OPTS_END(objective),
+};
+
+static const struct topomap_sized opts_sized = TOPOMAP_SIZED(topomap_opts_t, opts_ends);
+
+int topomap_opts_init_size(topomap_opts_t *o, size_t size)
 {
-    memset(o, 0, sizeof *o);
-    o->seed = 1;
-    o->affinity = TOPOMAP_AFFINITY_BYTES;
-    o->loop = -1;
+    topomap_opts_t d = {.seed = 1, .affinity = TOPOMAP_AFFINITY_BYTES, .loop = -1};
+    return topomap_sized_put(&opts_sized, o, size, &d);
+}
+
+/* The caller's options @o (NULL: the defaults) as this header's struct in
+ * *@full: the fields its size holds, the defaults for the others. */
+static int opts_read(const topomap_opts_t *o, topomap_opts_t *full, char *err, size_t errlen)
+{
+    topomap_opts_init(full);
+    if (!o)
+        return 0;
+    if (!topomap_size_known(&opts_sized, o->size))
+        return topomap_fail(err, errlen, EINVAL,
+                            "topomap_opts_t of %zu bytes: not a size this library knows (%zu "
+                            "bytes or an older header's; initialise it with topomap_opts_init())",
+                            o->size, sizeof *full);
+    memcpy(full, o, o->size);
+    full->size = sizeof *full;
+    return 0;
 }
 
 int topomap_objective_parse(const char *name)
@@ -171,13 +197,12 @@ static int check_result(const struct topomap_problem *pb, const char *name, cons
 int topomap_map(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
                 const topomap_opts_t *o, int *rank_to_slot, char *err, size_t errlen)
 {
-    topomap_opts_t defaults;
-    if (!o) {
-        topomap_opts_init(&defaults);
-        o = &defaults;
-    }
     if (!algo || !p || !a || !rank_to_slot)
         return topomap_fail(err, errlen, EINVAL, "topomap_map: NULL argument");
+    topomap_opts_t full;
+    if (opts_read(o, &full, err, errlen) < 0)
+        return -1;
+    o = &full;
     /* The OpenMP runtime aborts the process when it cannot start the threads
      * asked for: refuse absurd counts here, with a message. */
     if (o->nthreads < 0 || o->nthreads > TOPOMAP_MAX_THREADS)

@@ -244,10 +244,10 @@ int topomap_link_loads(const topomap_profile_t *p, const topomap_topology_t *t, 
     return 0;
 }
 
-const char *topomap_link_class_name(int k)
+const char *topomap_link_class_name(topomap_link_class_t k)
 {
     static const char *const names[TOPOMAP_LINK_CLASSES] = {"node", "local", "global"};
-    return k >= 0 && k < TOPOMAP_LINK_CLASSES ? names[k] : NULL;
+    return (unsigned)k < TOPOMAP_LINK_CLASSES ? names[k] : NULL; /* a negative k too */
 }
 
 int topomap_channel_class(const topomap_topology_t *t, int64_t c)

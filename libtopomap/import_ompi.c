@@ -37,50 +37,9 @@
 
 #include "config.h"
 
-#include "internal.h"
 #include "input.h"
-
-struct edges_acc {
-    size_t n, cap;
-    int *src, *dst;
-    double *bytes, *msgs;
-};
-
-static int acc_push(struct edges_acc *a, int s, int d, double b, double m)
-{
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 256;
-        int *ns = realloc(a->src, cap * sizeof *ns);
-        if (ns)
-            a->src = ns;
-        int *nd = realloc(a->dst, cap * sizeof *nd);
-        if (nd)
-            a->dst = nd;
-        double *nb = realloc(a->bytes, cap * sizeof *nb);
-        if (nb)
-            a->bytes = nb;
-        double *nm = realloc(a->msgs, cap * sizeof *nm);
-        if (nm)
-            a->msgs = nm;
-        if (!ns || !nd || !nb || !nm)
-            return -1;
-        a->cap = cap;
-    }
-    a->src[a->n] = s;
-    a->dst[a->n] = d;
-    a->bytes[a->n] = b;
-    a->msgs[a->n] = m;
-    a->n++;
-    return 0;
-}
-
-static void acc_free(struct edges_acc *a)
-{
-    free(a->src);
-    free(a->dst);
-    free(a->bytes);
-    free(a->msgs);
-}
+#include "internal.h"
+#include "profile_priv.h" /* struct edges, topomap_edges_push() */
 
 /* A rank: decimal digits only, below TOPOMAP_MAX_RANKS. -1 with errno
  * EINVAL (not a number) or ERANGE (over the limit). */
@@ -179,7 +138,7 @@ static int rank_error(const char *path, long lineno, const char *what, char *err
 }
 
 /* One file. 0 or -1 (err filled). */
-static int read_ompi_file(struct ompi_state *st, size_t fi, unsigned kinds, struct edges_acc *acc,
+static int read_ompi_file(struct ompi_state *st, size_t fi, unsigned kinds, struct edges *acc,
                           char *err, size_t errlen)
 {
     const char *path = st->paths[fi];
@@ -294,7 +253,8 @@ static int read_ompi_file(struct ompi_state *st, size_t fi, unsigned kinds, stru
             break;
         }
         /* R lines count data received from the peer: it flowed peer -> rank. */
-        if (!strcmp(t, "R") ? acc_push(acc, d, s, b, m) : acc_push(acc, s, d, b, m)) {
+        if (!strcmp(t, "R") ? topomap_edges_push(acc, d, s, b, m) < 0
+                            : topomap_edges_push(acc, s, d, b, m) < 0) {
             rc = topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory", path, lineno);
             break;
         }
@@ -327,7 +287,7 @@ topomap_profile_t *topomap_import_ompi(const char *const *paths, size_t npaths, 
     if (!kinds)
         kinds = TOPOMAP_OMPI_EXTERNAL;
     struct ompi_state st = {.paths = paths, .world = 0, .maxrank = -1};
-    struct edges_acc acc = {0};
+    struct edges acc = {0};
     topomap_profile_t *p = NULL;
     int *owner = NULL;
     st.file_rank = malloc(npaths * sizeof *st.file_rank);
@@ -379,18 +339,18 @@ topomap_profile_t *topomap_import_ompi(const char *const *paths, size_t npaths, 
     /* Monitoring files always count messages: a run that sent nothing still
      * gives a profile with a message column (msgs must not be NULL then). */
     double none = 0;
-    p = topomap_profile_create(n, acc.n, acc.src, acc.dst, acc.bytes, acc.n ? acc.msgs : &none,
-                               err, errlen);
+    p = topomap_profile_create(n, acc.len, acc.src, acc.dst, acc.bytes,
+                               acc.len ? acc.msgs : &none, err, errlen);
     if (!p && errno == ENOMEM)
         topomap_fail(err, errlen, ENOMEM, "%s:%ld: out of memory for a profile of %d ranks and "
                      "%zu entries", paths[st.world ? st.world_path : st.max_path],
-                     st.world ? st.world_line : st.max_line, n, acc.n);
+                     st.world ? st.world_line : st.max_line, n, acc.len);
 out:
     {
         int e = errno;
         free(owner);
         free(st.file_rank);
-        acc_free(&acc);
+        topomap_rd_edges_free(&acc);
         errno = e;
     }
     return p;

@@ -268,6 +268,23 @@ void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
 double topomap_now(void);
+/* The end of field F of struct T: where a caller's T from an older header
+ * may end (doc/api.md#growth-safe-structs). */
+#define TOPOMAP_FIELD_END(T, F) (offsetof(T, F) + sizeof(((T *)0)->F))
+/* A caller-allocated struct that starts with its size_t size: where its
+ * fields end (in order), its alignment and this header's sizeof. */
+struct topomap_sized {
+    const size_t *ends;
+    size_t n, align, full;
+};
+#define TOPOMAP_SIZED(T, ENDS) {ENDS, sizeof ENDS / sizeof *ENDS, _Alignof(T), sizeof(T)}
+/* 1 if @p size is the sizeof of such a struct of this or an older header:
+ * @p d->full, or a field's end rounded up to the alignment; else 0. */
+int topomap_size_known(const struct topomap_sized *d, size_t size);
+/* The first @p size bytes of @p from (this header's struct) into the
+ * caller's @p to, its size field set to @p size: 0, or -1 with errno
+ * EINVAL (@p to NULL, @p size unknown) and @p to untouched. */
+int topomap_sized_put(const struct topomap_sized *d, void *to, size_t size, const void *from);
 /* OpenMP threads when none were asked for: 1, or OMP_NUM_THREADS's. */
 int topomap_default_threads(void);
 /* 1 once the problem's deadline has passed. */

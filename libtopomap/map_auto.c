@@ -88,31 +88,24 @@ struct cand {
     double cost;
     int unit;      /* 1: drb or the multilevel scheme: the first to succeed sets W */
     int ends_grid; /* 1: grid: chosen on a job over AUTO_GRID_ALONE ranks, the search ends */
+    double time_ratio; /* its time in units of the fast start's (time_ratio()); 0: 1 */
+    int fast;          /* 1: the fast start, whose time is that unit */
 };
 
 /* With a time limit, after the fast start: candidate c's time in units of
  * the fast start's, as measured at 4,096 to 65,536 ranks on 2 x 64-core
  * nodes (drb + refine 1 to 1.5 x, treematch 1 to 2 x, block + refine 5 x);
  * a candidate whose prediction does not fit in the time left does not
- * start. analytic-anchor counts 4 x, the others (ohtma, spectral-fit:
- * small jobs) 1 x. */
+ * start. greedy + refine counts 3 x; treematch + refine 0.5 x (it reuses
+ * treematch's answer), the other treematch runs 2 x; analytic-anchor 4 x
+ * (CHOLMOD's factorisations cannot stop midway, so it counts long: a
+ * 16,384-rank case on the 8^3 torus once ended at 12.8 s for a limit of
+ * 5 s in the benchmark; the phase was not logged, this is the likeliest
+ * one); the others (ohtma, spectral-fit: small jobs) 1 x. Each candidate's
+ * is in the list (candidates()). */
 static double time_ratio(const struct cand *c)
 {
-    if (c->fn == topomap_map_drb)
-        return 1.5;
-    if (c->fn == topomap_map_treematch)
-        return c->refine && !c->seed_offset ? 0.5 : 2.0; /* treematch+refine reuses treematch */
-    if (c->fn == topomap_map_block && c->refine)
-        return 6.0;
-    if (c->fn == topomap_map_greedy)
-        return 3.0;
-    /* CHOLMOD's factorisations cannot stop midway, so it counts long (a
-     * 16,384-rank case on the 8^3 torus once ended at 12.8 s for a limit
-     * of 5 s in the benchmark; the phase was not logged, this is the
-     * likeliest one). */
-    if (c->fn == topomap_map_analytic_anchor)
-        return 4.0;
-    return 1.0;
+    return c->time_ratio > 0 ? c->time_ratio : 1.0;
 }
 
 
@@ -171,19 +164,20 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
     int multilevel = pb->n > topomap_tuning()->coarse_min && topomap_coarse_applies(pb);
     if (!multilevel && fast_start(pb))
         c[k++] = (struct cand){.name = "multilevel", .fn = topomap_map_coarse,
-                               .cost = COST_ALWAYS};
+                               .cost = COST_ALWAYS, .fast = 1};
     if (multilevel)
         c[k++] = (struct cand){.name = "multilevel", .fn = topomap_map_coarse,
                                .cost = COST_ALWAYS, .unit = 1};
     else
         c[k++] = (struct cand){.name = "drb+refine", .fn = topomap_map_drb, .refine = 1,
-                               .cost = COST_ALWAYS, .unit = 1};
+                               .cost = COST_ALWAYS, .unit = 1, .time_ratio = 1.5};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
         c[k++] = (struct cand){.name = "treematch", .fn = topomap_map_treematch,
-                               .optional = 1, .cost = COST_ALWAYS};
+                               .optional = 1, .cost = COST_ALWAYS, .time_ratio = 2.0};
         c[k++] = (struct cand){.name = "treematch+refine", .fn = topomap_map_treematch,
-                               .refine = 1, .optional = 1, .cost = COST_ALWAYS};
+                               .refine = 1, .optional = 1, .cost = COST_ALWAYS,
+                               .time_ratio = 0.5};
         /* Up to AUTO_TM_SEEDS_MAX ranks: treematch from more seeds
          * (METIS's bisections differ); 0.5% off auto's SumCom on the tree
          * set, 40 of 96 cases. */
@@ -192,22 +186,22 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
         for (int q = 0; pb->n <= AUTO_TM_SEEDS_MAX && q < AUTO_TM_SEEDS; q++)
             c[k++] = (struct cand){.name = tm_seed[q], .fn = topomap_map_treematch,
                                    .seed_offset = (uint64_t)q + 1, .optional = 1,
-                                   .cost = COST_ALWAYS};
+                                   .cost = COST_ALWAYS, .time_ratio = 2.0};
     }
     int dims[8], wrap[8];
     if (pb->n <= AUTO_ANALYTIC_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)
         c[k++] = (struct cand){.name = "analytic-anchor", .fn = topomap_map_analytic_anchor,
-                               .cost = COST_SELF};
+                               .cost = COST_SELF, .time_ratio = 4.0};
     /* block+refine, greedy and ohtma never won on large jobs in the
      * benchmark and cost seconds there (refining a shuffled 65,536-rank
      * stencil from block's order: over a minute, far more than the first
      * drb + refine that estimates them): small jobs only. */
     if (small)
         c[k++] = (struct cand){.name = "block+refine", .fn = topomap_map_block, .refine = 1,
-                               .cost = 1.0};
+                               .cost = 1.0, .time_ratio = 6.0};
     if (small)
         c[k++] = (struct cand){.name = "greedy+refine", .fn = topomap_map_greedy, .refine = 1,
-                               .cost = 1.0};
+                               .cost = 1.0, .time_ratio = 3.0};
     /* spectral-fit before the other drb seeds: when the budget cannot take
      * them all, it is the one that won more often (see the top). */
     if (pb->n <= AUTO_SPECTRAL_MAX)
@@ -215,10 +209,12 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
                                .refine = 1, .cost = 2.0};
     if (!multilevel)
         c[k++] = (struct cand){.name = "drb+refine (seed+1)", .fn = topomap_map_drb,
-                               .refine = 1, .seed_offset = 1, .cost = 1.0, .unit = 1};
+                               .refine = 1, .seed_offset = 1, .cost = 1.0, .unit = 1,
+                               .time_ratio = 1.5};
     if (!multilevel)
         c[k++] = (struct cand){.name = "drb+refine (seed+2)", .fn = topomap_map_drb,
-                               .refine = 1, .seed_offset = 2, .cost = 1.0, .unit = 1};
+                               .refine = 1, .seed_offset = 2, .cost = 1.0, .unit = 1,
+                               .time_ratio = 1.5};
     if (small)
         c[k++] = (struct cand){.name = "ohtma+refine", .fn = topomap_map_ohtma, .refine = 1,
                                .cost = 2.0};
@@ -256,7 +252,7 @@ struct auto_run {
     double floor_hb;
     int fast_k;      /* the fast start's candidate, -1: none */
     double t_fast;   /* its time (s), 0: not run */
-    int place; /* the candidates' node placement (enum topomap_node_place) */
+    topomap_node_place_t place; /* the candidates' node placement */
     double t0, end; /* start, and the caller's deadline for auto (0: none) */
     double start_by;  /* no candidate starts after this (0: none) */
 };
@@ -280,8 +276,7 @@ static int run_init(struct auto_run *ar, const struct topomap_problem *pb)
     ar->nc = candidates(pb, has_grid, ar->c);
     ar->fast_k = -1;
     for (int k = 0; k < ar->nc; k++)
-        if (ar->c[k].fn == topomap_map_coarse && k + 1 < ar->nc &&
-            ar->c[k + 1].fn == topomap_map_drb)
+        if (ar->c[k].fast)
             ar->fast_k = k;
     ar->tmp = malloc(sizeof(int) * n);
     ar->raw = malloc(sizeof(int) * n);

@@ -103,7 +103,7 @@ static int write_map_cpu(FILE *f, const topomap_alloc_t *a, int n, const int *ra
     return rc;
 }
 
-int topomap_mapping_write(FILE *f, int format, const topomap_alloc_t *a, int n,
+int topomap_mapping_write(FILE *f, topomap_mapping_format_t format, const topomap_alloc_t *a, int n,
                           const int *rank_to_slot)
 {
     if (!f || !a || n < 0 || (n > 0 && !rank_to_slot) || format < TOPOMAP_MAPPING_SLOTS ||
@@ -429,7 +429,7 @@ out:
     return rc;
 }
 
-int topomap_mapping_read_format(const char *path, int format, const topomap_topology_t *t,
+int topomap_mapping_read_format(const char *path, topomap_mapping_format_t format, const topomap_topology_t *t,
                                 int nranks, int *node, int *core, char *err, size_t errlen)
 {
     if (!path || !t || nranks < 0 || (nranks > 0 && (!node || !core)) ||

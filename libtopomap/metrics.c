@@ -111,10 +111,52 @@ static int eval(const topomap_profile_t *p, const topomap_topology_t *t, const i
     return 0;
 }
 
+/* Where a topomap_metrics_t of this or an older header may end: each
+ * field's end, in order. A field appended to topomap_metrics_t is appended
+ * here. */
+#define METRICS_END(F) TOPOMAP_FIELD_END(topomap_metrics_t, F)
+static const size_t metrics_ends[] = {
+    METRICS_END(total_bytes),
+    METRICS_END(hop_bytes),
+    METRICS_END(avg_hops_per_byte),
+    METRICS_END(max_dilation),
+    METRICS_END(sumcom),
+    METRICS_END(maxcom),
+    METRICS_END(internode_bytes),
+    METRICS_END(internode_fraction),
+    METRICS_END(congestion_max),
+    METRICS_END(congestion_avg),
+    METRICS_END(congestion_channels),
+    METRICS_END(congestion_max_seconds),
+    METRICS_END(congestion_avg_seconds),
+    METRICS_END(congestion_class_max),
+    METRICS_END(congestion_global_bytes),
+};
+
+static const struct topomap_sized metrics_sized = TOPOMAP_SIZED(topomap_metrics_t, metrics_ends);
+
+int topomap_metrics_init_size(topomap_metrics_t *m, size_t size)
+{
+    topomap_metrics_t zero = {0};
+    return topomap_sized_put(&metrics_sized, m, size, &zero);
+}
+
+/* EINVAL unless the caller's @m has a size this library knows. */
+static int metrics_check(const topomap_metrics_t *m)
+{
+    if (m && topomap_size_known(&metrics_sized, m->size))
+        return 0;
+    errno = EINVAL;
+    return -1;
+}
+
 int topomap_eval(const topomap_profile_t *p, const topomap_topology_t *t, const int *node,
                  const int *core, topomap_metrics_t *m)
 {
-    return eval(p, t, node, core, m, 1);
+    topomap_metrics_t r;
+    if (metrics_check(m) < 0 || eval(p, t, node, core, &r, 1) < 0)
+        return -1;
+    return topomap_sized_put(&metrics_sized, m, m->size, &r); /* within its size */
 }
 
 static int eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
@@ -151,7 +193,10 @@ out:
 int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                        const int *rank_to_slot, topomap_metrics_t *m)
 {
-    return eval_slots(p, a, rank_to_slot, m, 1);
+    topomap_metrics_t r;
+    if (metrics_check(m) < 0 || eval_slots(p, a, rank_to_slot, &r, 1) < 0)
+        return -1;
+    return topomap_sized_put(&metrics_sized, m, m->size, &r); /* within its size */
 }
 
 int topomap_hop_bytes_slots(const topomap_profile_t *p, const topomap_alloc_t *a,

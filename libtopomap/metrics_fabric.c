@@ -15,16 +15,16 @@
 #include "internal.h"
 #include "topology_priv.h"
 
-const char *topomap_fabric_class_name(int k)
+const char *topomap_fabric_class_name(topomap_fabric_class_t k)
 {
     static const char *const n[] = {"nvlink-node", "nvlink-domain", "rail", "spine"};
-    return k >= 0 && k < TOPOMAP_FABRIC_CLASSES ? n[k] : NULL;
+    return (unsigned)k < TOPOMAP_FABRIC_CLASSES ? n[k] : NULL; /* a negative k too */
 }
 
-const char *topomap_fabric_link_name(int k)
+const char *topomap_fabric_link_name(topomap_fabric_link_t k)
 {
     static const char *const n[] = {"nvlink", "nic", "spine"};
-    return k >= 0 && k < TOPOMAP_FLINK_KINDS ? n[k] : NULL;
+    return (unsigned)k < TOPOMAP_FLINK_KINDS ? n[k] : NULL;
 }
 
 /* A node's domain, nodes outside any being their own (numbered after the

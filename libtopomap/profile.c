@@ -518,7 +518,7 @@ const char *topomap_profile_meta(const topomap_profile_t *p, const char *key)
     return e ? e->val : NULL;
 }
 
-int topomap_profile_graph(const topomap_profile_t *p, int affinity, int symmetric,
+int topomap_profile_graph(const topomap_profile_t *p, topomap_affinity_t affinity, int symmetric,
                           topomap_graph_t *out)
 {
     if (!p || !out || (affinity != TOPOMAP_AFFINITY_BYTES && affinity != TOPOMAP_AFFINITY_MSGS) ||

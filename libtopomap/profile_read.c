@@ -273,7 +273,7 @@ static topomap_profile_t *load_stream(struct reader *r, int format)
     return p;
 }
 
-topomap_profile_t *topomap_profile_load(const char *path, int format, char *err, size_t errlen)
+topomap_profile_t *topomap_profile_load(const char *path, topomap_profile_format_t format, char *err, size_t errlen)
 {
     if (!path) {
         topomap_fail(err, errlen, EINVAL, "no profile path given");

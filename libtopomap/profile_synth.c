@@ -24,12 +24,12 @@
 
 static const char *const par_names[TOPOMAP_PAR_DIMS] = {"tp", "cp", "ep", "dp", "pp"};
 
-const char *topomap_par_name(int d)
+const char *topomap_par_name(topomap_par_t d)
 {
-    return d >= 0 && d < TOPOMAP_PAR_DIMS ? par_names[d] : NULL;
+    return (unsigned)d < TOPOMAP_PAR_DIMS ? par_names[d] : NULL; /* a negative d too */
 }
 
-int topomap_layout_order(const char *s, int *order, char *err, size_t errlen)
+int topomap_layout_order(const char *s, topomap_par_t *order, char *err, size_t errlen)
 {
     int seen = 0, n = 0;
     if (!s || !order)
@@ -70,7 +70,7 @@ int topomap_layout_nranks(const topomap_layout_t *l)
     if (!l)
         goto bad;
     for (int d = 0; d < TOPOMAP_PAR_DIMS; d++) {
-        if (l->size[d] < 1 || l->order[d] < 0 || l->order[d] >= TOPOMAP_PAR_DIMS)
+        if (l->size[d] < 1 || (unsigned)l->order[d] >= TOPOMAP_PAR_DIMS)
             goto bad;
         seen |= 1 << l->order[d];
     }
@@ -99,10 +99,10 @@ static void strides(const topomap_layout_t *l, int *st)
     }
 }
 
-int topomap_layout_coord(const topomap_layout_t *l, int rank, int d)
+int topomap_layout_coord(const topomap_layout_t *l, int rank, topomap_par_t d)
 {
     int n = topomap_layout_nranks(l), st[TOPOMAP_PAR_DIMS];
-    if (n < 0 || rank < 0 || rank >= n || d < 0 || d >= TOPOMAP_PAR_DIMS) {
+    if (n < 0 || rank < 0 || rank >= n || (unsigned)d >= TOPOMAP_PAR_DIMS) {
         errno = EINVAL;
         return -1;
     }

@@ -81,7 +81,7 @@ int topomap_profile_write(const topomap_profile_t *p, FILE *f)
     return 0;
 }
 
-int topomap_profile_write_as(const topomap_profile_t *p, int format, FILE *f)
+int topomap_profile_write_as(const topomap_profile_t *p, topomap_profile_format_t format, FILE *f)
 {
     if (format == TOPOMAP_FMT_AUTO || format == TOPOMAP_FMT_EDGES)
         return topomap_profile_write(p, f);

@@ -445,7 +445,7 @@ static int entry_cmp(const void *a, const void *b)
 {
     const topomap_store_entry_t *x = a, *y = b;
     int c = strcmp(x->name, y->name);
-    return c ? c : y->scope - x->scope; /* the user's first, the lookup order */
+    return c ? c : (int)y->scope - (int)x->scope; /* the user's first, the lookup order */
 }
 
 void topomap_store_sort(topomap_store_entry_t *v, size_t n)
@@ -454,9 +454,9 @@ void topomap_store_sort(topomap_store_entry_t *v, size_t n)
         qsort(v, n, sizeof *v, entry_cmp);
 }
 
-int topomap_store_list_at(int dfd, const struct stat *dst, const char *shown, int scope,
-                          topomap_store_entry_t **v, size_t *n, size_t *cap, char *err,
-                          size_t errlen)
+int topomap_store_list_at(int dfd, const struct stat *dst, const char *shown,
+                          topomap_store_scope_t scope, topomap_store_entry_t **v, size_t *n,
+                          size_t *cap, char *err, size_t errlen)
 {
     char c[256];
     int dup = fcntl(dfd, F_DUPFD_CLOEXEC, 0);

@@ -51,9 +51,9 @@ topomap_profile_t *topomap_store_read_at(int dfd, const struct stat *dst, const 
 
 /** The profiles in directory @p dfd (shown as @p shown), appended to
  *  *@p v (*@p n entries, *@p cap allocated) with @p scope. 0 or -1 (ENOMEM). */
-int topomap_store_list_at(int dfd, const struct stat *dst, const char *shown, int scope,
-                          topomap_store_entry_t **v, size_t *n, size_t *cap, char *err,
-                          size_t errlen);
+int topomap_store_list_at(int dfd, const struct stat *dst, const char *shown,
+                          topomap_store_scope_t scope, topomap_store_entry_t **v, size_t *n,
+                          size_t *cap, char *err, size_t errlen);
 
 /** Remove NAME.profile from @p dfd (shown as @p shown). 0 or -1 with a message. */
 int topomap_store_remove_at(int dfd, const char *shown, const char *name, char *err,

@@ -202,8 +202,8 @@ int topomap_store_user_add(const char *dir, uid_t uid, gid_t gid, const char *na
 }
 
 topomap_profile_t *topomap_store_find(const char *dir, uid_t uid, const char *name, int nranks,
-                                      int *scope, char *path, size_t pathlen, char *err,
-                                      size_t errlen)
+                                      topomap_store_scope_t *scope, char *path, size_t pathlen,
+                                      char *err, size_t errlen)
 {
     char shown[PATH_MAX];
     struct stat ust;

@@ -152,7 +152,7 @@ int topo_gpus_attach(const topomap_topology_t *t, struct topo_ntype *ty, struct 
 
 static const char *const vendor_names[] = {"", "nvidia", "amd", "intel"};
 
-const char *topomap_gpu_vendor_name(int vendor)
+const char *topomap_gpu_vendor_name(topomap_gpu_vendor_t vendor)
 {
     return vendor >= TOPOMAP_GPU_NVIDIA && vendor <= TOPOMAP_GPU_INTEL ? vendor_names[vendor]
                                                                         : NULL;

@@ -251,7 +251,7 @@ int topomap_topology_group_levels(const topomap_topology_t *t)
     return t->ops->group_levels ? t->ops->group_levels(t) : 0;
 }
 
-int topomap_topology_shape(const topomap_topology_t *t)
+topomap_shape_t topomap_topology_shape(const topomap_topology_t *t)
 {
     return t->ops->shape;
 }

@@ -266,6 +266,27 @@ int topomap_parse_duration(const char *s, double unit, double *seconds)
     return 0;
 }
 
+int topomap_size_known(const struct topomap_sized *d, size_t size)
+{
+    if (size == d->full)
+        return 1;
+    for (size_t i = 0; i < d->n; i++)
+        if (size == (d->ends[i] + d->align - 1) / d->align * d->align)
+            return 1;
+    return 0;
+}
+
+int topomap_sized_put(const struct topomap_sized *d, void *to, size_t size, const void *from)
+{
+    if (!to || !topomap_size_known(d, size)) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(to, from, size);
+    memcpy(to, &size, sizeof size);
+    return 0;
+}
+
 const char *topomap_version(void)
 {
     return PACKAGE_VERSION;

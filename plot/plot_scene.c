@@ -55,7 +55,8 @@ int scene_begin(struct scene *sc, const char *path, const topomap_plot_opts_t *o
     if (!zero)
         return plot_fail(err, errlen, ENOMEM, "out of memory");
     for (int k = 0; k < npl; k++)
-        if (topomap_eval(p, t, pl[k].node, pl[k].core ? pl[k].core : zero, &sc->met[k]) < 0) {
+        if (topomap_metrics_init(&sc->met[k]) < 0 ||
+            topomap_eval(p, t, pl[k].node, pl[k].core ? pl[k].core : zero, &sc->met[k]) < 0) {
             free(zero);
             return plot_fail(err, errlen, errno, "cannot evaluate placement %d", k + 1);
         }

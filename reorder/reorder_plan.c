@@ -269,7 +269,7 @@ static int mapped(const tr_graph_t *g, int n, const topomap_alloc_t *a, const in
     topomap_opts_init(&o);
     o.seed = 1;
     o.time_limit = time_limit;
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     if (topomap_eval_slots(p, a, slot, &m) < 0) /* vertex r where old rank r is */
         goto out;
     hb[0] = hb[1] = m.hop_bytes;

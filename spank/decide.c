@@ -467,7 +467,7 @@ static int judge_gain(struct step *s)
      * default layout. */
     for (int r = 0; r < n; r++)
         ident[r] = r;
-    topomap_metrics_t mdef, mnew;
+    topomap_metrics_t mdef = TOPOMAP_METRICS_INIT, mnew = TOPOMAP_METRICS_INIT;
     int bad = topomap_eval_slots(s->prof, s->alloc, ident, &mdef) < 0 ||
               topomap_eval_slots(s->prof, s->alloc, s->r2s, &mnew) < 0;
     free(ident);

@@ -75,7 +75,7 @@ static void test_brute(void)
                         diag("%s%s failed: %s", algos[k], refine ? "+refine" : "", err);
                         continue;
                     }
-                    topomap_metrics_t m;
+                    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
                     topomap_eval_slots(p, a, r2s, &m);
                     double hb = dense_hb(&d, r2s);
                     if (m.hop_bytes != hb)
@@ -267,7 +267,7 @@ static void test_auto(void)
     for (int c = 0; c < 4; c++) {
         topomap_profile_t *p = c == 0 ? stencil(8, 4, 4, 10) : random_profile(100 + 9 * c, 4, 50);
         int r2s[128], tmp[128];
-        topomap_metrics_t m;
+        topomap_metrics_t m = TOPOMAP_METRICS_INIT;
         double best = INFINITY, got = -1;
         for (int k = 0; k < 8; k++) {
             topomap_opts_t o;
@@ -296,7 +296,7 @@ static void test_auto(void)
     for (int k = 0; k < 2 && tt; k++) {
         topomap_alloc_t *at = prob_all_nodes(tt, k ? NULL : "1", err, sizeof err);
         int n = topomap_profile_nranks(p), r2s[96];
-        topomap_metrics_t m = {0};
+        topomap_metrics_t m = TOPOMAP_METRICS_INIT;
         int good = at && topomap_map("auto", p, at, NULL, r2s, err, sizeof err) == 0 &&
                    valid(r2s, n, topomap_alloc_nslots(at)) &&
                    topomap_eval_slots(p, at, r2s, &m) == 0 && m.total_bytes > 0 &&
@@ -332,7 +332,7 @@ static void test_metis(void)
             }
     topomap_profile_t *p = topomap_profile_create(16, (size_t)m, src, dst, w, NULL, err, sizeof err);
     int r2s[16];
-    topomap_metrics_t mm, mb;
+    topomap_metrics_t mm = TOPOMAP_METRICS_INIT, mb = TOPOMAP_METRICS_INIT;
     ok(topomap_map("metis", p, a, NULL, r2s, err, sizeof err) == 0 && valid(r2s, 16, 16) &&
            topomap_eval_slots(p, a, r2s, &mm) == 0 && mm.internode_bytes == 0,
        "metis puts each clique on one node (internode bytes %g)", mm.internode_bytes);
@@ -391,7 +391,7 @@ static void test_baselines(void)
     }
     topomap_profile_t *p = topomap_profile_create(16, 15, src, dst, w, NULL, err, sizeof err);
     int r2s[16];
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     ok(a && p && topomap_map("rcm", p, a, NULL, r2s, err, sizeof err) == 0 &&
            topomap_eval_slots(p, a, r2s, &m) == 0,
        "rcm maps a scrambled path on a line");

@@ -19,7 +19,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-anchors.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 docs=$(ls README.md doc/*.md */README.md 2>/dev/null)
-code=$(ls libtopomap/*.[ch] spank/*.[ch] cli/*.[ch] cli/*.1 plot/*.[ch] profiler/*.[ch] \
+code=$(ls libtopomap/*.[ch] libtopomap/topomap/*.h spank/*.[ch] cli/*.[ch] cli/*.1 plot/*.[ch] profiler/*.[ch] \
     reorder/*.[ch] contrib/*.[ch] contrib/*.sh tests/*.[ch] tests/*.sh doc/*.8 \
     Makefile.am */Makefile.am configure.ac 2>/dev/null | grep -vx tests/anchors.sh)
 

@@ -60,7 +60,7 @@ static topomap_alloc_t *first_nodes(const topomap_topology_t *t, int nn)
 
 static double sumcom(const topomap_profile_t *p, const topomap_alloc_t *a, const int *r2s)
 {
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     return topomap_eval_slots(p, a, r2s, &m) == 0 ? m.sumcom : -1;
 }
 

@@ -76,7 +76,8 @@ static void dragonfly(void)
     for (int c = 0; c < 4; c++) {
         topomap_profile_t *p = c % 2 ? random_profile(256, 4) : stencil(8, 8, 4, 1, 0);
         topomap_alloc_t *a = nodes_from(t, 0, c < 2 ? 1 : 8, 256, "1");
-        topomap_metrics_t mb, ma, md;
+        topomap_metrics_t mb = TOPOMAP_METRICS_INIT, ma = TOPOMAP_METRICS_INIT,
+                          md = TOPOMAP_METRICS_INIT;
         int ignore = 0;
         if (!p || !a || map_eval("block", p, a, NULL, &ignore, &mb) < 0 ||
             map_eval("auto", p, a, NULL, &spread, &ma) < 0 ||
@@ -136,7 +137,7 @@ static void tapered(void)
         const char *hl = "n[000-007,064-071,128-135,192-199]";
         topomap_alloc_t *af = topomap_alloc_create(flat, hl, "4", err, sizeof err);
         topomap_alloc_t *at = topomap_alloc_create(thin, hl, "4", err, sizeof err);
-        topomap_metrics_t mi, ma;
+        topomap_metrics_t mi = TOPOMAP_METRICS_INIT, ma = TOPOMAP_METRICS_INIT;
         int ignore = 0;
         if (!p || !af || !at || map_eval("auto", p, af, thin, &ignore, &mi) < 0 ||
             map_eval("auto", p, at, thin, &ignore, &ma) < 0) {

@@ -97,7 +97,7 @@ int main(void)
        "algorithm names are case-insensitive (OHTMA, Block+Refine, CYCLIC maps as cyclic)");
     /* cyclic+refine = cyclic, then the refinement engine: cyclic's ring
      * crosses nodes on every edge (600); swaps must find better. */
-    topomap_metrics_t mb = {0}, mr = {0};
+    topomap_metrics_t mb = TOPOMAP_METRICS_INIT, mr = TOPOMAP_METRICS_INIT;
     ok(topomap_map("cyclic", p, a, NULL, r2s, err, sizeof err) == 0 &&
            topomap_eval_slots(p, a, r2s, &mb) == 0 &&
            topomap_map("cyclic+refine", p, a, NULL, r2, err, sizeof err) == 0 &&

@@ -91,7 +91,7 @@ static void torus_by_hand(void)
      * - way of the ties, carry nothing. */
     check_loads(p, t, node, want, 8, "4x4 torus");
     int core[7] = {0};
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     ok(topomap_eval(p, t, node, core, &m) == 0, "eval");
     is_double(m.congestion_max, 101, 0, "congestion_max 101 bytes");
     is_double(m.congestion_avg, 249.0 / 8, 1e-12, "congestion_avg (2x101 + 3x10 + 7 + 2x5) / 8");
@@ -129,7 +129,7 @@ static void tree_by_hand(void)
     };
     check_loads(p, t, node, want, 9, "2-level tree");
     int core[4] = {0};
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     ok(topomap_eval(p, t, node, core, &m) == 0, "eval");
     is_double(m.congestion_max, 23, 0, "congestion_max 23 (node 0's cable up)");
     is_double(m.congestion_avg, (23 + 3 + 3 * 20 + 4 * 4) / 9.0, 1e-12, "congestion_avg");
@@ -318,7 +318,7 @@ static void check_net(struct net *w, const char *what)
        nwant);
     is_double(lsum, hop_bytes, 1e-9 * hop_bytes, "%s: loads sum to bytes x route length", what);
     int *core = calloc((size_t)nr, sizeof(int));
-    topomap_metrics_t mt;
+    topomap_metrics_t mt = TOPOMAP_METRICS_INIT;
     ok(topomap_eval(p, t, node, core, &mt) == 0 && mt.congestion_max == max &&
            mt.congestion_channels == (long)nwant &&
            fabs(mt.congestion_avg - (nwant ? sum / (double)nwant : 0)) <= 1e-9 * sum,
@@ -445,7 +445,7 @@ static void bandwidth_and_errors(void)
         int node[2] = {0, 2}, core[2] = {0, 0}, src[1] = {0}, dst[1] = {1};
         double b[1] = {5e9};
         topomap_profile_t *p = profile(2, 1, src, dst, b);
-        topomap_metrics_t m;
+        topomap_metrics_t m = TOPOMAP_METRICS_INIT;
         ok(topomap_eval(p, t, node, core, &m) == 0, "eval on the ring");
         is_double(m.congestion_max_seconds, 2.0, 1e-15, "5e9 bytes / 2.5e9 B/s = 2 s");
         is_double(m.congestion_avg_seconds, 2.0, 1e-15, "both channels carry 5e9 bytes");

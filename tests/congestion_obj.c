@@ -26,7 +26,7 @@ static void scratch(const struct prob *P, const int *r2s, double *max, double *s
         node[r] = P->pb.slot_node[r2s[r]];
     topomap_link_load_t *l = NULL;
     size_t n = 0;
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     *max = *sumsq = -1;
     if (topomap_link_loads(P->pb.profile, P->pb.topo, node, &l, &n) == 0 &&
         topomap_congestion(P->pb.profile, P->pb.topo, node, &m) == 0) {
@@ -148,7 +148,7 @@ static void count_refusals(const char *line, void *arg)
 
 static double busiest(const topomap_profile_t *p, const topomap_alloc_t *a, const int *r2s)
 {
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     return topomap_eval_slots(p, a, r2s, &m) == 0 ? m.congestion_max : -1;
 }
 
@@ -292,7 +292,7 @@ static void tapered(void)
         const int *h = topomap_cload_r2s(cl);
         for (int r = 0; r < 40; r++)
             node[r] = P.pb.slot_node[h[r]];
-        topomap_metrics_t m;
+        topomap_metrics_t m = TOPOMAP_METRICS_INIT;
         if (topomap_congestion(p, t, node, &m) < 0) {
             bad++;
             break;

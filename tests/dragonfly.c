@@ -293,7 +293,7 @@ static void loads_by_hand(void)
     double bytes[4] = {100, 100, 10, 10};
     topomap_profile_t *p = profile(4, 4, src, dst, bytes);
     int core[4] = {0};
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     /* Compact: both pairs inside group 0 or group 1. */
     int compact[4] = {0, 2, 4, 6};
     ok(topomap_eval(p, t, compact, core, &m) == 0, "compact placement evaluated");
@@ -351,7 +351,7 @@ static void seconds_by_hand(void)
     int src[2] = {0, 1}, dst[2] = {1, 0}, place[2] = {0, 4}, core[2] = {0, 0};
     double b[2] = {100, 20};
     topomap_profile_t *p = profile(2, 2, src, dst, b);
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     ok(topomap_eval(p, t, place, core, &m) == 0, "eval with class bandwidths");
     is_double(m.congestion_max_seconds, 10, 1e-12, "busiest: global 100 bytes at 10 B/s");
     /* Channels: 2 node cables and 1 global each way: 1 + 1 + 10 + 0.2 +

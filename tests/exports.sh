@@ -60,6 +60,21 @@ if [ -e "$so" ]; then
     [ ! -s "$tmp/missing" ]
     check $? "every function of topomap.h is exported ($(wc -l < "$tmp/missing") missing)"
     show "$tmp/missing" "not exported"
+
+    # The SONAME follows -version-info (libtopomap/Makefile.am's rule), and
+    # the packages follow the SONAME.
+    vi=$(sed -n 's/.*-version-info \([0-9]*\):[0-9]*:\([0-9]*\).*/\1 \2/p' \
+        "$top_srcdir/libtopomap/Makefile.am")
+    major=$(echo "$vi" | awk 'NF == 2 { print $1 - $2 }')
+    soname=$(objdump -p "$so" 2> /dev/null | awk '$1 == "SONAME" { print $2 }')
+    [ -n "$major" ] && [ "$soname" = "libtopomap.so.$major" ]
+    check $? "SONAME $soname is libtopomap.so.(CURRENT - AGE) of -version-info ($vi)"
+    grep -q "^Package: libtopomap$major\$" "$top_srcdir/debian/control" &&
+        [ -f "$top_srcdir/debian/libtopomap$major.install" ] &&
+        grep -q "^%{_libdir}/libtopomap.so.$major\*\$" "$top_srcdir/topomap.spec" &&
+        grep -q "libtopomap$major libtopomap-dev" "$top_srcdir/contrib/check-packages.sh" &&
+        grep -q "libtopomap.so.$major " "$top_srcdir/contrib/check-packages.sh"
+    check $? "debian/control, debian/*.install, topomap.spec, check-packages.sh name libtopomap$major"
 else
     skip "no shared libtopomap (configured --disable-shared)"
 fi

@@ -108,7 +108,7 @@ static topomap_profile_t *subset(const topomap_profile_t *p, int n)
 
 static double sumcom(const topomap_profile_t *p, const topomap_alloc_t *a, const int *r2s)
 {
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     return topomap_eval_slots(p, a, r2s, &m) < 0 ? -1 : m.sumcom;
 }
 

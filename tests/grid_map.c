@@ -66,7 +66,7 @@ static void test_paper_example(void)
                     hb += 2 * (abs(a % 10 - b % 10) + abs(a / 10 - b / 10));
                 }
             }
-        topomap_metrics_t m;
+        topomap_metrics_t m = TOPOMAP_METRICS_INIT;
         int rc = topomap_eval(p, t, map, core, &m);
         ok(rc == 0 && m.hop_bytes == hb,
            "%s: hop-bytes %.0f = eval's %.0f (%.3f hops per byte)", name, hb, m.hop_bytes,
@@ -158,7 +158,7 @@ static topomap_profile_t *shuffled(int nd, const int *dims, const int *per, uint
 
 static void test_grid_algo(void)
 {
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     /* A periodic 4 x 8 x 4 grid on the 8 x 4 x 4 torus (block: 1.5 hops per
      * byte): its axes permuted, every edge one hop. (Shuffled periodic
      * grids need extents of 5 or more to be detected, see grid_detect.c.) */
@@ -246,7 +246,7 @@ static void test_auto(void)
     topomap_opts_init(&o);
     o.log = logline;
     int r2s[128];
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     logbuf[0] = 0;
     ok(topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0 &&
            topomap_eval_slots(p, a, r2s, &m) == 0 && m.avg_hops_per_byte == 1.0,
@@ -292,7 +292,7 @@ static void test_auto_large(void)
     topomap_opts_t o;
     topomap_opts_init(&o);
     o.log = logline;
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     logbuf[0] = 0;
     ok(n == 131072 && topomap_map("auto", p, a, &o, r2s, err, sizeof err) == 0 &&
            topomap_eval_slots(p, a, r2s, &m) == 0,

@@ -172,7 +172,7 @@ static void test_totals(void)
                              sizeof err);
     int dims[3] = {64, 64, 64}, node[2] = {0, 32 + 64 * 32 + 4096 * 32}, core[2] = {0, 0};
     topomap_topology_t *t = topomap_topology_torus(3, dims, NULL, 1, NULL, err, sizeof err);
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     ok(p && t && topomap_topology_set_hop_cost(t, 1e6) == 0 && topomap_eval(p, t, node, core, &m) == 0,
        "totals of 9.8e29 bytes evaluated");
     ok(isfinite(m.total_bytes) && isfinite(m.hop_bytes) && isfinite(m.sumcom) &&

@@ -58,7 +58,7 @@ tdir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=topologiesdir topomap)
 [ -f "$root$tdir/torus-8x8x8.yaml" ]
 check $? "shipped topologies in topologiesdir"
 
-for f in "$prefix/include/topomap.h" "$prefix/bin/topomap" \
+for f in "$prefix/include/topomap.h" "$prefix/include/topomap/profile.h" "$prefix/bin/topomap" \
     "$prefix/share/man/man1/topomap.1" "$prefix/share/man/man1/topomap-profiler.1" \
     "$prefix/share/man/man8/topomap-spank.8" "$docdir/README.md" \
     "$docdir/LICENSE" "$docdir/doc/admin-guide.md" "$docdir/doc/reference.md" \
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     topomap_profile_t *p = t ? topomap_profile_load(argv[2], TOPOMAP_FMT_AUTO, err, sizeof err) : NULL;
     topomap_alloc_t *a = p ? topomap_alloc_create(t, "t[000-003]", "4", err, sizeof err) : NULL;
     int r2s[16];
-    topomap_metrics_t mb, ma;
+    topomap_metrics_t mb = TOPOMAP_METRICS_INIT, ma = TOPOMAP_METRICS_INIT;
     if (!a || topomap_map("block", p, a, NULL, r2s, err, sizeof err) < 0 ||
         topomap_eval_slots(p, a, r2s, &mb) < 0 ||
         topomap_map("auto", p, a, NULL, r2s, err, sizeof err) < 0 ||

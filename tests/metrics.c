@@ -68,7 +68,7 @@ static void hand_computed(void)
         return;
     }
 
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     ok(topomap_eval(p, t, node, core, &m) == 0, "eval succeeds");
     /* total 200+50+10+7+5+20+8+2 = 302 */
     is_double(m.total_bytes, 302, 0, "total bytes include self traffic");
@@ -183,7 +183,7 @@ static void thread_independence(void)
         topomap_profile_create(N, (size_t)N * PER, src, dst, bytes, NULL, err, sizeof err);
     ok(p != NULL, "random profile of %d entries: %s", N * PER, p ? "built" : err);
     if (p) {
-        topomap_metrics_t m1, m2;
+        topomap_metrics_t m1 = TOPOMAP_METRICS_INIT, m2 = TOPOMAP_METRICS_INIT;
 #ifdef _OPENMP
         omp_set_num_threads(1);
 #endif

@@ -243,7 +243,7 @@ static void metrics_by_hand(void)
     double bytes[5] = {50, 100, 40, 10, 7};
     topomap_profile_t *p = topomap_profile_create(4, 5, src, dst, bytes, NULL, err, sizeof err);
     int node[4] = {0, 0, 2, 2}, core[4] = {0, 1, 0, 1};
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     ok(p && topomap_eval(p, t, node, core, &m) == 0, "eval on two types");
     is_double(m.hop_bytes, 200, 0, "hop-bytes 200");
     is_double(m.sumcom, 227.85, 1e-9, "SumCom 227.85 (each node's own costs)");

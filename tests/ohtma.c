@@ -191,7 +191,8 @@ static void test_quality(void)
     struct prob P;
     prob_init(&P, p, a);
     int n = 128, greedy[128], full[128], fast[128], fr[128];
-    topomap_metrics_t mg, mo, mf, mr;
+    topomap_metrics_t mg = TOPOMAP_METRICS_INIT, mo = TOPOMAP_METRICS_INIT,
+                      mf = TOPOMAP_METRICS_INIT, mr = TOPOMAP_METRICS_INIT;
     ok(topomap_ohtma_greedy(&P.pb, greedy, NULL, err, sizeof err) == 0, "greedy phase");
     topomap_opts_t o;
     topomap_opts_init(&o);

@@ -85,7 +85,7 @@ static void every_order(void)
         topomap_profile_free(p);
     }
     /* The default order is Megatron's; dimensions left out follow it. */
-    int ord[TOPOMAP_PAR_DIMS];
+    topomap_par_t ord[TOPOMAP_PAR_DIMS];
     ok(topomap_layout_order("tp-cp-ep-dp-pp", ord, NULL, 0) == 0 && ord[0] == TOPOMAP_PAR_TP &&
            ord[4] == TOPOMAP_PAR_PP,
        "Megatron's order parses");
@@ -162,7 +162,7 @@ static void model(void)
 static void errors(void)
 {
     char err[TOPOMAP_ERRLEN] = "";
-    int ord[TOPOMAP_PAR_DIMS];
+    topomap_par_t ord[TOPOMAP_PAR_DIMS];
     ok(topomap_layout_order("tp-xx-pp", ord, err, sizeof err) < 0 && errno == EINVAL &&
            strstr(err, "'xx' is not one of"),
        "unknown dimension: %s", err);

@@ -170,7 +170,7 @@ static double placed_hb(const tr_graph_t *g, int n, const char *const *host,
     }
     topomap_profile_t *p =
         topomap_profile_create(g->n, g->nedges, g->src, g->dst, g->w, NULL, NULL, 0);
-    topomap_metrics_t m = {0};
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     topomap_eval(p, t, node, core, &m);
     topomap_profile_free(p);
     free(node);

@@ -146,7 +146,7 @@ static void record_tests(const char *tmp)
     is_str(msg, want, "... and said");
     snprintf(path, sizeof path, "%s/rec.profile", mine);
     like(slurp(path), "0 2 1200 3\n1 3 8 2\n2 0 1212 3", "the store holds the matrix");
-    int scope = -1;
+    topomap_store_scope_t scope = (topomap_store_scope_t)-1; /* not set */
     topomap_profile_t *p =
         topomap_store_find(store, geteuid(), "rec", 4, &scope, NULL, 0, err, sizeof err);
     ok(p && topomap_profile_total_bytes(p) == 2420 && topomap_profile_nedges(p) == 3 &&

@@ -55,6 +55,21 @@ static inline int make_store(char *store)
     return 0;
 }
 
+/* A temporary store holding DATA/pair8.txt as "pair8", the profile of the
+ * tests on the mesh (spank_decide.c, spank_release.c): 0, or -1. */
+static inline int make_pair8_store(char *store)
+{
+    char err[TOPOMAP_ERRLEN];
+    if (make_store(store) < 0)
+        return -1;
+    topomap_profile_t *p = topomap_profile_load(DATA "/pair8.txt", TOPOMAP_FMT_AUTO, err,
+                                                sizeof err);
+    ok(p && topomap_store_add(store, "pair8", p, err, sizeof err) == 0, "store pair8: %s",
+       p ? "" : err);
+    topomap_profile_free(p);
+    return 0;
+}
+
 static inline void remove_store(const char *store)
 {
     char cmd[700];

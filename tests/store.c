@@ -97,7 +97,7 @@ static void scope_tests(const char *base, topomap_profile_t *p8, topomap_profile
 
     /* A user's own profile, then the site's. */
     uid_t me = geteuid();
-    int scope = -1;
+    topomap_store_scope_t scope = (topomap_store_scope_t)-1; /* not set */
     char found[1024];
     ok(topomap_store_user_add(dir, me, getegid(), "site", p4, err, sizeof err) == 0,
        "the caller stores his own 'site': %s", err);

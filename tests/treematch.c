@@ -374,7 +374,7 @@ static void test_node_place(void)
         topomap_map(algos[k], p, a, &o, on, err, sizeof err);
         o.nthreads = 4;
         topomap_map(algos[k], p, a, &o, on4, err, sizeof err);
-        topomap_metrics_t m0, m1;
+        topomap_metrics_t m0 = TOPOMAP_METRICS_INIT, m1 = TOPOMAP_METRICS_INIT;
         topomap_eval_slots(p, a, off, &m0);
         topomap_eval_slots(p, a, on, &m1);
         for (int r = 0; r < 125; r++)
@@ -601,7 +601,8 @@ static void test_topdown(void)
        "treematch: one mapping with 1, 2 and 4 threads (252 ranks, 11 nodes, 3 leaf switches)");
     /* auto keeps the lowest SumCom of its candidates, treematch and
      * treematch+refine among them (the latter reusing treematch's mapping). */
-    topomap_metrics_t ma, mt, mr;
+    topomap_metrics_t ma = TOPOMAP_METRICS_INIT, mt = TOPOMAP_METRICS_INIT,
+                      mr = TOPOMAP_METRICS_INIT;
     int ma_[252];
     o.nthreads = 1;
     rc = topomap_map("auto", p, a, &o, ma_, err, sizeof err);

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int i = 0; i < n; i++)
         FUZZ_CHECK(node[i] >= 0 && node[i] < 16 && core[i] >= 0 && core[i] < 4);
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     FUZZ_CHECK(topomap_eval(ring[n], t, node, core, &m) == 0);
     FUZZ_CHECK(isfinite(m.hop_bytes) && isfinite(m.sumcom) && isfinite(m.congestion_max));
     return 0;
