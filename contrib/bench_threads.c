@@ -9,7 +9,9 @@
  *  - With a limit of 2 s at each thread count: hop-bytes / block's (what
  *    more threads buy within the plugin's default limit).
  * TOPOMAP_BENCH_LOG=1 in the environment prints auto's progress lines on
- * stderr (which candidate took how long), to see where the time goes. */
+ * stderr, each after the wall and processor seconds since the start, to see
+ * where the time goes (with threads, a batch's line gives each job's
+ * processor time). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +30,11 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A progress line with the wall and processor seconds since the start. */
 static void log_line(const char *line, void *arg)
 {
-    fprintf(stderr, "[%.3f] %s\n", bench_now() - *(double *)arg, line);
+    const double *t0 = arg;
+    fprintf(stderr, "[%.3f %.3f] %s\n", bench_now() - t0[0], cpu_now() - t0[1], line);
 }
 
 /* auto with t threads and the limit (0: none) into r2s; 0 or -1. */
@@ -41,15 +45,16 @@ static int run_auto(const topomap_profile_t *p, const topomap_alloc_t *a, int t,
     topomap_opts_init(&o);
     o.nthreads = t;
     o.time_limit = limit;
-    double t0 = bench_now(), c0 = cpu_now();
+    double t0[2] = {bench_now(), cpu_now()};
     const char *env = getenv("TOPOMAP_BENCH_LOG");
     if (env && *env && strcmp(env, "0")) {
         o.log = log_line;
-        o.log_arg = &t0;
+        o.log_arg = t0;
+        fprintf(stderr, "# auto, %d threads, time limit %g s\n", t, limit);
     }
     int rc = topomap_map("auto", p, a, &o, r2s, bench_err, sizeof bench_err);
-    *wall = bench_now() - t0;
-    *cpu = cpu_now() - c0;
+    *wall = bench_now() - t0[0];
+    *cpu = cpu_now() - t0[1];
     if (rc < 0)
         bench_emit("# threads: auto with %d threads: %s\n", t, bench_err);
     return rc;

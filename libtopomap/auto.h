@@ -129,8 +129,8 @@ struct auto_res {
     size_t loglen, logcap;
 };
 
-/* Runs candidates k, k+1, ... side by side, one thread each, when the
- * caller's threads allow (see doc/algorithms.md#threads): their outcomes in
+/* Runs candidates k, k+1, ... side by side on the caller's threads, when
+ * it has more than one (see doc/algorithms.md#threads): their outcomes in
  * ar->res[] (ready), judged later in candidate order by candidate() exactly
  * as if each had run then. Returns how many candidates from k the batch
  * covers (1 and nothing ran: candidate k runs alone, as with one thread),

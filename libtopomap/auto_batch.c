@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "auto.h"
 
@@ -100,8 +101,25 @@ static void run_job_one(const struct auto_run *ar, int k, const int *raw_in)
     r->ready = 1;
 }
 
-static void run_job(const struct auto_run *ar, const struct job *j)
+/* Processor seconds of the calling thread. */
+static double thread_cpu(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs job j; its processor time (this thread's) in *cpu. */
+static void run_job(const struct auto_run *ar, const struct job *j, double *cpu)
+{
+    double c0 = thread_cpu(), now = topomap_now();
+    *cpu = 0;
+    /* A job taken late (its thread was busy): the time rules of
+     * candidate(), which then judges it as not run. */
+    if ((ar->start_by > 0 && now > ar->start_by) ||
+        (ar->t_fast > 0 && ar->end > 0 &&
+         now + auto_time_ratio(&ar->c[j->k]) * ar->t_fast > ar->end))
+        return;
     /* Candidate k's first, from the kept unrefined mapping of k - 1. */
     const int *from = ar->rawk == j->k - 1 && j->k > 0 &&
                               ar->c[j->k].fn == ar->c[j->k - 1].fn &&
@@ -117,6 +135,7 @@ static void run_job(const struct auto_run *ar, const struct job *j)
          * computed twice there either). */
         ar->res[j->k + 1].secs = topomap_now() - t;
     }
+    *cpu = thread_cpu() - c0;
 }
 
 /* Whether candidate k runs alone (see BATCH_ALONE_RATIO). */
@@ -136,20 +155,39 @@ static int refused(const struct auto_run *ar, int k, double now)
     return ar->t_fast > 0 && ar->end > 0 && now + auto_time_ratio(c) * ar->t_fast > ar->end;
 }
 
-/* The jobs of the batch from k in js (at most nt), their count in *nj;
- * returns how many candidates the batch covers. */
-static int plan(const struct auto_run *ar, int k, int nt, struct job *js, int *nj)
+/* A job's predicted time (time ratios), for the order the threads take
+ * the jobs in. */
+static double job_time(const struct auto_run *ar, const struct job *j)
+{
+    return auto_time_ratio(&ar->c[j->k]) + (j->chain ? auto_time_ratio(&ar->c[j->k + 1]) : 0);
+}
+
+/* The jobs of the batch from k in js (at most maxj), their count in *nj;
+ * returns how many candidates the batch covers. Without a time limit the
+ * longest first, so that the threads end together (the answer does not
+ * depend on the order); with one, in candidate order: the fast start
+ * first. */
+static int plan(const struct auto_run *ar, int k, int maxj, struct job *js, int *nj)
 {
     double now = topomap_now();
     int m = 0, q = k;
-    /* block (k = 0) takes a few milliseconds: not worth a thread. */
-    if (k == 0 || alone(ar, k) || (ar->start_by > 0 && now > ar->start_by)) {
+    /* block (k = 0) takes a few milliseconds: not worth a thread. With a
+     * time limit the fast start runs alone, with every thread for its own
+     * loops: side by side with others on a loaded machine it ended too
+     * late to be polished (65,536 ranks at 2 s: SumCom 1.8-1.9e11 with two
+     * threads against 1.55e11 with one). */
+    if (k == 0 || alone(ar, k) || (ar->start_by > 0 && now > ar->start_by) ||
+        (ar->end > 0 && k == ar->fast_k)) {
         *nj = 0;
         return 1;
     }
-    for (; q < ar->nc && m < nt; q++) {
+    for (; q < ar->nc && m < maxj; q++) {
         const struct cand *c = &ar->c[q];
         if (q > k && alone(ar, q))
+            break;
+        /* A candidate the budget weighs against the first drb's work
+         * waits for it: run now, it might be dropped (work lost). */
+        if (q > k && c->cost > 0 && ar->w_drb < 0)
             break;
         if (refused(ar, q, now))
             continue;
@@ -169,6 +207,12 @@ static int plan(const struct auto_run *ar, int k, int nt, struct job *js, int *n
         q++;
     }
     *nj = m;
+    for (int a = 1; ar->end <= 0 && a < m; a++) /* insertion sort, stable */
+        for (int b = a; b > 0 && job_time(ar, &js[b]) > job_time(ar, &js[b - 1]); b--) {
+            struct job t = js[b];
+            js[b] = js[b - 1];
+            js[b - 1] = t;
+        }
     return q - k;
 }
 
@@ -197,7 +241,7 @@ int auto_batch(struct auto_run *ar, int k)
     if (nt < 2 || ar->nc - k < 2)
         return 1;
     struct job js[24];
-    int nj, nb = plan(ar, k, nt < 24 ? nt : 24, js, &nj);
+    int nj, nb = plan(ar, k, 24, js, &nj);
     if (nj < 2)
         return 1; /* one job: candidate k alone, every thread for its loops */
     if (!ar->res && !(ar->res = calloc((size_t)ar->nc, sizeof *ar->res))) {
@@ -209,19 +253,32 @@ int auto_batch(struct auto_run *ar, int k)
             errno = ENOMEM;
             return -1;
         }
-    /* Each job's own parallel loops get an equal share of the threads. */
-    int inner = nt / nj > 1 ? nt / nj : 1, levels = omp_get_max_active_levels();
+    /* More jobs than threads: each thread takes the next job when it is
+     * done. Each job's own parallel loops get an equal share of the
+     * threads. */
+    int nthr = nj < nt ? nj : nt;
+    int inner = nt / nthr > 1 ? nt / nthr : 1, levels = omp_get_max_active_levels();
     omp_set_max_active_levels(inner > 1 ? 2 : 1);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nj)
+    double cpu[24], t0 = topomap_now();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthr)
     for (int q = 0; q < nj; q++) {
         sigset_t term, old;
         sigemptyset(&term);
         sigaddset(&term, SIGTERM);
         pthread_sigmask(SIG_BLOCK, &term, &old);
         omp_set_num_threads(inner);
-        run_job(ar, &js[q]);
+        run_job(ar, &js[q], &cpu[q]);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     omp_set_max_active_levels(levels);
+    /* Where the time goes: the batch's wall time against its jobs'
+     * processor times (the longest bounds it on an idle machine). */
+    char line[160];
+    int len = 0;
+    for (int q = 0; q < nj && len < (int)sizeof line - 16; q++)
+        len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %.3f", q ? ", " : "",
+                        ar->c[js[q].k].name, cpu[q]);
+    topomap_log(ar->pb, "auto: %d jobs side by side in %.3f s (processor s: %s)", nj,
+                topomap_now() - t0, line);
     return nb;
 }
