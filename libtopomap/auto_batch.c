@@ -20,9 +20,11 @@
  * Under a time limit the candidates started and stopped depend on time, as
  * with one thread.
  *
- * SIGTERM is blocked in every thread of a batch (metis_call.h: GKlib's
- * handler must not run in a thread that is not inside METIS); a SIGTERM
- * that comes meanwhile is delivered when the batch ends. */
+ * SIGTERM is blocked in every thread of a batch from its first job to its
+ * last (metis_call.h: GKlib's handler must not run in a thread that is not
+ * inside METIS); the threads a job's own parallel loops start inherit the
+ * mask. A SIGTERM that comes meanwhile is delivered when the batch ends
+ * (tests/signal.sh). */
 #include <errno.h>
 #include <omp.h>
 #include <pthread.h>
@@ -260,14 +262,20 @@ int auto_batch(struct auto_run *ar, int k)
     int inner = nt / nthr > 1 ? nt / nthr : 1, levels = omp_get_max_active_levels();
     omp_set_max_active_levels(inner > 1 ? 2 : 1);
     double cpu[24], t0 = topomap_now();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthr)
-    for (int q = 0; q < nj; q++) {
+    /* SIGTERM blocked in every thread from the first job to the last
+     * (the barrier of the loop): blocked only around each job, a thread
+     * between jobs or done with its own received it while METIS ran in
+     * another, met GKlib's handler and crashed (tests/signal.sh). */
+#pragma omp parallel num_threads(nthr)
+    {
         sigset_t term, old;
         sigemptyset(&term);
         sigaddset(&term, SIGTERM);
         pthread_sigmask(SIG_BLOCK, &term, &old);
         omp_set_num_threads(inner);
-        run_job(ar, &js[q], &cpu[q]);
+#pragma omp for schedule(dynamic, 1)
+        for (int q = 0; q < nj; q++)
+            run_job(ar, &js[q], &cpu[q]);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     omp_set_max_active_levels(levels);

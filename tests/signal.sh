@@ -9,7 +9,8 @@
 # (and `drb`, METIS's recursive bisection at each level) on a 16x16x16 torus;
 # the signal is sent when the verbose line says the algorithm started, while
 # METIS cuts the graph (about a second on this machine, against the few
-# milliseconds between that line and the call).
+# milliseconds between that line and the call). Then `auto` with two
+# threads, the signal while its candidates run side by side.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)/..}"
@@ -43,4 +44,36 @@ for algo in metis drb; do
     check $? "$algo: SIGTERM during the mapping ends topomap by the signal (exit $rc, want 143)"
     [ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err"
 done
+# auto with threads: candidates side by side (auto_batch.c) block SIGTERM
+# in each of their threads while METIS runs in one of them; the signal comes
+# when the batch has started (the line before it: block's busiest link) and
+# ends the process when the batch is over. 65,536 ranks of the halo on 512
+# nodes of 2 x 64 cores.
+cat > "$tmp/ft.yaml" << 'EOF2'
+nodes: "n[000-511]"
+network:
+  kind: fat-tree
+  levels:
+    - {arity: 16, hops: 4}
+    - {arity: 32, hops: 2}
+node:
+  levels:
+    - {name: socket, arity: 2, cost: 0.5}
+    - {name: core, arity: 64, cost: 0.125}
+EOF2
+timeout -s KILL 120 "$topomap" map --profile "$tmp/halo.txt" --topology "$tmp/ft.yaml" --nodes all \
+    --algo auto --threads 2 -v -o "$tmp/out" 2> "$tmp/err" &
+pid=$!
+i=0
+while ! grep -q "busiest link of block" "$tmp/err" 2> /dev/null && [ $i -lt 600 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+sleep 0.2
+kill -TERM $pid 2> /dev/null
+wait $pid
+rc=$?
+[ $rc -eq 143 ] && ! grep -q "failed (status" "$tmp/err"
+check $? "auto --threads 2: SIGTERM while candidates run side by side ends topomap by the signal (exit $rc, want 143)"
+[ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err"
 tap_done
