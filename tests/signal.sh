@@ -25,24 +25,34 @@ awk 'BEGIN { n = 256; for (y = 0; y < n; y++) for (x = 0; x < n; x++) {
         print r, ((y + 1) % n) * n + x, 50000; print r, ((y + n - 1) % n) * n + x, 50000 } }' \
     > "$tmp/halo.txt"
 
-for algo in metis drb; do
-    # A hang (METIS's way out of the call stuck on malloc's lock) ends at the
-    # timeout, as a failure.
-    timeout -s KILL 120 "$topomap" map --profile "$tmp/halo.txt" --topology "$top_srcdir/topologies/torus-16x16x16.yaml" \
-        --nodes all --cores-per-node 16 --algo $algo -v -o "$tmp/out" 2> "$tmp/err" &
+# term_during LINE DELAY WHAT -- MAP ARGS: `topomap map ARGS -v`, SIGTERM DELAY
+# seconds after its verbose output shows LINE; it must end by the signal
+# (143), without METIS's error. A hang (METIS's way out of the call stuck on
+# malloc's lock) ends at the timeout, as a failure.
+term_during() {
+    line=$1 delay=$2 what=$3
+    shift 4
+    timeout -s KILL 120 "$topomap" map --profile "$tmp/halo.txt" "$@" -v -o "$tmp/out" \
+        2> "$tmp/err" &
     pid=$!
     i=0
-    while ! grep -q "running $algo" "$tmp/err" 2> /dev/null && [ $i -lt 600 ]; do
+    while ! grep -q "$line" "$tmp/err" 2> /dev/null && [ $i -lt 600 ]; do
         sleep 0.05
         i=$((i + 1))
     done
-    sleep 0.05
+    sleep "$delay"
     kill -TERM $pid 2> /dev/null
     wait $pid
     rc=$?
     [ $rc -eq 143 ] && ! grep -q "failed (status" "$tmp/err"
-    check $? "$algo: SIGTERM during the mapping ends topomap by the signal (exit $rc, want 143)"
+    check $? "$what ends topomap by the signal (exit $rc, want 143)"
     [ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err"
+}
+
+for algo in metis drb; do
+    term_during "running $algo" 0.05 "$algo: SIGTERM during the mapping" -- \
+        --topology "$top_srcdir/topologies/torus-16x16x16.yaml" --nodes all --cores-per-node 16 \
+        --algo $algo
 done
 # auto with threads: candidates side by side (auto_batch.c) block SIGTERM
 # in each of their threads while METIS runs in one of them; the signal comes
@@ -61,19 +71,7 @@ node:
     - {name: socket, arity: 2, cost: 0.5}
     - {name: core, arity: 64, cost: 0.125}
 EOF2
-timeout -s KILL 120 "$topomap" map --profile "$tmp/halo.txt" --topology "$tmp/ft.yaml" --nodes all \
-    --algo auto --threads 2 -v -o "$tmp/out" 2> "$tmp/err" &
-pid=$!
-i=0
-while ! grep -q "busiest link of block" "$tmp/err" 2> /dev/null && [ $i -lt 600 ]; do
-    sleep 0.05
-    i=$((i + 1))
-done
-sleep 0.2
-kill -TERM $pid 2> /dev/null
-wait $pid
-rc=$?
-[ $rc -eq 143 ] && ! grep -q "failed (status" "$tmp/err"
-check $? "auto --threads 2: SIGTERM while candidates run side by side ends topomap by the signal (exit $rc, want 143)"
-[ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err"
+term_during "busiest link of block" 0.2 \
+    "auto --threads 2: SIGTERM while candidates run side by side" -- \
+    --topology "$tmp/ft.yaml" --nodes all --algo auto --threads 2
 tap_done
