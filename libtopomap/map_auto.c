@@ -354,6 +354,9 @@ static int run_one(struct auto_run *ar, int k, double est, double *work, char *e
     int rc, raw_ok;
     size_t sz = sizeof(int) * (size_t)ar->pb->n;
     if (res) {
+        /* The seed the steps after the candidates see (polish_step...) is
+         * the last candidate's, as when it runs here. */
+        ar->so.seed = ar->pb->opts->seed + c->seed_offset;
         auto_res_replay(ar->pb, res);
         rc = res->rc;
         cw = res->work;
