@@ -102,8 +102,12 @@ struct auto_run {
     int late;
 };
 
+/* auto_batch.c, which runs the candidates (alone or side by side): */
 /* With a time limit: candidate c's time in units of the fast start's. */
 double auto_time_ratio(const struct cand *c);
+/* Whether candidate k reuses the unrefined mapping of candidate k - 1
+ * (same algorithm and seed: treematch, then treematch+refine). */
+int auto_reuses_raw(const struct auto_run *ar, int k);
 /* Candidate k into out: its algorithm (or, raw_in not NULL, the unrefined
  * mapping of the candidate before it, same algorithm and seed), its
  * refinement and node placement, on sub with its options so (the caller's

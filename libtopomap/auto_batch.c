@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* auto's candidates side by side: with more than one thread, candidates
- * that do not depend on each other run at the same time, one thread each,
- * and candidate() then judges their outcomes one by one in candidate order,
- * exactly as if each had run there and then (doc/algorithms.md#threads).
+/* How auto's candidates run (map_auto.c judges them): one candidate's run
+ * (auto_cand_run: its algorithm, refinement and node placement), its
+ * predicted time, and candidates side by side: with more than one thread,
+ * candidates that do not depend on each other run at the same time, each
+ * thread taking the next job when done with one, and candidate() then
+ * judges their outcomes one by one in candidate order, exactly as if each
+ * had run there and then (doc/algorithms.md#threads). METIS calls run one
+ * at a time (metis_call.h): what surrounds them runs in parallel.
  *
  * Why it gives the same answer for any thread count without a time limit:
  *  - a candidate's run reads nothing that an earlier candidate's run writes
@@ -16,7 +20,8 @@
  *  - what a run needs from an earlier one: treematch+refine refines
  *    treematch's unrefined mapping, so both run in one job, one after the
  *    other; analytic-anchor's allowance (COST_SELF) depends on the work
- *    spent before it, so it only runs first in a batch, alone.
+ *    spent before it, so it runs alone once those before it are judged;
+ *    a candidate weighed against the first drb's work waits for it too.
  * Under a time limit the candidates started and stopped depend on time, as
  * with one thread.
  *
@@ -34,6 +39,69 @@
 #include <time.h>
 
 #include "auto.h"
+#include "refine.h"
+
+/* With a time limit, after the fast start: candidate c's time in units of
+ * the fast start's, as measured at 4,096 to 65,536 ranks on 2 x 64-core
+ * nodes (drb + refine 1 to 1.5 x, treematch 1 to 2 x, block + refine 5 x);
+ * a candidate whose prediction does not fit in the time left does not
+ * start. analytic-anchor counts 4 x, the others (ohtma, spectral-fit:
+ * small jobs) 1 x. */
+double auto_time_ratio(const struct cand *c)
+{
+    if (c->fn == topomap_map_drb)
+        return 1.5;
+    if (c->fn == topomap_map_treematch)
+        return c->refine && !c->seed_offset ? 0.5 : 2.0; /* treematch+refine reuses treematch */
+    if (c->fn == topomap_map_block && c->refine)
+        return 6.0;
+    if (c->fn == topomap_map_greedy)
+        return 3.0;
+    /* CHOLMOD's factorisations cannot stop midway, so it counts long (a
+     * 16,384-rank case on the 8^3 torus once ended at 12.8 s for a limit
+     * of 5 s in the benchmark; the phase was not logged, this is the
+     * likeliest one). */
+    if (c->fn == topomap_map_analytic_anchor)
+        return 4.0;
+    return 1.0;
+}
+
+
+int auto_cand_run(const struct auto_run *ar, int k, struct topomap_problem *sub,
+                  topomap_opts_t *so, const int *raw_in, int *out, int *raw_out, int *raw_ok,
+                  double *cw, char *err, size_t errlen)
+{
+    const struct cand *c = &ar->c[k];
+    *cw = 0;
+    *raw_ok = 0;
+    sub->work = cw;
+    so->seed = ar->pb->opts->seed + c->seed_offset;
+    int rc = 0;
+    size_t sz = sizeof(int) * (size_t)ar->pb->n;
+    if (raw_in) {
+        memcpy(out, raw_in, sz);
+    } else if ((rc = c->fn(sub, out, err, errlen)) == 0 && raw_out) {
+        memcpy(raw_out, out, sz);
+        *raw_ok = 1;
+    }
+    if (rc == 0 && c->refine) {
+        struct topomap_refine_params rp = {0, sub->deadline, REFINE_MIN_GAIN,
+                                           TOPOMAP_REFINE_AUTO};
+        rc = topomap_refine(sub, out, &rp, NULL, err, errlen);
+    }
+    /* With quick placements block is the floor as it is: the answer's
+     * placement comes at the end. */
+    if (rc == 0 && ar->sumcom && !(k == 0 && sub->quick_place))
+        rc = topomap_node_place(sub, out, ar->place, NULL, err, errlen);
+    sub->work = NULL;
+    return rc;
+}
+
+int auto_reuses_raw(const struct auto_run *ar, int k)
+{
+    return k > 0 && ar->c[k].fn == ar->c[k - 1].fn &&
+           ar->c[k].seed_offset == ar->c[k - 1].seed_offset;
+}
 
 /* A candidate at least this many times the fast start's time (block +
  * refine, greedy + refine, analytic-anchor: the refinement engine and
@@ -123,11 +191,7 @@ static void run_job(const struct auto_run *ar, const struct job *j, double *cpu)
          now + auto_time_ratio(&ar->c[j->k]) * ar->t_fast > ar->end))
         return;
     /* Candidate k's first, from the kept unrefined mapping of k - 1. */
-    const int *from = ar->rawk == j->k - 1 && j->k > 0 &&
-                              ar->c[j->k].fn == ar->c[j->k - 1].fn &&
-                              ar->c[j->k].seed_offset == ar->c[j->k - 1].seed_offset
-                          ? ar->raw
-                          : NULL;
+    const int *from = ar->rawk == j->k - 1 && auto_reuses_raw(ar, j->k) ? ar->raw : NULL;
     run_job_one(ar, j->k, from);
     const struct auto_res *r = &ar->res[j->k];
     if (j->chain) {
@@ -194,16 +258,14 @@ static int plan(const struct auto_run *ar, int k, int maxj, struct job *js, int 
         if (refused(ar, q, now))
             continue;
         /* treematch+refine after treematch: in treematch's job. */
-        if (m > 0 && js[m - 1].k == q - 1 && !js[m - 1].chain && c->fn == ar->c[q - 1].fn &&
-            c->seed_offset == ar->c[q - 1].seed_offset) {
+        if (m > 0 && js[m - 1].k == q - 1 && !js[m - 1].chain && auto_reuses_raw(ar, q)) {
             js[m - 1].chain = 1;
             continue;
         }
         js[m++] = (struct job){q, 0};
     }
     /* A last job whose next candidate would have chained to it takes it. */
-    if (m > 0 && q < ar->nc && js[m - 1].k == q - 1 && !alone(ar, q) &&
-        ar->c[q].fn == ar->c[q - 1].fn && ar->c[q].seed_offset == ar->c[q - 1].seed_offset &&
+    if (m > 0 && q < ar->nc && js[m - 1].k == q - 1 && !alone(ar, q) && auto_reuses_raw(ar, q) &&
         !refused(ar, q, now)) {
         js[m - 1].chain = 1;
         q++;

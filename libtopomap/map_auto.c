@@ -70,32 +70,6 @@
  * machine: see TOPOMAP_WORK_* in internal.h), in tuning.c for the tests. */
 #define AUTO_WORK_BUDGET (topomap_tuning()->auto_work_budget)
 
-/* With a time limit, after the fast start: candidate c's time in units of
- * the fast start's, as measured at 4,096 to 65,536 ranks on 2 x 64-core
- * nodes (drb + refine 1 to 1.5 x, treematch 1 to 2 x, block + refine 5 x);
- * a candidate whose prediction does not fit in the time left does not
- * start. analytic-anchor counts 4 x, the others (ohtma, spectral-fit:
- * small jobs) 1 x. */
-double auto_time_ratio(const struct cand *c)
-{
-    if (c->fn == topomap_map_drb)
-        return 1.5;
-    if (c->fn == topomap_map_treematch)
-        return c->refine && !c->seed_offset ? 0.5 : 2.0; /* treematch+refine reuses treematch */
-    if (c->fn == topomap_map_block && c->refine)
-        return 6.0;
-    if (c->fn == topomap_map_greedy)
-        return 3.0;
-    /* CHOLMOD's factorisations cannot stop midway, so it counts long (a
-     * 16,384-rank case on the 8^3 torus once ended at 12.8 s for a limit
-     * of 5 s in the benchmark; the phase was not logged, this is the
-     * likeliest one). */
-    if (c->fn == topomap_map_analytic_anchor)
-        return 4.0;
-    return 1.0;
-}
-
-
 /* A floor under the hop-bytes of any mapping, or 0 when none is known: with
  * one slot per node on a torus or mesh, ranks sit on distinct nodes and
  * every byte goes at least one hop. A candidate that reaches it is optimal,
@@ -305,44 +279,6 @@ static int fits_budget(struct auto_run *ar, int k, double *est)
     return 1;
 }
 
-int auto_cand_run(const struct auto_run *ar, int k, struct topomap_problem *sub,
-                  topomap_opts_t *so, const int *raw_in, int *out, int *raw_out, int *raw_ok,
-                  double *cw, char *err, size_t errlen)
-{
-    const struct cand *c = &ar->c[k];
-    *cw = 0;
-    *raw_ok = 0;
-    sub->work = cw;
-    so->seed = ar->pb->opts->seed + c->seed_offset;
-    int rc = 0;
-    size_t sz = sizeof(int) * (size_t)ar->pb->n;
-    if (raw_in) {
-        memcpy(out, raw_in, sz);
-    } else if ((rc = c->fn(sub, out, err, errlen)) == 0 && raw_out) {
-        memcpy(raw_out, out, sz);
-        *raw_ok = 1;
-    }
-    if (rc == 0 && c->refine) {
-        struct topomap_refine_params rp = {0, sub->deadline, REFINE_MIN_GAIN,
-                                           TOPOMAP_REFINE_AUTO};
-        rc = topomap_refine(sub, out, &rp, NULL, err, errlen);
-    }
-    /* With quick placements block is the floor as it is: the answer's
-     * placement comes at the end. */
-    if (rc == 0 && ar->sumcom && !(k == 0 && sub->quick_place))
-        rc = topomap_node_place(sub, out, ar->place, NULL, err, errlen);
-    sub->work = NULL;
-    return rc;
-}
-
-/* Whether candidate k reuses the unrefined mapping of candidate k - 1
- * (same algorithm and seed: treematch, then treematch+refine). */
-static int reuses_raw(const struct auto_run *ar, int k)
-{
-    return k > 0 && ar->c[k].fn == ar->c[k - 1].fn &&
-           ar->c[k].seed_offset == ar->c[k - 1].seed_offset;
-}
-
 /* Run candidate k into ar->tmp, or take its outcome from a batch (res);
  * then the accounting. 0, or -1 + errno and the message in err. */
 static int run_one(struct auto_run *ar, int k, double est, double *work, char *err,
@@ -367,7 +303,7 @@ static int run_one(struct auto_run *ar, int k, double est, double *work, char *e
         snprintf(err, errlen, "%s", res->err);
         errno = res->errnum;
     } else {
-        int reuse = ar->rawk == k - 1 && reuses_raw(ar, k);
+        int reuse = ar->rawk == k - 1 && auto_reuses_raw(ar, k);
         rc = auto_cand_run(ar, k, &ar->sub, &ar->so, reuse ? ar->raw : NULL, ar->tmp,
                            reuse ? NULL : ar->raw, &raw_ok, &cw, err, errlen);
     }
