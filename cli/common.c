@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "common.h" /* spank/common.h: the plugin's rules the CLI shares (threads) */
 
 /* ------------------------------------------------------------------------ */
 /* Errors and small helpers. */
@@ -440,7 +441,12 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
             break;
         }
         case OPT_THREADS:
-            a->o.nthreads = (int)parse_long_opt("--threads", optarg, 1, TOPOMAP_MAX_THREADS);
+            /* One rule with the plugin's threads= (spank/common.c). */
+            if (tmsp_threads_parse(optarg, &a->o.nthreads) < 0)
+                usage_error("--threads: '%s' is not auto or an integer from 1 to %d", optarg,
+                            TOPOMAP_MAX_THREADS);
+            if (a->o.nthreads == 0)
+                a->o.nthreads = tmsp_auto_threads();
             break;
         case OPT_TIME_LIMIT: a->o.time_limit = parse_seconds("--time-limit", optarg); break;
         case OPT_PROFILE_FORMAT: a->profile_format = parse_profile_format(optarg); break;

@@ -107,6 +107,8 @@ static void print_site(const struct topomap_site *s, const char *file)
            num(s->time_limit, b, sizeof b), s->bind ? "cores" : "none", s->strict);
     if (s->gpu_bind)
         printf(" gpu_bind=yes");
+    if (s->threads)
+        printf(" threads=%d", s->threads);
     printf("\n");
 }
 
@@ -181,8 +183,12 @@ static void print_json_site(const struct topomap_site *s, const char *file)
     json_key(f, 0, "gain_metric", plan_gain_metric(s));
     json_num("time_limit_ms", 1, s->time_limit);
     json_key(f, 0, "bind", s->bind ? "cores" : "none");
-    printf(", \"strict\": %s, \"gpu_bind\": %s}", s->strict ? "true" : "false",
+    printf(", \"strict\": %s, \"gpu_bind\": %s", s->strict ? "true" : "false",
            s->gpu_bind ? "true" : "false");
+    if (s->threads)
+        printf(", \"threads\": %d}", s->threads);
+    else
+        printf(", \"threads\": null}");
 }
 
 static void print_json(const struct topomap_site *s, const char *file,

@@ -87,7 +87,8 @@ enum {
     SET_DRAGONFLY = 64,
     SET_HUGE = 128,
     SET_CONG = 256,
-    SET_MANYCORE = 512
+    SET_MANYCORE = 512,
+    SET_THREADS = 1024
 };
 
 static const char *gdir = BENCH_GRAPHS;
@@ -334,8 +335,8 @@ static void usage(FILE *f)
             "  -j N    OpenMP threads of every run (opts.nthreads; default 0: the runtime's);\n"
             "          -j 1 steadies the times of sub-millisecond runs on a loaded machine\n"
             "  -s LIST case sets among base, one, large, scaling, grid, tree, dragonfly, huge,\n"
-            "          cong, manycore, all (default base,one,tree,dragonfly,cong,manycore;\n"
-            "          all: every set but huge):\n"
+            "          cong, manycore, threads, all (default base,one,tree,dragonfly,cong,\n"
+            "          manycore; all: every set but huge and threads):\n"
             "          base     shared workloads + small synthetic profiles, every topology,\n"
             "                   compact and scattered allocations\n"
             "          one      one slot per node on torus-8x8x8, torus-16x16x16, Tianhe-3\n"
@@ -355,6 +356,9 @@ static void usage(FILE *f)
             "                   128th node of torus-16x16x16, auto with either objective\n"
             "          manycore auto at 0.25..5 s against Scotch: 8-nearest-neighbour graphs of\n"
             "                   4096..65536 ranks on 2x64-core nodes of a fat-tree and a torus\n"
+            "          threads  auto at 1, 2, 4... threads (up to the CPUs online): speedup\n"
+            "                   without a limit, same mapping, quality at 2 s; 16,384 and\n"
+            "                   65,536 ranks on 2x64-core nodes (-q: 16,384)\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
             "  -S      add the scaling set\n"
             "  -q      quick: a reduced version of each set chosen (alone: every set), a few\n"
@@ -386,12 +390,14 @@ static int parse_sets(char *list)
             sets |= SET_CONG;
         else if (!strcmp(tok, "manycore"))
             sets |= SET_MANYCORE;
+        else if (!strcmp(tok, "threads"))
+            sets |= SET_THREADS;
         else if (!strcmp(tok, "all"))
             sets |= SET_BASE | SET_ONE | SET_LARGE | SET_SCALING | SET_GRID | SET_TREE |
                     SET_DRAGONFLY | SET_CONG | SET_MANYCORE;
         else {
             fprintf(stderr, "topomap-bench: unknown case set '%s' (base, one, large, scaling, grid, "
-                            "tree, dragonfly, huge, cong, all)\n", tok);
+                            "tree, dragonfly, huge, cong, manycore, threads, all)\n", tok);
             return -1;
         }
     }
@@ -502,12 +508,12 @@ static void emit_header(const struct bench_args *a)
 #endif
     );
     bench_emit("# workloads %s, topologies %s, METIS graphs %s\n", a->wdir, a->tdir, gdir);
-    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
+    bench_emit("# sets:%s%s%s%s%s%s%s%s%s%s%s%s; time limit %g s per run; threads %d (0: the default)\n\n",
                sets & SET_BASE ? " base" : "", sets & SET_ONE ? " one" : "",
                sets & SET_LARGE ? " large" : "", sets & SET_SCALING ? " scaling" : "",
                sets & SET_GRID ? " grid" : "", sets & SET_TREE ? " tree" : "",
                sets & SET_DRAGONFLY ? " dragonfly" : "", sets & SET_HUGE ? " huge" : "",
-               sets & SET_CONG ? " cong" : "", sets & SET_MANYCORE ? " manycore" : "",
+               sets & SET_CONG ? " cong" : "", sets & SET_MANYCORE ? " manycore" : "", sets & SET_THREADS ? " threads" : "",
                a->quick ? " (quick)" : "", bench_time_limit, bench_threads);
 }
 
@@ -625,6 +631,8 @@ int main(int argc, char **argv)
         bench_cong_run(tdir, wdir, quick);
     if (sets & SET_MANYCORE)
         bench_manycore_run(quick);
+    if (sets & SET_THREADS)
+        bench_threads_run(quick);
 
     char shared[64][48];
     for (int i = 0; i < nshared; i++)

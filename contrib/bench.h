@@ -12,6 +12,7 @@
  *   bench_cong.c     the congestion set: the busiest link on scattered tori
  *   bench_taper.c    its tapered fat-tree table: auto with and without the taper
  *   bench_manycore.c the manycore set: 128-core nodes, auto at the plugin's limits
+ *   bench_threads.c  the threads set: auto's speedup with threads on those nodes
  * The benchmark uses libtopomap's public API only (topomap.h), except
  * bench_grid.c, which calls the 2D grid heuristics one by one (internal.h). */
 #ifndef TOPOMAP_BENCH_H
@@ -158,6 +159,13 @@ void bench_taper_run(const char *wdir);
 /* bench_manycore.c: the manycore set (its own table): auto at time limits
  * of 0.25 to 5 s against Scotch on nodes of 2 x 64 cores. */
 void bench_manycore_run(int quick);
+/* Its fat-tree of 16 leaf switches x 32 nodes of 2 sockets x c cores, and
+ * the hop-bytes of r2s (NAN when it cannot be evaluated). */
+topomap_topology_t *bench_manycore_fat_tree(int c);
+double bench_manycore_hb(const topomap_profile_t *p, const topomap_alloc_t *a, const int *r2s);
+/* bench_threads.c: the threads set: auto on the manycore fat-tree at 1, 2,
+ * 4... threads, without a limit (same mapping at every count?) and at 2 s. */
+void bench_threads_run(int quick);
 
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */

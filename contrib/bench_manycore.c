@@ -49,7 +49,7 @@ static topomap_topology_t *with_nodes(topomap_topology_t *t, int c)
     return t;
 }
 
-static topomap_topology_t *fat_tree(int c)
+topomap_topology_t *bench_manycore_fat_tree(int c)
 {
     int arity[2] = {16, 32}, hops[2] = {4, 2};
     return with_nodes(
@@ -64,7 +64,7 @@ static topomap_topology_t *torus(int c)
 }
 
 /* Hop-bytes of r2s, or NAN. */
-static double hop_bytes(const topomap_profile_t *p, const topomap_alloc_t *a, const int *r2s)
+double bench_manycore_hb(const topomap_profile_t *p, const topomap_alloc_t *a, const int *r2s)
 {
     topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     return topomap_eval_slots(p, a, r2s, &m) == 0 ? m.hop_bytes : NAN;
@@ -84,7 +84,7 @@ static void one_case(const char *pname, const topomap_profile_t *p, const char *
                        topomap_alloc_nnodes(a));
     double hb_block = NAN;
     if (topomap_map("block", p, a, NULL, r2s, bench_err, sizeof bench_err) == 0)
-        hb_block = hop_bytes(p, a, r2s);
+        hb_block = bench_manycore_hb(p, a, r2s);
     for (int k = 0; k < NLIMITS; k++) {
         topomap_opts_t o;
         topomap_opts_init(&o);
@@ -92,7 +92,7 @@ static void one_case(const char *pname, const topomap_profile_t *p, const char *
         o.nthreads = 1;
         double t0 = bench_now(), c0 = cpu_now(), rel = NAN;
         if (topomap_map("auto", p, a, &o, r2s, bench_err, sizeof bench_err) == 0)
-            rel = hop_bytes(p, a, r2s) / hb_block;
+            rel = bench_manycore_hb(p, a, r2s) / hb_block;
         double wall = bench_now() - t0, cpu = cpu_now() - c0;
         len += snprintf(line + len, sizeof line - (size_t)len, " %6.4f %4.2f/%4.2f", rel, wall,
                         cpu);
@@ -101,7 +101,7 @@ static void one_case(const char *pname, const topomap_profile_t *p, const char *
     double secs = NAN;
     char note[80] = "";
     double srel = bench_scotch_map(p, a, r2s, &secs, note, sizeof note) == 0
-                      ? hop_bytes(p, a, r2s) / hb_block
+                      ? bench_manycore_hb(p, a, r2s) / hb_block
                       : NAN;
     len += snprintf(line + len, sizeof line - (size_t)len, " %6.4f %5.2f", srel, secs);
 #else
@@ -125,9 +125,9 @@ void bench_manycore_run(int quick)
         const char *name;
         topomap_topology_t *(*make)(int);
         int cores, maxn;
-    } machines[] = {{"fat-tree 2x64", fat_tree, 64, quick ? 4096 : 65536},
+    } machines[] = {{"fat-tree 2x64", bench_manycore_fat_tree, 64, quick ? 4096 : 65536},
                     {"torus-8^3 2x64", torus, 64, quick ? 4096 : 16384},
-                    {"fat-tree 2x32", fat_tree, 32, 4096}};
+                    {"fat-tree 2x32", bench_manycore_fat_tree, 32, 4096}};
     for (size_t m = 0; m < sizeof machines / sizeof machines[0]; m++) {
         topomap_topology_t *t = machines[m].make(machines[m].cores);
         if (!t)

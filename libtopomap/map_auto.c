@@ -70,45 +70,6 @@
  * machine: see TOPOMAP_WORK_* in internal.h), in tuning.c for the tests. */
 #define AUTO_WORK_BUDGET (topomap_tuning()->auto_work_budget)
 
-/* A candidate's estimated work against the budget: 0, always run (block,
- * grid, the first drb, treematch); > 0, that many times the work of the
- * first drb + refine (measured at 512 to 4096 ranks: the other seeds, block +
- * refine and greedy + refine about 1x, spectral-fit and ohtma, whose own
- * phases are not counted, up to 2x); COST_SELF, the candidate estimates
- * itself and declines over its allowance (analytic-anchor). */
-#define COST_ALWAYS 0.0
-#define COST_SELF -1.0
-
-struct cand {
-    const char *name;
-    topomap_map_fn fn;
-    int refine;
-    uint64_t seed_offset;
-    int optional; /* 1: a failure (the algorithm declines) skips it */
-    double cost;
-    int unit;      /* 1: drb or the multilevel scheme: the first to succeed sets W */
-    int ends_grid; /* 1: grid: chosen on a job over AUTO_GRID_ALONE ranks, the search ends */
-    double time_ratio; /* its time in units of the fast start's (time_ratio()); 0: 1 */
-    int fast;          /* 1: the fast start, whose time is that unit */
-};
-
-/* With a time limit, after the fast start: candidate c's time in units of
- * the fast start's, as measured at 4,096 to 65,536 ranks on 2 x 64-core
- * nodes (drb + refine 1 to 1.5 x, treematch 1 to 2 x, block + refine 5 x);
- * a candidate whose prediction does not fit in the time left does not
- * start. greedy + refine counts 3 x; treematch + refine 0.5 x (it reuses
- * treematch's answer), the other treematch runs 2 x; analytic-anchor 4 x
- * (CHOLMOD's factorisations cannot stop midway, so it counts long: a
- * 16,384-rank case on the 8^3 torus once ended at 12.8 s for a limit of
- * 5 s in the benchmark; the phase was not logged, this is the likeliest
- * one); the others (ohtma, spectral-fit: small jobs) 1 x. Each candidate's
- * is in the list (candidates()). */
-static double time_ratio(const struct cand *c)
-{
-    return c->time_ratio > 0 ? c->time_ratio : 1.0;
-}
-
-
 /* A floor under the hop-bytes of any mapping, or 0 when none is known: with
  * one slot per node on a torus or mesh, ranks sit on distinct nodes and
  * every byte goes at least one hop. A candidate that reaches it is optimal,
@@ -149,7 +110,16 @@ static int fast_start(const struct topomap_problem *pb)
            topomap_coarse_applies(pb);
 }
 
-/* The candidate list for this problem (see the top of the file). */
+/* The candidate list for this problem (see the top of the file). Each
+ * .time_ratio is the candidate's time in units of the fast start's, as
+ * measured at 4,096 to 65,536 ranks on 2 x 64-core nodes (drb + refine 1 to
+ * 1.5 x, treematch 1 to 2 x, block + refine 5 x): greedy + refine counts
+ * 3 x; treematch + refine 0.5 x (it reuses treematch's answer), the other
+ * treematch runs 2 x; analytic-anchor 4 x (CHOLMOD's factorisations cannot
+ * stop midway, so it counts long: a 16,384-rank case on the 8^3 torus once
+ * ended at 12.8 s for a limit of 5 s in the benchmark; the phase was not
+ * logged, this is the likeliest one); the others (ohtma, spectral-fit:
+ * small jobs) 1 x. */
 static int candidates(const struct topomap_problem *pb, int has_grid, struct cand *c)
 {
     int k = 0;
@@ -221,44 +191,9 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
     return k;
 }
 
-/* The state of one run of auto, shared by its steps. */
-struct auto_run {
-    const struct topomap_problem *pb;
-    struct topomap_problem sub; /* pb with auto's grid, options and deadline */
-    topomap_opts_t so;
-    topomap_grid_t g;
-    struct cand c[24];
-    int nc;
-    int *gc, *tmp;
-    /* raw: the mapping of candidate `rawk` before refinement, reused by a
-     * next candidate of the same algorithm and seed (treematch, then
-     * treematch+refine). */
-    int *raw, rawk;
-    /* low: with the congestion objective or on dragonflies, the candidate of
-     * lowest score (low_hb), kept or not. */
-    int *low, low_k;
-    double low_hb;
-    /* best: the key of the kept mapping (auto_judge()), best_hb its score. */
-    double best, best_hb;
-    int chosen, tried;
-    int spread; /* 1: the kept mapping is the spread step's, from candidate chosen */
-    struct auto_guard gd;
-    /* Work spent so far and that of the first drb + refine (-1: not yet). */
-    double spent, w_drb;
-    /* Hierarchical nodes: every candidate gets the node-internal placement
-     * and candidates are compared by SumCom, which sees the node levels;
-     * otherwise by hop-bytes. */
-    int sumcom;
-    double floor_hb;
-    int fast_k;      /* the fast start's candidate, -1: none */
-    double t_fast;   /* its time (s), 0: not run */
-    topomap_node_place_t place; /* the candidates' node placement */
-    double t0, end; /* start, and the caller's deadline for auto (0: none) */
-    double start_by;  /* no candidate starts after this (0: none) */
-};
-
 static void run_free(struct auto_run *ar)
 {
+    auto_res_free(ar);
     free(ar->tmp), free(ar->raw), free(ar->gc), free(ar->low);
 }
 
@@ -355,40 +290,44 @@ static int fits_budget(struct auto_run *ar, int k, double *est)
     return 1;
 }
 
-/* Run candidate k into ar->tmp (with its refinement and node placement).
- * 0, or -1 + errno and the message in err. */
+/* Run candidate k into ar->tmp, or take its outcome from a batch (res);
+ * then the accounting. 0, or -1 + errno and the message in err. */
 static int run_one(struct auto_run *ar, int k, double est, double *work, char *err,
                    size_t errlen)
 {
     const struct cand *c = &ar->c[k];
+    struct auto_res *res = ar->res && ar->res[k].ready ? &ar->res[k] : NULL;
     double cw = 0;
-    ar->sub.work = &cw;
-    ar->so.seed = ar->pb->opts->seed + c->seed_offset;
-    int rc = 0;
+    int rc, raw_ok;
     size_t sz = sizeof(int) * (size_t)ar->pb->n;
-    if (ar->rawk == k - 1 && k > 0 && c->fn == ar->c[k - 1].fn &&
-        c->seed_offset == ar->c[k - 1].seed_offset) {
-        memcpy(ar->tmp, ar->raw, sz);
-    } else if ((rc = c->fn(&ar->sub, ar->tmp, err, errlen)) == 0) {
-        memcpy(ar->raw, ar->tmp, sz);
+    if (res) {
+        /* The seed the steps after the candidates see (polish_step...) is
+         * the last candidate's, as when it runs here. */
+        ar->so.seed = ar->pb->opts->seed + c->seed_offset;
+        auto_res_replay(ar->pb, res);
+        rc = res->rc;
+        cw = res->work;
+        raw_ok = res->raw_ok;
+        memcpy(ar->tmp, res->map, sz);
+        if (raw_ok)
+            memcpy(ar->raw, res->raw, sz);
+        snprintf(err, errlen, "%s", res->err);
+        errno = res->errnum;
+    } else {
+        int reuse = ar->rawk == k - 1 && auto_reuses_raw(ar, k);
+        rc = auto_cand_run(ar, k, &ar->sub, &ar->so, reuse ? ar->raw : NULL, ar->tmp,
+                           reuse ? NULL : ar->raw, &raw_ok, &cw, err, errlen);
+    }
+    int e = errno;
+    if (raw_ok)
         ar->rawk = k;
-    }
-    if (rc == 0 && c->refine) {
-        struct topomap_refine_params rp = {0, ar->sub.deadline, REFINE_MIN_GAIN,
-                                           TOPOMAP_REFINE_AUTO};
-        rc = topomap_refine(&ar->sub, ar->tmp, &rp, NULL, err, errlen);
-    }
-    /* With quick placements block is the floor as it is: the answer's
-     * placement comes at the end. */
-    if (rc == 0 && ar->sumcom && !(k == 0 && ar->sub.quick_place))
-        rc = topomap_node_place(&ar->sub, ar->tmp, ar->place, NULL, err, errlen);
-    ar->sub.work = NULL;
     /* Work that a candidate does not count is assumed to be at least its
      * estimate. */
     ar->spent += c->cost > 0 && ar->w_drb >= 0 && est > cw ? est : cw;
     if (rc == 0 && ar->w_drb < 0 && k != ar->fast_k && c->unit)
         ar->w_drb = cw;
     *work = cw;
+    errno = e;
     return rc;
 }
 
@@ -398,31 +337,36 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
 {
     const struct topomap_problem *pb = ar->pb;
     const struct cand *c = &ar->c[k];
+    /* A batch's outcome (auto_batch.c) has run already: only the work
+     * budget, which does not depend on time, still decides. */
+    const struct auto_res *res = ar->res && ar->res[k].ready ? &ar->res[k] : NULL;
     /* Out of time: keep what we have (block has always been tried). */
-    if (ar->best >= 0 && ar->start_by > 0 && topomap_now() > ar->start_by) {
+    if (!res && ar->best >= 0 && ar->start_by > 0 && topomap_now() > ar->start_by) {
         topomap_log(pb, "auto: time limit reached before %s", c->name);
+        ar->late = 1;
         return 1;
     }
     double est, tc = topomap_now(), cw = 0;
-    if (ar->t_fast > 0 && ar->end > 0 &&
-        tc + time_ratio(c) * ar->t_fast > ar->end) {
+    if (!res && ar->t_fast > 0 && ar->end > 0 &&
+        tc + auto_time_ratio(c) * ar->t_fast > ar->end) {
         topomap_log(pb, "auto: %s skipped: about %.3f s, %.3f s left", c->name,
-                    time_ratio(c) * ar->t_fast, ar->end - tc);
+                    auto_time_ratio(c) * ar->t_fast, ar->end - tc);
         return 0;
     }
     if (!fits_budget(ar, k, &est))
         return 0;
     int rc = run_one(ar, k, est, &cw, err, errlen);
+    double secs = res ? res->secs : topomap_now() - tc;
     if (rc == 0 && k == ar->fast_k)
-        ar->t_fast = topomap_now() - tc;
+        ar->t_fast = secs;
     if (rc < 0 && errno == ECANCELED) {
         topomap_log(pb, "auto: %s skipped: %s", c->name, err);
         return 0;
     }
     if (rc < 0) {
         if (errno == ETIMEDOUT && ar->best >= 0) {
-            topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c->name,
-                        topomap_now() - tc);
+            topomap_log(pb, "auto: %s stopped at the time limit after %.3f s", c->name, secs);
+            ar->late = 1;
             return 1;
         }
         if (c->optional && errno != ENOMEM) {
@@ -434,7 +378,7 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
     ar->tried++;
     double hb = auto_score(pb, ar->tmp, ar->sumcom);
     topomap_log(pb, "auto: %-20s %s %.6g in %.3f s (%.3g work units)", c->name,
-                ar->sumcom ? "SumCom" : "hop-bytes", hb, topomap_now() - tc, cw);
+                ar->sumcom ? "SumCom" : "hop-bytes", hb, secs, cw);
     double key = hb;
     int keep;
     if (k == 0) { /* block: the guard's reference, always kept */
@@ -625,8 +569,22 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     if (run_init(&ar, pb) < 0)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     int rc = 0;
-    for (int k = 0; k < ar.nc && rc == 0; k++)
-        rc = candidate(&ar, k, r2s, err, errlen);
+    for (int k = 0, next; k < ar.nc && rc == 0; k = next) {
+        int nb = auto_batch(&ar, k);
+        if (nb < 0) {
+            rc = topomap_fail(err, errlen, errno, "out of memory");
+            break;
+        }
+        /* In candidate order, as with one thread; past the time limit
+         * the batch's other outcomes are still judged (they ran). */
+        for (next = k; next < k + nb; next++) {
+            if (rc == 0)
+                rc = candidate(&ar, next, r2s, err, errlen);
+            else if (rc == 1 && ar.late && ar.res && ar.res[next].ready &&
+                     candidate(&ar, next, r2s, err, errlen) < 0)
+                rc = -1;
+        }
+    }
     if (rc >= 0)
         rc = ils_step(&ar, r2s, err, errlen);
     if (rc >= 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* METIS's partitioners with SIGTERM blocked in the calling thread for the
- * call (metis_call.h says why), and OpenBLAS's idle thread pool stopped on
- * request. */
+/* METIS's partitioners one at a time, with SIGTERM blocked in the calling
+ * thread for the call (metis_call.h says why), and OpenBLAS's idle thread
+ * pool stopped on request. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -9,18 +9,23 @@
 #include "metis_call.h"
 #include "topomap.h"
 
+/* One METIS call at a time in the process (metis_call.h says why). */
+static pthread_mutex_t metis_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void block_term(sigset_t *old)
 {
     sigset_t term;
     sigemptyset(&term);
     sigaddset(&term, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &term, old);
+    pthread_mutex_lock(&metis_mu);
 }
 
-/* The caller's mask back: a SIGTERM that came during the call is delivered
- * now, unless the caller itself blocks it. */
+/* The lock released, then the caller's mask back: a SIGTERM that came
+ * during the call is delivered now, unless the caller itself blocks it. */
 static void restore(const sigset_t *old)
 {
+    pthread_mutex_unlock(&metis_mu);
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 

@@ -20,7 +20,25 @@
  * during the call and meet GKlib's handler there, which crashes the process
  * (SIGSEGV; measured with OpenBLAS's thread pool): it ends, but not cleanly.
  * The CLI and the plugin stop OpenBLAS's idle pool first
- * (topomap_blas_pool_stop()), so that the mapping thread is the only one.
+ * (topomap_blas_pool_stop()), so that the mapping thread is the only one;
+ * auto's candidates side by side (auto_batch.c) block SIGTERM in each of
+ * their threads.
+ *
+ * Threads: the calls are serialised (a process-wide lock), for two reasons
+ * found in METIS 5.1.0 as Debian builds it (libmetis.so.5):
+ *  - its random numbers come from the C library's rand(), seeded by srand()
+ *    at the start of every call (METIS_OPTION_SEED): one stream for the
+ *    whole process, so two calls at once draw from each other's and their
+ *    partitions depend on the timing (seen: drb's second seed gave another
+ *    mapping with two threads); one at a time, each call's stream is its
+ *    own seed's, and the answers are those of one thread;
+ *  - GKlib keeps its memory core (gk_malloc's list of what to free), its
+ *    jump buffers (gk_jbufs, gk_cur_jbufs: TLS symbols) and the handlers
+ *    it saves in thread-local storage, but signal() sets process-wide
+ *    dispositions: two overlapping calls restore each other's, and
+ *    gk_sigthrow could stay installed after both have ended.
+ * So METIS itself does not run in parallel; what surrounds it in each
+ * caller (refinements, placements, scoring) does.
  * Same arguments and return values as METIS's. */
 #ifndef TOPOMAP_METIS_CALL_H
 #define TOPOMAP_METIS_CALL_H

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Small helpers shared by the Slurm-free files of the plugin. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -7,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -81,6 +84,28 @@ double tmsp_map_time_limit(double deadline)
 {
     double left = 0.9 * (deadline - tmsp_now());
     return left > 1e-3 ? left : 1e-3;
+}
+
+int tmsp_threads_parse(const char *s, int *out)
+{
+    long v;
+    if (!strcmp(s, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    if (tmsp_count(s, &v) < 0 || v < 1 || v > TOPOMAP_MAX_THREADS)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int tmsp_auto_threads(void)
+{
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                          : sysconf(_SC_NPROCESSORS_ONLN);
+    n /= 2;
+    return n < 1 ? 1 : n > TMSP_AUTO_THREADS_MAX ? TMSP_AUTO_THREADS_MAX : (int)n;
 }
 
 long tmsp_uint(const char **p)

@@ -38,6 +38,23 @@ double tmsp_now(void);
  * start (the step's, the process's), loading included, and both map with it.
  */
 double tmsp_map_time_limit(double deadline);
+/**
+ * A thread count as plugstack.conf's threads= and `topomap --threads` take
+ * it: "auto" (*@p out = 0) or an integer from 1 to TOPOMAP_MAX_THREADS.
+ * @return 0, or -1 (nothing set).
+ */
+int tmsp_threads_parse(const char *s, int *out);
+/** The most threads "auto" gives (doc/topomap-spank.8, threads=). */
+#define TMSP_AUTO_THREADS_MAX 8
+/**
+ * What "auto" means here: half the CPUs this process may run on (its
+ * affinity mask: on a batch node srun's cpuset, the job's cores there; on a
+ * login node usually all of them), at least 1 and at most
+ * TMSP_AUTO_THREADS_MAX. They work for the decision alone (at most its
+ * time_limit), and the answer without a time limit is the same for any
+ * count (doc/algorithms.md#threads).
+ */
+int tmsp_auto_threads(void);
 /** A non-negative int at *@p p (advanced past it), -1 if none or past INT_MAX. */
 long tmsp_uint(const char **p);
 /** The value of @p name from @p env, NULL when unset or empty. */

@@ -437,7 +437,6 @@ static int compute_mapping(struct step *s, topomap_getenv_fn env, void *env_arg)
     /* The mapping leaves a tenth of what is left for judging and writing
      * it, as `topomap map --time-limit` does (one rule, common.c). */
     opts.time_limit = tmsp_map_time_limit(s->deadline);
-    opts.nthreads = 1; /* srun is no place for a thread pool; results do not depend on it */
     if (topomap_map(s->algo, s->prof, s->alloc, &opts, s->r2s, s->err, sizeof s->err) < 0) {
         if (errno == ETIMEDOUT)
             keep(s->d, site, 0, "%s did not finish within time_limit=%gms", s->algo,

@@ -89,6 +89,8 @@ struct topomap_site {
     double time_limit; /* time_limit= milliseconds for the whole decision; 2000 */
     int bind;          /* bind=cores (1, default) or none (0) */
     int strict;        /* strict=1: failures fail the step; 0 */
+    int threads;       /* threads= threads of the decision, 1..TOPOMAP_MAX_THREADS;
+                        * 0 (auto, default): tmsp_auto_threads() */
     int gpu_bind;      /* gpu_bind=yes (1): on GPU nodes, each task its GPU, the
                         * cores and NIC near it (gpu.c); no (0, default) */
     char *profiler;    /* profiler= libtopomap-profiler.so to preload for
@@ -119,7 +121,7 @@ int tmsp_site_parse(struct topomap_site *s, int argc, char *const *argv, char *e
                     size_t errlen);
 void tmsp_site_free(struct topomap_site *s);
 /* The library options the site's keys choose, set in o (initialised by the
- * caller): the objective of gain_metric. */
+ * caller): the objective of gain_metric, the threads of threads=. */
 void tmsp_site_opts(const struct topomap_site *s, topomap_opts_t *o);
 
 /* ------------------------------------------------------------------------ */

@@ -110,6 +110,13 @@ int tmsp_site_parse(struct topomap_site *s, int argc, char *const *argv, char *e
                 bad++;
             } else
                 s->time_limit = t * 1e3;
+        } else if (KEY("threads")) {
+            if (tmsp_threads_parse(v, &s->threads) < 0) {
+                tmsp_append(err, errlen,
+                            "plugstack.conf: threads=%s is not auto or an integer from 1 to %d",
+                            v, TOPOMAP_MAX_THREADS);
+                bad++;
+            }
         } else if (KEY("bind")) {
             if (!strcmp(v, "cores"))
                 s->bind = 1;
@@ -138,7 +145,7 @@ int tmsp_site_parse(struct topomap_site *s, int argc, char *const *argv, char *e
                 err, errlen,
                 "plugstack.conf: unknown key '%.*s' (known: topology, topology_name, profiles, "
                 "default, min_gain, time_limit, bind, strict, profiler, spool, gain_metric, "
-                "gpu_bind)",
+                "gpu_bind, threads)",
                 (int)klen, tok);
             bad++;
         }
@@ -151,4 +158,7 @@ void tmsp_site_opts(const struct topomap_site *s, topomap_opts_t *o)
 {
     /* What decides (min_gain) is also what the placement minimises. */
     o->objective = s->gain_congestion ? TOPOMAP_OBJECTIVE_CONGESTION : TOPOMAP_OBJECTIVE_HOP_BYTES;
+    /* srun's threads= (doc/topomap-spank.8): the site's, not the user's
+     * OMP_NUM_THREADS. */
+    o->nthreads = s->threads > 0 ? s->threads : tmsp_auto_threads();
 }

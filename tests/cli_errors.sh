@@ -35,6 +35,10 @@ expect 2 "--objective: unknown objective 'links' (known: hop-bytes, congestion)"
 rc=$?
 grep -q "^topomap: map: busiest link [0-9.e+]* = [0-9.]* x block's [0-9.e+]*$" "$tmp/stderr"
 check $(( rc + $? )) "map --objective congestion: summary gives the busiest link against block's"
+# --threads auto (the plugin's threads=auto): auto's mapping that of one thread.
+"$TOPOMAP" map $P $T $N --algo auto --threads auto -q > "$tmp/auto-t.map" 2>&1 &&
+    "$TOPOMAP" map $P $T $N --algo auto --threads 1 -q | cmp -s - "$tmp/auto-t.map"
+check $? "map --threads auto: the mapping of --threads 1"
 expect 2 "option '--profile' needs an argument" map --profile
 expect 2 "option '-o' needs an argument" map $P $T -o
 expect 2 "option '--json' takes no argument" eval --json=yes
@@ -48,8 +52,8 @@ expect 2 "--tasks-per-node and --slots cannot be used together" map $P $T $N --t
 expect 2 "--seed: '-3' is not an integer" map $P $T --seed -3
 expect 2 "--seed: '1e3' is not an integer" map $P $T --seed 1e3
 expect 2 "--seed: '99999999999999999999' is not an integer" map $P $T --seed 99999999999999999999
-expect 2 "--threads: '0' is not an integer from 1" map $P $T --threads 0
-expect 2 "--threads: 'many' is not an integer" compare $P $T --threads many
+expect 2 "--threads: '0' is not auto or an integer from 1 to 1024" map $P $T --threads 0
+expect 2 "--threads: 'many' is not auto or an integer" compare $P $T --threads many
 expect 2 "--time-limit: '-1' is not a positive duration" map $P $T --time-limit -1
 expect 2 "--time-limit: 'soon' is not a positive duration" map $P $T --time-limit soon
 expect 2 "--loop: '-1' is not an integer" map $P $T --algo ohtma --loop -1

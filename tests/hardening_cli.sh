@@ -51,7 +51,7 @@ printf '0 t000 +1\n1 t001 0\n' > "$tmp/plus.map"
 expect 1 "plus.map:1: malformed line: core '+1' is not an integer" \
     eval --profile "$tmp/pair.txt" --topology "$T" --mapping "$tmp/plus.map"
 # --threads: libgomp's own message and abort before.
-expect 2 "topomap: map: --threads: '4096' is not an integer from 1 to 1024" \
+expect 2 "topomap: map: --threads: '4096' is not auto or an integer from 1 to 1024" \
     map --profile "$tmp/pair.txt" --topology "$T" --nodes 't[000-001]' --threads 4096
 
 # Silent wrong results.

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "spank_test.h"
 #include "tap.h"
 
@@ -123,8 +124,53 @@ static void site_tests(void)
     tmsp_site_free(&s);
 }
 
+/* threads=: auto (the default) or 1..TOPOMAP_MAX_THREADS, into the
+ * library's options; a bad value is one line naming the key, and the key
+ * keeps its default. */
+static void threads_tests(void)
+{
+    char err[TOPOMAP_ERRLEN];
+    struct topomap_site s;
+    topomap_opts_t o;
+    tmsp_site_init(&s);
+    is_int(s.threads, 0, "threads=auto by default");
+    topomap_opts_init(&o);
+    tmsp_site_opts(&s, &o);
+    ok(o.nthreads >= 1 && o.nthreads <= TMSP_AUTO_THREADS_MAX && o.nthreads == tmsp_auto_threads(),
+       "auto: %d threads (half the CPUs of the affinity mask, 1 to %d)", o.nthreads,
+       TMSP_AUTO_THREADS_MAX);
+    char *good[] = {"threads=3"};
+    is_int(tmsp_site_parse(&s, 1, good, err, sizeof err), 0, "threads=3 accepted");
+    tmsp_site_opts(&s, &o);
+    is_int(o.nthreads, 3, "threads=3: 3 threads for the decision");
+    char *top[] = {"threads=1024", "threads=auto"};
+    is_int(tmsp_site_parse(&s, 1, top, err, sizeof err), 0, "threads=1024 accepted");
+    is_int(s.threads, 1024, "threads=1024");
+    is_int(tmsp_site_parse(&s, 1, top + 1, err, sizeof err), 0, "threads=auto accepted");
+    is_int(s.threads, 0, "threads=auto");
+    static const char *bad[] = {"threads=0", "threads=1025", "threads=many", "threads=",
+                                "threads=-2", "threads=4 ", "threads=Auto"};
+    tmsp_site_free(&s);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        tmsp_site_init(&s);
+        char *tok[] = {(char *)bad[k]};
+        int nbad = tmsp_site_parse(&s, 1, tok, err, sizeof err);
+        char want[128];
+        snprintf(want, sizeof want, "plugstack.conf: %s is not auto or an integer from 1 to 1024",
+                 bad[k]);
+        ok(nbad == 1 && !strcmp(err, want) && s.threads == 0,
+           "'%s' refused in one line naming the key, auto kept: %s", bad[k], err);
+        tmsp_site_free(&s);
+    }
+    int t;
+    ok(tmsp_threads_parse("auto", &t) == 0 && t == 0 && tmsp_threads_parse("7", &t) == 0 &&
+           t == 7 && tmsp_threads_parse("0", &t) < 0 && t == 7,
+       "tmsp_threads_parse: auto, 7; 0 refused (the CLI's --threads too)");
+}
+
 int main(void)
 {
+    threads_tests();
     site_tests();
     return done_testing();
 }
