@@ -354,7 +354,8 @@ static void usage(FILE *f)
             "          cong     busiest link and hop-bytes against block's: 128 ranks on every\n"
             "                   128th node of torus-16x16x16, auto with either objective\n"
             "          manycore auto at 0.25..5 s against Scotch: 8-nearest-neighbour graphs of\n"
-            "                   4096..65536 ranks on 2x64-core nodes of a fat-tree and a torus\n"
+            "                   4096..65536 ranks on 2x64- and 2x32-core nodes of a fat-tree, a\n"
+            "                   torus and a dragonfly\n"
             "  -L      add the large set (make bench: -L -S, everything)\n"
             "  -S      add the scaling set\n"
             "  -q      quick: a reduced version of each set chosen (alone: every set), a few\n"
@@ -624,7 +625,7 @@ int main(int argc, char **argv)
     if (sets & SET_CONG)
         bench_cong_run(tdir, wdir, quick);
     if (sets & SET_MANYCORE)
-        bench_manycore_run(quick);
+        bench_manycore_run(tdir, quick);
 
     char shared[64][48];
     for (int i = 0; i < nshared; i++)

@@ -157,7 +157,7 @@ void bench_cong_run(const char *tdir, const char *wdir, int quick);
 void bench_taper_run(const char *wdir);
 /* bench_manycore.c: the manycore set (its own table): auto at time limits
  * of 0.25 to 5 s against Scotch on nodes of 2 x 64 cores. */
-void bench_manycore_run(int quick);
+void bench_manycore_run(const char *tdir, int quick);
 
 /* bench_gen.c: profiles; caller frees with topomap_profile_free; NULL with a
  * reason in bench_err. */
