@@ -22,6 +22,9 @@
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
 #define AUTO_OHTMA_WORK (1L << 21)
+/* treematch is tried with AUTO_TM_SEEDS more seeds up to this many ranks. */
+#define AUTO_TM_SEEDS 4
+#define AUTO_TM_SEEDS_MAX 1024
 /* analytic-anchor is tried up to this many ranks (its analysis alone costs
  * seconds beyond, and it lost to drb there). */
 #define AUTO_ANALYTIC_MAX 16384
@@ -97,7 +100,7 @@ static double time_ratio(const struct cand *c)
 {
     if (c->fn == topomap_map_drb)
         return 1.5;
-    if (c->fn == topomap_map_treematch)
+    if (c->fn == topomap_map_treematch_one)
         return c->refine && !c->seed_offset ? 0.5 : 2.0; /* treematch+refine reuses treematch */
     if (c->fn == topomap_map_block && c->refine)
         return 6.0;
@@ -177,13 +180,19 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
                                .cost = COST_ALWAYS, .unit = 1};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
-        c[k++] = (struct cand){.name = "treematch", .fn = topomap_map_treematch,
+        c[k++] = (struct cand){.name = "treematch", .fn = topomap_map_treematch_one,
                                .optional = 1, .cost = COST_ALWAYS};
-        c[k++] = (struct cand){.name = "treematch+refine", .fn = topomap_map_treematch,
+        c[k++] = (struct cand){.name = "treematch+refine", .fn = topomap_map_treematch_one,
                                .refine = 1, .optional = 1, .cost = COST_ALWAYS};
-        /* Its other seeds (METIS's bisections differ; 0.5% off auto's
-         * SumCom on the tree set, 40 of 96 cases, when they were candidates
-         * here) are treematch's own starts now (map_treematch.c). */
+        /* Up to AUTO_TM_SEEDS_MAX ranks: treematch from more seeds
+         * (METIS's bisections differ); 0.5% off auto's SumCom on the tree
+         * set, 40 of 96 cases. */
+        static const char *tm_seed[AUTO_TM_SEEDS] = {"treematch (seed+1)", "treematch (seed+2)",
+                                                     "treematch (seed+3)", "treematch (seed+4)"};
+        for (int q = 0; pb->n <= AUTO_TM_SEEDS_MAX && q < AUTO_TM_SEEDS; q++)
+            c[k++] = (struct cand){.name = tm_seed[q], .fn = topomap_map_treematch_one,
+                                   .seed_offset = (uint64_t)q + 1, .optional = 1,
+                                   .cost = COST_ALWAYS};
     }
     int dims[8], wrap[8];
     if (pb->n <= AUTO_ANALYTIC_MAX && topomap_topology_grid(pb->topo, dims, wrap, 8) > 0)

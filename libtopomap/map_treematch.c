@@ -103,7 +103,11 @@ static int map_tm(const struct topomap_problem *pb, int improve, int *r2s, char 
  * SumCom is kept (ties: the first). On the tree set's 16-core nodes the
  * best of 4 seeds was 0.6% below the first seed's SumCom on the geometric
  * mean (up to 4% on a METIS partition of add32), the best of 8 0.7%: 5.
- * `auto`'s treematch candidate is this one, with no other seeds. Up to
+ * `auto` keeps its candidates of one start each, one per seed
+ * (topomap_map_treematch_one): it judges them by its own key (the
+ * busiest-link guard, a tapered tree's congestion), which the lowest
+ * SumCom of the starts is not (picked here, it raised auto's busiest link
+ * by 23% on a tapered fat-tree case of the benchmark). Up to
  * TM_STARTS_MAX ranks (each start costs a whole treematch); a start that
  * fails or the deadline ends the starts, keeping the best so far. */
 #define TM_STARTS 5
@@ -144,6 +148,12 @@ int tm_map_starts(const struct topomap_problem *pb, int starts, int *r2s, char *
 int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
 {
     return tm_map_starts(pb, pb->n <= TM_STARTS_MAX ? TM_STARTS : 1, r2s, err, errlen);
+}
+
+int topomap_map_treematch_one(const struct topomap_problem *pb, int *r2s, char *err,
+                              size_t errlen)
+{
+    return tm_map_starts(pb, 1, r2s, err, errlen);
 }
 
 int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
