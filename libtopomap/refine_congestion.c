@@ -253,10 +253,10 @@ static int rotate(struct cstate *x, int a, int b, int c)
  * (the bytes of one pair of nodes move onto another channel just as loaded,
  * or their routes lengthen), a rotation, which moves three groups at once,
  * can be downhill (tests/congestion_obj.c has such a case). A rotation is
- * taken only when it lowers the busiest channel itself, not F alone: taken
- * for the spread of the loads (Q) too, they sent the descent elsewhere and
- * raised the busiest link of auto's answer by 23% on a tapered fat-tree case
- * of the benchmark (rgg-128, random nodes). Every ordered
+ * taken only when it lowers the busiest channel itself, not F alone: it is
+ * the escape from a local minimum of the busiest link, and the spread of
+ * the loads (Q) alone is no reason to move three nodes' contents (our
+ * choice, not measured against the other). Every ordered
  * pair (b, c) of other nodes of a's slot count: O(nodes^2) rotations, so
  * only on jobs of up to REFINE_CONG_CYCLE_NODES nodes, and only when the
  * other moves are stuck. Like try_moves. */
