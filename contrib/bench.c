@@ -345,8 +345,8 @@ static void usage(FILE *f)
             "          grid     process grids: Bhatele et al.'s aspect-ratio study (Fig. 6),\n"
             "                   2D/3D grids on the tori, heuristic times at 65,536 cells\n"
             "          tree     treematch and SumCom on fat-trees and topology.conf trees with\n"
-            "                   2x2x6 and 2x4x8 nodes, Scotch on the whole hierarchy; times at\n"
-            "                   4096 and 65,536 ranks\n"
+            "                   2x2x6, 2x4x8 and 2x2x4 nodes, Scotch on the whole hierarchy;\n"
+            "                   times at 4096 and 65,536 ranks\n"
             "          dragonfly busiest global link on a 2048-node dragonfly: block, random,\n"
             "                   drb+refine, auto (2 s), Scotch (distance matrix)\n"
             "          huge     time and hop-bytes past 65,536 ranks: shuffled stencils and\n"
@@ -355,7 +355,8 @@ static void usage(FILE *f)
             "          cong     busiest link and hop-bytes against block's: 128 ranks on every\n"
             "                   128th node of torus-16x16x16, auto with either objective\n"
             "          manycore auto at 0.25..5 s against Scotch: 8-nearest-neighbour graphs of\n"
-            "                   4096..65536 ranks on 2x64-core nodes of a fat-tree and a torus\n"
+            "                   4096..65536 ranks on 2x64- and 2x32-core nodes of a fat-tree, a\n"
+            "                   torus and a dragonfly\n"
             "          threads  auto at 1, 2, 4... threads (up to the CPUs online): speedup\n"
             "                   without a limit, same mapping, quality at 2 s; 16,384 and\n"
             "                   65,536 ranks on 2x64-core nodes (-q: 16,384)\n"
@@ -630,7 +631,7 @@ int main(int argc, char **argv)
     if (sets & SET_CONG)
         bench_cong_run(tdir, wdir, quick);
     if (sets & SET_MANYCORE)
-        bench_manycore_run(quick);
+        bench_manycore_run(tdir, quick);
     if (sets & SET_THREADS)
         bench_threads_run(quick);
 

@@ -158,7 +158,7 @@ void bench_cong_run(const char *tdir, const char *wdir, int quick);
 void bench_taper_run(const char *wdir);
 /* bench_manycore.c: the manycore set (its own table): auto at time limits
  * of 0.25 to 5 s against Scotch on nodes of 2 x 64 cores. */
-void bench_manycore_run(int quick);
+void bench_manycore_run(const char *tdir, int quick);
 /* Its fat-tree of 16 leaf switches x 32 nodes of 2 sockets x c cores, and
  * the hop-bytes of r2s (NAN when it cannot be evaluated). */
 topomap_topology_t *bench_manycore_fat_tree(int c);

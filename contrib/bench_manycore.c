@@ -8,7 +8,11 @@
  *  - Machines: a two-level fat-tree of 16 leaf switches x 32 nodes (hops 2
  *    and 4), the first n / 128 nodes (4,096 ranks on 32 nodes, 16,384 on 128,
  *    65,536 on 512); and the 8x8x8 torus with the same nodes (4,096 and
- *    16,384 ranks), and the fat-tree with 2 x 32-core nodes (4,096 ranks).
+ *    16,384 ranks), and the fat-tree with 2 x 32-core nodes (4,096 ranks);
+ *    the shipped dragonfly (dragonfly-slingshot-2048: 16 groups x 32
+ *    switches x 4 nodes) with 2 x 64-core nodes (4,096 and 16,384 ranks:
+ *    part of a group, a whole group) and 2 x 32-core ones (4,096), and the
+ *    8x8x8 torus with 2 x 32-core nodes (4,096 and 16,384).
  *  - Runs: auto, one thread, at time limits of 0.25, 0.5, 1, 2 and 5 s (the
  *    quality it reaches by then: its hop-bytes over block's), and Scotch's
  *    static mapping onto the network (no time limit), each with its wall
@@ -56,11 +60,27 @@ topomap_topology_t *bench_manycore_fat_tree(int c)
         topomap_topology_tree(2, arity, hops, 2 * c, NULL, bench_err, sizeof bench_err), c);
 }
 
-static topomap_topology_t *torus(int c)
+/* The fat-tree in the machines' table (which passes the topologies directory). */
+static topomap_topology_t *fat_tree(const char *tdir, int c)
 {
+    (void)tdir;
+    return bench_manycore_fat_tree(c);
+}
+
+static topomap_topology_t *torus(const char *tdir, int c)
+{
+    (void)tdir;
     int dims[3] = {8, 8, 8}, wrap[3] = {1, 1, 1};
     return with_nodes(
         topomap_topology_torus(3, dims, wrap, 2 * c, NULL, bench_err, sizeof bench_err), c);
+}
+
+/* The shipped dragonfly (tdir/dragonfly-slingshot-2048.yaml). */
+static topomap_topology_t *dragonfly(const char *tdir, int c)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/dragonfly-slingshot-2048.yaml", tdir);
+    return with_nodes(topomap_topology_load(path, bench_err, sizeof bench_err), c);
 }
 
 /* Hop-bytes of r2s, or NAN. */
@@ -112,7 +132,7 @@ static void one_case(const char *pname, const topomap_profile_t *p, const char *
     topomap_alloc_free(a);
 }
 
-void bench_manycore_run(int quick)
+void bench_manycore_run(const char *tdir, int quick)
 {
     bench_emit("\n# manycore set: auto's hop-bytes / block's at each time limit (one thread), "
                "wall/processor seconds of topomap_map(); Scotch's / block's and its seconds\n");
@@ -123,13 +143,16 @@ void bench_manycore_run(int quick)
     bench_scotch_hier = 0;
     struct {
         const char *name;
-        topomap_topology_t *(*make)(int);
+        topomap_topology_t *(*make)(const char *, int);
         int cores, maxn;
     } machines[] = {{"fat-tree 2x64", bench_manycore_fat_tree, 64, quick ? 4096 : 65536},
                     {"torus-8^3 2x64", torus, 64, quick ? 4096 : 16384},
-                    {"fat-tree 2x32", bench_manycore_fat_tree, 32, 4096}};
+                    {"fat-tree 2x32", fat_tree, 32, 4096},
+                    {"dragonfly 2x64", dragonfly, 64, quick ? 4096 : 16384},
+                    {"dragonfly 2x32", dragonfly, 32, 4096},
+                    {"torus-8^3 2x32", torus, 32, quick ? 4096 : 16384}};
     for (size_t m = 0; m < sizeof machines / sizeof machines[0]; m++) {
-        topomap_topology_t *t = machines[m].make(machines[m].cores);
+        topomap_topology_t *t = machines[m].make(tdir, machines[m].cores);
         if (!t)
             continue;
         for (int n = 4096; n <= machines[m].maxn; n *= 4)

@@ -150,6 +150,10 @@ int topomap_map_spectral_ff(const struct topomap_problem *pb, int *r2s, char *er
 int topomap_map_spectral_mr(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_spectral_fit(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 int topomap_map_treematch(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+/* treematch from opts.seed alone (auto's candidates, one per seed: they are
+ * judged by auto's key, not SumCom alone). */
+int topomap_map_treematch_one(const struct topomap_problem *pb, int *r2s, char *err,
+                              size_t errlen);
 int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
                                 size_t errlen);
 

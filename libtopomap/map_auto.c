@@ -143,9 +143,9 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
                                .cost = COST_ALWAYS, .unit = 1, .time_ratio = 1.5};
     /* Tree networks: TreeMatch over switches and node levels (issue 10). */
     if (topomap_topology_net_depth(pb->topo) >= 0) {
-        c[k++] = (struct cand){.name = "treematch", .fn = topomap_map_treematch,
+        c[k++] = (struct cand){.name = "treematch", .fn = topomap_map_treematch_one,
                                .optional = 1, .cost = COST_ALWAYS, .time_ratio = 2.0};
-        c[k++] = (struct cand){.name = "treematch+refine", .fn = topomap_map_treematch,
+        c[k++] = (struct cand){.name = "treematch+refine", .fn = topomap_map_treematch_one,
                                .refine = 1, .optional = 1, .cost = COST_ALWAYS,
                                .time_ratio = 0.5};
         /* Up to AUTO_TM_SEEDS_MAX ranks: treematch from more seeds
@@ -154,7 +154,7 @@ static int candidates(const struct topomap_problem *pb, int has_grid, struct can
         static const char *tm_seed[AUTO_TM_SEEDS] = {"treematch (seed+1)", "treematch (seed+2)",
                                                      "treematch (seed+3)", "treematch (seed+4)"};
         for (int q = 0; pb->n <= AUTO_TM_SEEDS_MAX && q < AUTO_TM_SEEDS; q++)
-            c[k++] = (struct cand){.name = tm_seed[q], .fn = topomap_map_treematch,
+            c[k++] = (struct cand){.name = tm_seed[q], .fn = topomap_map_treematch_one,
                                    .seed_offset = (uint64_t)q + 1, .optional = 1,
                                    .cost = COST_ALWAYS, .time_ratio = 2.0};
     }

@@ -55,6 +55,9 @@
  * over it, whose moves can lower it most (all of them made a 128-rank
  * profile with a light all-to-all take 40 s, for a busiest link 1% lower). */
 #define REFINE_CONG_RANKS 8
+/* Rotations of three nodes' contents (try_node_cycles) up to this many
+ * allocated nodes: 47 x 46 rotations tried per stuck step at most. */
+#define REFINE_CONG_CYCLE_NODES 48
 
 struct crank {
     double cross;
@@ -78,6 +81,7 @@ struct cstate {
      * node k has slots ns[nx[k] .. nx[k+1]), in slot order; at[s] = the
      * allocated node of slot s. */
     int nnodes, *nx, *ns, *at;
+    int *pos; /* pos[s]: the index of slot s among its node's slots */
     char *moved; /* n, all 0 between node exchanges */
 };
 
@@ -109,10 +113,11 @@ static double move_dh(const struct topomap_problem *pb, const int *r2s, int r, i
 }
 
 /* The best move so far: rank r to slot t, or (r < 0, t >= 0) the exchange
- * of the contents of allocated nodes na and t. */
+ * of the contents of allocated nodes na and t, or their rotation with nc. */
 struct best_move {
     int r, t, na;
     double f, dh;
+    int nc; /* >= 0: the rotation na -> t -> nc -> na (try_node_cycles) */
 };
 
 /* Exchange the contents of allocated nodes a and b (same slot counts),
@@ -198,7 +203,95 @@ static int try_node_swaps(struct cstate *x, const int *cand, int nc, const doubl
             if (swap_nodes(x, a, b) < 0)
                 return -1;
             if (f < best->f)
-                *best = (struct best_move){-1, b, a, f, dh};
+                *best = (struct best_move){-1, b, a, f, dh, -1};
+        }
+    }
+    return 0;
+}
+
+/* Where rotate(x, a, b, c) takes slot s: the slot of the same rank in its
+ * node (pos) on the next node of the cycle; s itself off the cycle. */
+static int rotated_slot(const struct cstate *x, int s, int a, int b, int c)
+{
+    int v = x->at[s];
+    int to = v == a ? b : v == b ? c : v == c ? a : -1;
+    return to < 0 ? s : x->ns[x->nx[to] + x->pos[s]];
+}
+
+/* Hop-bytes change of rotate(x, a, b, c), computed without moving: every
+ * pair with an end on the three nodes, pairs inside them counted once. */
+static double cycle_dh(const struct cstate *x, int a, int b, int c)
+{
+    const struct topomap_problem *pb = x->pb;
+    const int *r2s = topomap_cload_r2s(x->cl), *s2r = topomap_cload_s2r(x->cl);
+    const int v[3] = {a, b, c};
+    double d = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = x->nx[v[i]]; j < x->nx[v[i] + 1]; j++) {
+            int s = x->ns[j], r = s2r[s], t = rotated_slot(x, s, a, b, c);
+            for (int64_t e = r >= 0 ? pb->g.xadj[r] : 0; r >= 0 && e < pb->g.xadj[r + 1]; e++) {
+                int su = r2s[pb->g.adj[e]], tu = rotated_slot(x, su, a, b, c);
+                d += pb->g.w[e] * (tu != su ? 0.5 : 1) *
+                     (topomap_slot_hops(pb, t, tu) - topomap_slot_hops(pb, s, su));
+            }
+        }
+    return d;
+}
+
+/* The rotation of the contents of allocated nodes a -> b -> c -> a (a's
+ * ranks to b, b's to c, c's to a; same slot counts) as two exchanges; undo
+ * with rotate(x, a, c, b). 0, or -1 + ENOMEM. */
+static int rotate(struct cstate *x, int a, int b, int c)
+{
+    return swap_nodes(x, a, b) < 0 || swap_nodes(x, a, c) < 0 ? -1 : 0;
+}
+
+/* Addition of ours (no paper's move): when no move of a rank and no
+ * exchange of two nodes lowers F, try rotating the contents of three
+ * nodes, a -> b -> c -> a, with a the node of the rank with the most bytes
+ * over the busiest channel. Where every exchange of two nodes is uphill
+ * (the bytes of one pair of nodes move onto another channel just as loaded,
+ * or their routes lengthen), a rotation, which moves three groups at once,
+ * can be downhill (tests/congestion_obj.c has such a case). A rotation is
+ * taken only when it lowers the busiest channel itself, not F alone: it is
+ * the escape from a local minimum of the busiest link, and the spread of
+ * the loads (Q) alone is no reason to move three nodes' contents (our
+ * choice, not measured against the other). Every ordered
+ * pair (b, c) of other nodes of a's slot count: O(nodes^2) rotations, so
+ * only on jobs of up to REFINE_CONG_CYCLE_NODES nodes, and only when the
+ * other moves are stuck. Like try_moves. */
+static int try_node_cycles(struct cstate *x, int r, const double *cross, struct best_move *best)
+{
+    if (x->nnodes > REFINE_CONG_CYCLE_NODES || r < 0)
+        return 0;
+    double C = topomap_cload_max(x->cl);
+    double fch = C / x->C0 + LAMBDA * x->H / x->H0;
+    int a = x->at[topomap_cload_r2s(x->cl)[r]], w = x->nx[a + 1] - x->nx[a];
+    for (int b = 0; b < x->nnodes; b++) {
+        if (topomap_expired(x->pb))
+            return 1;
+        if (b == a || x->nx[b + 1] - x->nx[b] != w)
+            continue;
+        for (int c = 0; c < x->nnodes; c++) {
+            if (c == a || c == b || x->nx[c + 1] - x->nx[c] != w)
+                continue;
+            /* As in try_node_swaps: the busiest channel loses at most the
+             * three nodes' bytes over it. */
+            double dh = cycle_dh(x, a, b, c);
+            topomap_work_add(x->pb, TOPOMAP_WORK_EDGE * 3.0 * w);
+            double lb = (C - node_cross(x, a, cross) - node_cross(x, b, cross) -
+                         node_cross(x, c, cross)) / x->C0 +
+                        LAMBDA * (x->H + dh) / x->H0;
+            if (lb >= fch)
+                continue;
+            if (rotate(x, a, b, c) < 0)
+                return -1;
+            double cr = topomap_cload_max(x->cl);
+            double f = objective(x, cr, x->H + dh, topomap_cload_sumsq(x->cl));
+            if (rotate(x, a, c, b) < 0)
+                return -1;
+            if (f < best->f && cr < C)
+                *best = (struct best_move){-1, b, a, f, dh, c};
         }
     }
     return 0;
@@ -240,7 +333,7 @@ static int try_moves(struct cstate *x, const int *cand, int nc, const double *cr
             if (topomap_cload_move(x->cl, r, s) < 0)
                 return -1;
             if (f < best->f)
-                *best = (struct best_move){r, t, -1, f, dh};
+                *best = (struct best_move){r, t, -1, f, dh, -1};
         }
     }
     return 0;
@@ -255,8 +348,9 @@ static int node_lists(struct cstate *x)
     x->nx = calloc((size_t)ns + 2, sizeof(int));
     x->ns = malloc(sizeof(int) * (size_t)(ns ? ns : 1));
     x->at = malloc(sizeof(int) * (size_t)(ns ? ns : 1));
+    x->pos = malloc(sizeof(int) * (size_t)(ns ? ns : 1));
     x->moved = calloc((size_t)(pb->n ? pb->n : 1), 1);
-    if (!idx || !x->nx || !x->ns || !x->at || !x->moved) {
+    if (!idx || !x->nx || !x->ns || !x->at || !x->pos || !x->moved) {
         free(idx);
         errno = ENOMEM;
         return -1;
@@ -274,6 +368,9 @@ static int node_lists(struct cstate *x)
         x->nx[k + 2] += x->nx[k + 1];
     for (int s = 0; s < ns; s++)
         x->ns[x->nx[x->at[s] + 1]++] = s;
+    for (int k = 0; k < x->nnodes; k++)
+        for (int j = x->nx[k]; j < x->nx[k + 1]; j++)
+            x->pos[x->ns[j]] = j - x->nx[k];
     free(idx);
     return 0;
 }
@@ -281,7 +378,7 @@ static int node_lists(struct cstate *x)
 static void cstate_free(struct cstate *x)
 {
     topomap_cload_free(x->cl);
-    free(x->nx), free(x->ns), free(x->at), free(x->moved);
+    free(x->nx), free(x->ns), free(x->at), free(x->pos), free(x->moved);
 }
 
 int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
@@ -293,7 +390,7 @@ int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long m
 int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, long max_moves,
                                     int cls, double *cmax, char *err, size_t errlen)
 {
-    struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
+    struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
     x.cl = topomap_cload_create_class(pb, r2s, cls);
     double *cross = malloc(sizeof *cross * (size_t)(pb->n ? pb->n : 1));
     struct crank *cr = malloc(sizeof *cr * (size_t)(pb->n ? pb->n : 1));
@@ -312,7 +409,7 @@ int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, 
     x.H /= 2;
     x.H0 = x.H;
     double scan = (double)pb->g.xadj[pb->n] * (pb->topo->route_max > 0 ? pb->topo->route_max : 1);
-    long steps = max_moves > 0 ? max_moves : REFINE_CONG_STEPS, moves = 0, swaps = 0;
+    long steps = max_moves > 0 ? max_moves : REFINE_CONG_STEPS, moves = 0, swaps = 0, rotations = 0;
     if (max_moves <= 0 && scan * steps > REFINE_CONG_SCAN)
         steps = REFINE_CONG_SCAN / scan > 16 ? (long)(REFINE_CONG_SCAN / scan) : 16;
     int rc = 0;
@@ -331,32 +428,36 @@ int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, 
         for (; nc < ncr && nc < REFINE_CONG_RANKS; nc++)
             cand[nc] = cr[nc].r;
         double f = objective(&x, topomap_cload_max(x.cl), x.H, topomap_cload_sumsq(x.cl));
-        struct best_move best = {-1, -1, -1, f - REFINE_CONG_EPS * f, 0};
+        struct best_move best = {-1, -1, -1, f - REFINE_CONG_EPS * f, 0, -1};
         rc = try_moves(&x, cand, nc, cross, &best);
         if (rc == 0)
             rc = try_node_swaps(&x, cand, nc, cross, &best);
+        if (rc == 0 && best.t < 0)
+            rc = try_node_cycles(&x, nc ? cand[0] : -1, cross, &best);
         if (rc < 0) {
             rc = topomap_fail(err, errlen, errno, "out of memory");
             break;
         }
         if (best.t < 0)
             break;
-        if ((best.r >= 0 ? topomap_cload_move(x.cl, best.r, best.t)
-                         : swap_nodes(&x, best.na, best.t)) < 0) {
+        if ((best.r >= 0    ? topomap_cload_move(x.cl, best.r, best.t)
+             : best.nc >= 0 ? rotate(&x, best.na, best.t, best.nc)
+                            : swap_nodes(&x, best.na, best.t)) < 0) {
             rc = topomap_fail(err, errlen, errno, "out of memory");
             break;
         }
         x.H += best.dh;
         moves++;
-        swaps += best.r < 0;
+        swaps += best.r < 0 && best.nc < 0;
+        rotations += best.nc >= 0;
         if (rc == 1) /* the deadline, after the best move found before it */
             break;
     }
     if (rc >= 0) {
         memcpy(r2s, topomap_cload_r2s(x.cl), sizeof *r2s * (size_t)pb->n);
-        topomap_log(pb, "refine congestion: %ld moves (%ld node exchanges), busiest link %.6g "
-                        "-> %.6g, hop-bytes %.6g -> %.6g%s",
-                    moves, swaps, x.C0, topomap_cload_max(x.cl), x.H0, x.H,
+        topomap_log(pb, "refine congestion: %ld moves (%ld node exchanges, %ld rotations), "
+                        "busiest link %.6g -> %.6g, hop-bytes %.6g -> %.6g%s",
+                    moves, swaps, rotations, x.C0, topomap_cload_max(x.cl), x.H0, x.H,
                     rc == 1 ? " (time limit)" : "");
         if (cmax)
             *cmax = topomap_cload_max(x.cl);

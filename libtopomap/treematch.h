@@ -105,4 +105,10 @@ int tm_match(const struct tm_tree *T, const topomap_graph_t *g, int n, int impro
              const struct topomap_problem *pb, int quiet, int *leaf_of, char *err,
              size_t errlen);
 
+/* map_treematch.c: treematch from `starts` seeds (opts.seed, +1, ...), the
+ * lowest SumCom kept (ties: the first); topomap_map_treematch() is it with 5
+ * starts up to 1024 ranks, else 1. 0, or -1 + errno and err. */
+int tm_map_starts(const struct topomap_problem *pb, int starts, int *r2s, char *err,
+                  size_t errlen);
+
 #endif

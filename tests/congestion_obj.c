@@ -314,11 +314,66 @@ static void tapered(void)
     topomap_topology_free(t);
 }
 
+/* The rotation of three nodes' contents (refine_congestion.c,
+ * try_node_cycles): 6 ranks on 6 nodes of the diagonal of an 8x8 torus
+ * (every 9th node, one slot each), a profile where no exchange of two
+ * ranks lowers block's busiest link without raising its hop-bytes (checked
+ * here), and the refinement's pair moves are stuck, but a rotation of three
+ * lowers both. Found by a search over random profiles; without the
+ * rotations the refinement makes no move here. */
+static void rotation(void)
+{
+    static const int e[][3] = {{0, 4, 1}, {2, 1, 5}, {2, 1, 6}, {3, 4, 5}, {3, 5, 7},
+                               {4, 5, 9}, {4, 1, 5}, {5, 4, 1}, {5, 4, 8}};
+    int src[18], dst[18], rb[6], rx[6];
+    double b[18];
+    for (int i = 0; i < 9; i++) {
+        src[2 * i] = dst[2 * i + 1] = e[i][0];
+        dst[2 * i] = src[2 * i + 1] = e[i][1];
+        b[2 * i] = b[2 * i + 1] = e[i][2];
+    }
+    int dims[3] = {8, 8, 1}, wrap[3] = {1, 1, 1};
+    topomap_topology_t *t = topomap_topology_torus(3, dims, wrap, 1, NULL, err, sizeof err);
+    topomap_alloc_t *a = t ? scattered(t, 6, 9, "1") : NULL;
+    topomap_profile_t *p = topomap_profile_create(6, 18, src, dst, b, NULL, err, sizeof err);
+    if (!ok(a && p && topomap_map("block", p, a, NULL, rb, err, sizeof err) == 0,
+            "the rotation case: 6 ranks on the diagonal of an 8x8 torus"))
+        return;
+    topomap_metrics_t mb = TOPOMAP_METRICS_INIT, mx = TOPOMAP_METRICS_INIT;
+    topomap_eval_slots(p, a, rb, &mb);
+    int lower = 0;
+    for (int i = 0; i < 6; i++)
+        for (int j = i + 1; j < 6; j++) {
+            memcpy(rx, rb, sizeof rx);
+            rx[i] = rb[j];
+            rx[j] = rb[i];
+            lower += topomap_eval_slots(p, a, rx, &mx) == 0 &&
+                     mx.congestion_max < mb.congestion_max && mx.hop_bytes <= mb.hop_bytes;
+        }
+    is_int(lower, 0, "no exchange of two ranks lowers block's busiest link (%g) and not its "
+                     "hop-bytes (%g)", mb.congestion_max, mb.hop_bytes);
+    struct prob P;
+    prob_init(&P, p, a);
+    memcpy(rx, rb, sizeof rx);
+    double cmax = -1;
+    ok(topomap_refine_congestion(&P.pb, rx, 0, &cmax, err, sizeof err) == 0 &&
+           topomap_eval_slots(p, a, rb, &mb) == 0 && topomap_eval_slots(p, a, rx, &mx) == 0,
+       "refinement for the busiest link from block");
+    ok(mx.congestion_max < mb.congestion_max && mx.hop_bytes <= mb.hop_bytes,
+       "a rotation of three nodes lowers it: busiest link %g -> %g, hop-bytes %g -> %g",
+       mb.congestion_max, mx.congestion_max, mb.hop_bytes, mx.hop_bytes);
+    prob_free(&P);
+    topomap_profile_free(p);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     incremental();
     tapered();
     guard();
     option();
+    rotation();
     return done_testing();
 }

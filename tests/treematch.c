@@ -618,6 +618,56 @@ static void test_topdown(void)
     topomap_topology_free(t);
 }
 
+/* treematch's starts (map_treematch.c): 5 seeds, the lowest SumCom kept,
+ * on random sparse profiles on a fat-tree of 16-core nodes (2 x 2 x 4):
+ * the answer is the best of the five single starts, topomap_map's
+ * treematch (which places each node's ranks after) is not above it, and on
+ * some case it is below the first seed's. */
+static void test_starts(void)
+{
+    int arity[2] = {4, 22}, hops[2] = {4, 2}, ar[3] = {2, 2, 4};
+    double cost[4] = {0.5, 0.25, 0.125, 0};
+    topomap_topology_t *t = topomap_topology_tree(2, arity, hops, 1, NULL, err, sizeof err);
+    if (!ok(t && topomap_topology_set_node_levels(t, 3, ar, cost, err, sizeof err) == 0,
+            "a fat-tree of 16-core nodes"))
+        return;
+    topomap_alloc_t *a = prob_all_nodes(t, "16", err, sizeof err);
+    int lower = 0, best_is_min = 0, same = 0, cases = 4;
+    for (int c = 0; a && c < cases; c++) {
+        topomap_profile_t *p = random_profile(256 + 64 * c, 6);
+        struct prob P;
+        prob_init(&P, p, a);
+        int n = P.pb.n, *r = malloc(sizeof(int) * (size_t)n), *m = malloc(sizeof(int) * (size_t)n);
+        double single[5], lo = INFINITY, multi = -1;
+        topomap_metrics_t met = TOPOMAP_METRICS_INIT;
+        for (int q = 0; q < 5; q++) {
+            P.o.seed = 1 + (uint64_t)q;
+            single[q] = tm_map_starts(&P.pb, 1, r, err, sizeof err) == 0 &&
+                                topomap_eval_slots(p, a, r, &met) == 0
+                            ? met.sumcom
+                            : -1;
+            if (single[q] >= 0 && single[q] < lo)
+                lo = single[q];
+        }
+        P.o.seed = 1;
+        if (tm_map_starts(&P.pb, 5, r, err, sizeof err) == 0 &&
+            topomap_eval_slots(p, a, r, &met) == 0)
+            multi = met.sumcom;
+        best_is_min += multi == lo;
+        lower += multi < single[0];
+        same += topomap_map("treematch", p, a, &P.o, m, err, sizeof err) == 0 &&
+                topomap_eval_slots(p, a, m, &met) == 0 && met.sumcom <= multi * (1 + 1e-12);
+        free(r), free(m);
+        prob_free(&P);
+        topomap_profile_free(p);
+    }
+    is_int(best_is_min, cases, "5 starts: the lowest SumCom of the 5 single starts");
+    is_int(same, cases, "topomap_map's treematch (5 starts up to 1024 ranks, then the node placement) not above it");
+    ok(lower > 0, "below the first seed's SumCom on %d of %d cases", lower, cases);
+    topomap_alloc_free(a);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     test_exact();
@@ -627,5 +677,6 @@ int main(void)
     test_node_place();
     test_topdown();
     test_split();
+    test_starts();
     return done_testing();
 }
