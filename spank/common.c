@@ -3,7 +3,6 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,13 +98,25 @@ int tmsp_threads_parse(const char *s, int *out)
     return 0;
 }
 
+int tmsp_auto_threads_for(long mask, long online, double load)
+{
+    double idle = (double)online - (load > 0 ? load : 0);
+    double free_cpus = (double)mask < idle ? (double)mask : idle;
+    if (free_cpus < 2)
+        return 1;
+    long n = (long)(free_cpus / 2); /* positive: truncation is the floor */
+    return n > TMSP_AUTO_THREADS_MAX ? TMSP_AUTO_THREADS_MAX : (int)n;
+}
+
 int tmsp_auto_threads(void)
 {
     cpu_set_t set;
-    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
-                                                          : sysconf(_SC_NPROCESSORS_ONLN);
-    n /= 2;
-    return n < 1 ? 1 : n > TMSP_AUTO_THREADS_MAX ? TMSP_AUTO_THREADS_MAX : (int)n;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    long mask = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online;
+    double load[1];
+    if (getloadavg(load, 1) != 1)
+        load[0] = 0; /* unknown: the mask alone */
+    return tmsp_auto_threads_for(mask, online > 0 ? online : mask, load[0]);
 }
 
 long tmsp_uint(const char **p)

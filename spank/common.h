@@ -47,14 +47,20 @@ int tmsp_threads_parse(const char *s, int *out);
 /** The most threads "auto" gives (doc/topomap-spank.8, threads=). */
 #define TMSP_AUTO_THREADS_MAX 8
 /**
- * What "auto" means here: half the CPUs this process may run on (its
- * affinity mask: on a batch node srun's cpuset, the job's cores there; on a
- * login node usually all of them), at least 1 and at most
- * TMSP_AUTO_THREADS_MAX. They work for the decision alone (at most its
- * time_limit), and the answer without a time limit is the same for any
- * count (doc/algorithms.md#threads).
+ * What "auto" means here: half the CPUs this process may run on that are
+ * idle: the smaller of its affinity mask (on a batch node srun's cpuset, the
+ * job's cores there; on a login node usually all of them) and the CPUs
+ * online less the 1-minute load average, at least 1 and at most
+ * TMSP_AUTO_THREADS_MAX. Idle OpenMP threads spin while they wait, so on a
+ * busy node more threads than idle CPUs cost far more than they gain
+ * (doc/benchmarks.md#threads-on-a-shared-node). The threads work for the
+ * decision alone (at most its time_limit), and the answer without a time
+ * limit is the same for any count (doc/algorithms.md#threads).
  */
 int tmsp_auto_threads(void);
+/** The rule of tmsp_auto_threads(): @p mask CPUs in the affinity mask,
+ * @p online CPUs online, @p load the load average. */
+int tmsp_auto_threads_for(long mask, long online, double load);
 /** A non-negative int at *@p p (advanced past it), -1 if none or past INT_MAX. */
 long tmsp_uint(const char **p);
 /** The value of @p name from @p env, NULL when unset or empty. */

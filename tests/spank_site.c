@@ -136,9 +136,19 @@ static void threads_tests(void)
     is_int(s.threads, 0, "threads=auto by default");
     topomap_opts_init(&o);
     tmsp_site_opts(&s, &o);
-    ok(o.nthreads >= 1 && o.nthreads <= TMSP_AUTO_THREADS_MAX && o.nthreads == tmsp_auto_threads(),
-       "auto: %d threads (half the CPUs of the affinity mask, 1 to %d)", o.nthreads,
+    ok(o.nthreads >= 1 && o.nthreads <= TMSP_AUTO_THREADS_MAX, /* the load may move */
+       "auto: %d threads (half the idle CPUs of the affinity mask, 1 to %d)", o.nthreads,
        TMSP_AUTO_THREADS_MAX);
+    /* The rule: half the idle CPUs of the mask (online less the load). */
+    is_int(tmsp_auto_threads_for(128, 128, 0.1), TMSP_AUTO_THREADS_MAX,
+           "auto, idle 128-CPU login node: the most (%d)", TMSP_AUTO_THREADS_MAX);
+    is_int(tmsp_auto_threads_for(8, 128, 0), 4, "auto, a job's cpuset of 8 CPUs on an idle node: 4");
+    is_int(tmsp_auto_threads_for(8, 128, 124), 2,
+           "auto, cpuset of 8 on a node with 4 CPUs idle: 2 (the idle ones, halved)");
+    is_int(tmsp_auto_threads_for(64, 64, 60.5), 1, "auto, 64 CPUs at load 60.5: 1");
+    is_int(tmsp_auto_threads_for(2, 2, 20), 1, "auto, 2 CPUs at load 20: 1");
+    is_int(tmsp_auto_threads_for(1, 1, 0), 1, "auto, one CPU: 1");
+    is_int(tmsp_auto_threads_for(16, 16, 0), TMSP_AUTO_THREADS_MAX, "auto, idle 16 CPUs: 8");
     char *good[] = {"threads=3"};
     is_int(tmsp_site_parse(&s, 1, good, err, sizeof err), 0, "threads=3 accepted");
     tmsp_site_opts(&s, &o);
