@@ -307,12 +307,14 @@ static int xp_alloc(struct xp *X)
 
 /* Initial best partners: independent per process, in parallel. Every
  * thread enters the loop (a worksharing construct must be met by all),
- * one without scratch memory just flags the failure. 0, or -1 when out of
- * memory. */
+ * one without scratch memory just flags the failure. The full scan is
+ * O(n) per process, O(n^2) in all: it checks the time limit every 64
+ * processes and, once past it, skips the rest. 0, -1 when out of memory,
+ * -2 past the time limit. */
 static int initial_partners(struct xp *X)
 {
     int n = X->x->n, ng = X->x->ngrp, fast = X->fast;
-    int nomem = 0;
+    int nomem = 0, late = 0;
 #pragma omp parallel
     {
         double *drow = NULL, *wsc = NULL;
@@ -331,9 +333,16 @@ static int initial_partners(struct xp *X)
         }
 #pragma omp for schedule(dynamic, 16)
         for (int i = 0; i < n; i++) {
-            int bj = -1;
-            if (!ok)
+            int bj = -1, is_late;
+#pragma omp atomic read
+            is_late = late;
+            if (!ok || is_late)
                 continue;
+            if ((i & 63) == 0 && topomap_expired(X->x->pb)) {
+#pragma omp atomic write
+                late = 1;
+                continue;
+            }
             if (!fast) {
                 X->ub[i] = scan_full(X, i, drow, wsc, &bj);
             } else if (topomap_ohtma_rescan_fast(X, i, &w, &bj) < 0) {
@@ -351,6 +360,8 @@ static int initial_partners(struct xp *X)
     }
     if (nomem)
         return -1;
+    if (late)
+        return -2;
     for (int i = 0; i < n; i++) {
         int bj = X->prv[i];
         X->prv[i] = -1;
@@ -549,7 +560,16 @@ int topomap_ohtma_exchange(struct topomap_xchg *x, int fast, long loop, char *er
     int *ps1 = malloc(sizeof(int) * (size_t)loop), *ps2 = malloc(sizeof(int) * (size_t)loop);
     double *res = malloc(sizeof(double) * (size_t)loop);
     int *S = malloc(sizeof(int) * (size_t)n);
-    if (!ps1 || !ps2 || !res || !S || xp_alloc(&X) < 0 || initial_partners(&X) < 0)
+    if (!ps1 || !ps2 || !res || !S || xp_alloc(&X) < 0)
+        goto nomem;
+    int ip = initial_partners(&X);
+    if (ip == -2) {
+        rc = topomap_fail(err, errlen, ETIMEDOUT,
+                          "%s: time limit reached while finding the first partners",
+                          fast ? "ohtma-fast" : "ohtma");
+        goto out;
+    }
+    if (ip < 0)
         goto nomem;
 
     long steps = 0;

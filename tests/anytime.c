@@ -175,6 +175,9 @@ int main(void)
     auto_tiny(big, a, 0.2);
     algo_tiny(big, a, "treematch", 0.01);
     algo_tiny(big, a, "drb+refine", 0.01);
+    /* ohtma: the greedy phase, then the first partners' O(n^2) scan. */
+    algo_tiny(big, a, "ohtma", 0.01);
+    algo_tiny(big, a, "ohtma", 0.3);
     phases_tiny(big, a, 0.01);
     topomap_alloc_free(a);
     topomap_profile_free(big);
