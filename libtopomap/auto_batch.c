@@ -31,7 +31,28 @@
  * mask. A SIGTERM that comes meanwhile is delivered when the batch ends
  * (tests/signal.sh). */
 #include <errno.h>
+#ifdef _OPENMP
 #include <omp.h>
+#else
+/* Built without OpenMP (configure --disable-openmp, the fuzzing build):
+ * one thread, so auto_batch() leaves every candidate to run alone. */
+static int omp_get_max_threads(void)
+{
+    return 1;
+}
+static int omp_get_max_active_levels(void)
+{
+    return 1;
+}
+static void omp_set_max_active_levels(int n)
+{
+    (void)n;
+}
+static void omp_set_num_threads(int n)
+{
+    (void)n;
+}
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
