@@ -343,7 +343,7 @@ int main(void)
     topomap_profile_t *p = topomap_profile_load("/usr/share/topomap/examples/lammps-lj32k-16.txt", TOPOMAP_FMT_AUTO, err, sizeof err);
     topomap_alloc_t *a = t && p ? topomap_alloc_create(t, "t[000-003]", "4", err, sizeof err) : NULL;
     int r2s[16];
-    topomap_metrics_t m;
+    topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     if (!a || topomap_map("auto", p, a, NULL, r2s, err, sizeof err) < 0 || topomap_eval_slots(p, a, r2s, &m) < 0)
         return fprintf(stderr, "user: %s\n", err), 1;
     printf("topomap %s (header %s): hop-bytes %.0f\n", topomap_version(), TOPOMAP_VERSION, m.hop_bytes);
