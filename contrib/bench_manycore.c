@@ -145,7 +145,7 @@ void bench_manycore_run(const char *tdir, int quick)
         const char *name;
         topomap_topology_t *(*make)(const char *, int);
         int cores, maxn;
-    } machines[] = {{"fat-tree 2x64", bench_manycore_fat_tree, 64, quick ? 4096 : 65536},
+    } machines[] = {{"fat-tree 2x64", fat_tree, 64, quick ? 4096 : 65536},
                     {"torus-8^3 2x64", torus, 64, quick ? 4096 : 16384},
                     {"fat-tree 2x32", fat_tree, 32, 4096},
                     {"dragonfly 2x64", dragonfly, 64, quick ? 4096 : 16384},

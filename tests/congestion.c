@@ -340,7 +340,7 @@ static void random_cases(void)
 {
     char err[TOPOMAP_ERRLEN];
     for (int c = 0; c < 6; c++) { /* tori and meshes, 1 to 3 dimensions */
-        struct net w = {TORUS};
+        struct net w = {.kind = TORUS};
         w.ndims = 1 + c % 3;
         int any = 0;
         for (int k = 0; k < w.ndims; k++) {
@@ -359,7 +359,7 @@ static void random_cases(void)
         topomap_topology_free(t);
     }
     for (int c = 0; c < 3; c++) { /* regular trees, default hops */
-        struct net w = {TREE};
+        struct net w = {.kind = TREE};
         w.nlevels = 1 + c;
         int hops[4];
         for (int k = 0; k < w.nlevels; k++) {
@@ -384,7 +384,7 @@ static void random_cases(void)
         ok(t != NULL, "%s loaded: %s", confs[c], t ? "yes" : err);
         if (!t)
             continue;
-        struct net w = {ITREE};
+        struct net w = {.kind = ITREE};
         w.t = t;
         w.nnodes = topomap_topology_nnodes(t);
         check_net(&w, confs[c]);
@@ -413,7 +413,7 @@ static void random_cases(void)
     }
     int shapes[4][3] = {{2, 3, 4}, {1, 3, 2}, {3, 1, 2}, {1, 1, 6}};
     for (int c = 0; c < 4; c++) { /* Tianhe-3 */
-        struct net w = {TH3};
+        struct net w = {.kind = TH3};
         w.rows = shapes[c][0];
         w.cols = shapes[c][1];
         topomap_topology_t *t =
