@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* topomap plot: pictures of a profile's matrix, of placements on the
- * machine, of their link loads and of a benchmark table, drawn by
+ * machine, of their link loads and of a benchmark table (its bars and its
+ * many-core curves), drawn by
  * libtopomap-plot (plot/topomap_plot.h, cairo). Its options (--format of a
  * picture, --size, --compare ...) belong to no other command, so they are
  * parsed here; the inputs are loaded with the shared helpers of cli.h. */
@@ -26,6 +27,7 @@ const char help_plot[] =
     "                    [ALLOCATION] [--whole]\n"
     "       topomap plot bench --table FILE -o PICTURE [--relative ALGO]\n"
     "                    [--algos A,B,...] [--per-profile TOPOLOGY]\n"
+    "       topomap plot curves --table FILE -o PICTURE\n"
     "  ALLOCATION: [--nodes HOSTLIST] [--tasks-per-node K | --slots SPEC] [--seed S]\n"
     "  every kind: [--format png|svg|pdf] [--size W[xH]] [--title TEXT]\n"
     "\n"
@@ -52,6 +54,10 @@ const char help_plot[] =
     "  bench    a topomap-bench table (bench-results.txt) as grouped bars of\n"
     "           hop-bytes relative to block (or --relative) and the mapping time\n"
     "           against ranks\n"
+    "  curves   the many-core set of a topomap-bench table (topomap-bench -s\n"
+    "           manycore) as time-quality curves: a panel per machine, auto's\n"
+    "           hop-bytes relative to block at each time limit, a line per\n"
+    "           profile, and Scotch's (no limit) at the seconds it took\n"
     "\n"
     "Options:\n"
     "  --profile FILE        communication profile (matrix, mapping, links)\n"
@@ -75,7 +81,7 @@ const char help_plot[] =
     "                        (default: 24; 0: none)\n"
     "  --whole               mapping, links: draw the whole machine, not only the\n"
     "                        part the allocation uses\n"
-    "  --table FILE          bench: the table of a topomap-bench run\n"
+    "  --table FILE          bench, curves: the table of a topomap-bench run\n"
     "  --relative ALGO       bench: the reference of the ratios (default: block;\n"
     "                        scotch when the table has it)\n"
     "  --algos LIST          bench: comma-separated algorithms to draw\n"
@@ -99,7 +105,8 @@ const char help_plot[] =
     "  topomap plot mapping --profile app.txt --topology torus-8x8x8.yaml \\\n"
     "      --nodes 't[000-015]' --tasks-per-node 4 --algo auto --compare block \\\n"
     "      -o app.svg\n"
-    "  topomap plot bench --table contrib/bench-reference.txt -o bench.svg\n";
+    "  topomap plot bench --table contrib/bench-reference.txt -o bench.svg\n"
+    "  topomap plot curves --table contrib/bench-results.txt -o curves.svg\n";
 
 enum {
     P_PROFILE = 256, P_TOPOLOGY, P_MAPPING, P_ALGO, P_COMPARE, P_NODES, P_TPN, P_SLOTS, P_SEED,
@@ -268,11 +275,11 @@ int cmd_plot(int argc, char **argv)
         input_error("%s", err);
     }
     if (a->npos == 0)
-        usage_error("missing picture kind: expected matrix, mapping, links or bench");
+        usage_error("missing picture kind: expected matrix, mapping, links, bench or curves");
     pa.kind = a->pos[0];
     if (strcmp(pa.kind, "matrix") && strcmp(pa.kind, "mapping") && strcmp(pa.kind, "links") &&
-        strcmp(pa.kind, "bench"))
-        usage_error("unknown picture kind '%s': expected matrix, mapping, links or bench",
+        strcmp(pa.kind, "bench") && strcmp(pa.kind, "curves"))
+        usage_error("unknown picture kind '%s': expected matrix, mapping, links, bench or curves",
                     pa.kind);
     if (a->npos > 1)
         usage_error("unexpected argument '%s'", a->pos[1]);
@@ -289,8 +296,9 @@ int cmd_plot(int argc, char **argv)
         usage_error("--compare and --compare-mapping cannot be used together");
     only(&pa, "mapping links", pa.po.whole, "--whole");
     only(&pa, "mapping", pa.pairs_given, "--pairs");
-    only(&pa, "bench", pa.table || pa.relative || pa.algos || pa.per_profile,
-         "--table, --relative, --algos, --per-profile");
+    only(&pa, "bench curves", pa.table != NULL, "--table");
+    only(&pa, "bench", pa.relative || pa.algos || pa.per_profile,
+         "--relative, --algos, --per-profile");
     if (a->mapping && a->algo)
         usage_error("--mapping and --algo cannot be used together");
     check_algo("--algo", a->algo);
@@ -306,6 +314,13 @@ int cmd_plot(int argc, char **argv)
         bo.algos = pa.algos;
         bo.topology = pa.per_profile && !strcmp(pa.per_profile, "none") ? "" : pa.per_profile;
         if (topomap_plot_bench(a->output, &pa.po, pa.table, &bo, err, sizeof err) < 0)
+            input_error("%s", liberr(err, a->output, errno));
+        printf("wrote %s (%s)\n", a->output, pa.kind);
+        return finish_stdout(0);
+    }
+    if (!strcmp(pa.kind, "curves")) {
+        require(pa.table, "--table");
+        if (topomap_plot_curves(a->output, &pa.po, pa.table, err, sizeof err) < 0)
             input_error("%s", liberr(err, a->output, errno));
         printf("wrote %s (%s)\n", a->output, pa.kind);
         return finish_stdout(0);

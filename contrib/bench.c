@@ -565,6 +565,18 @@ static void draw_plot(const char *prefix, const char *paper_topo)
         printf("# no plot: %s\n", err);
 }
 
+/* The many-core set's time-quality curves (topomap plot curves). */
+static void draw_curves(const char *prefix)
+{
+    char table[4096], path[4096], err[TOPOMAP_ERRLEN] = "";
+    snprintf(table, sizeof table, "%s.txt", prefix);
+    snprintf(path, sizeof path, "%s-curves.svg", prefix);
+    if (topomap_plot_curves(path, NULL, table, err, sizeof err) < 0)
+        printf("# no curves: %s\n", err);
+    else
+        printf("# many-core curves: %s\n", path);
+}
+
 int main(int argc, char **argv)
 {
     static struct bench_args args;
@@ -644,6 +656,8 @@ int main(int argc, char **argv)
                prefix);
     fclose(bench_out);
     draw_plot(prefix, paper_topo);
+    if (sets & SET_MANYCORE)
+        draw_curves(prefix);
     free_profs(profs, nprof);
     for (int i = 0; i < ngraphs; i++)
         bench_graph_free(graphs[i].g);

@@ -3,7 +3,8 @@
 #
 # make-pictures.sh: draw the README's pictures with `topomap plot` from data
 # that ships with topomap (tests/data/profiles, topologies/, the saved
-# benchmark run contrib/bench-reference.txt, examples/), into doc/pictures/:
+# benchmark runs contrib/bench-reference.txt and bench-manycore.txt, examples/),
+# into doc/pictures/:
 #   matrix.png          the PETSc multigrid profile (16 ranks) as a heat map
 #   mapping.png         an 8x8 halo exchange, 4 ranks per node on a 4x4 box of
 #                       the 8x8x8 torus: block against auto
@@ -12,6 +13,8 @@
 #   mapping-plafrim.png its 128-rank version on 16 nodes of the PlaFRIM-like
 #                       fat-tree (examples/), 8 ranks a node
 #   bench.png           the saved benchmark run
+#   manycore-curves.png the saved run of the many-core set
+#                       (contrib/bench-manycore.txt): quality against time
 #   benefit-links.png   make benefit's LAMMPS run (the recorded profile) on
 #                       its emulated star of 4 nodes: block against auto
 # and VERSIONS, the cairo and font the pictures were drawn with: the test
@@ -70,6 +73,8 @@ rm -f "$star"
 [ $rc -eq 0 ] || die "topomap plot links failed"
 run bench --table "$here/bench-reference.txt" -o "$OUT/bench.png" \
     --title "The saved benchmark run (contrib/bench-reference.txt)"
+run curves --table "$here/bench-manycore.txt" -o "$OUT/manycore-curves.png" \
+    --title "Many-core nodes: auto's hop-bytes / block's at each time limit, Scotch's at its time (contrib/bench-manycore.txt)"
 
 font=$(fc-match -f '%{file}' 'DejaVu Sans' 2>/dev/null || echo unknown)
 printf 'cairo %s\nfont %s\n' "$(pkg-config --modversion cairo 2>/dev/null || echo unknown)" \

@@ -91,6 +91,10 @@ const char *plot_bytes(double v, char *buf, size_t len);
  * item LEGEND for its box. Returns the height used, labels included. */
 double plot_colourbar(struct plot *pl, double x, double y, double w, double h, double lo,
                       double hi, const char *label);
+/* A horizontal grid line across (x, x + w) at gy, light grey or black
+ * (strong), and its label right-aligned left of x at size fs. */
+void plot_hgrid(struct plot *pl, double x, double w, double gy, double fs, int strong,
+                const char *label);
 /* The title line at the top; returns the height used. */
 double plot_title(struct plot *pl, const char *title);
 

@@ -262,20 +262,12 @@ static void draw_bars(struct plot *pl, const struct panel *P, const struct table
     double step = logy ? 1 : (y1 > 2 ? 0.5 : 0.25);
     char lab[32];
     for (double t = y0; t <= y1 + 1e-9; t += step) {
-        double v = logy ? pow(2, t) : t, gy = YPOS(v);
-        cairo_set_source_rgb(cr, 0.87, 0.87, 0.87);
-        if (fabs(v - 1) < 1e-9)
-            cairo_set_source_rgb(cr, 0, 0, 0);
-        cairo_set_line_width(cr, 1);
-        cairo_move_to(cr, x, gy);
-        cairo_line_to(cr, x + w, gy);
-        cairo_stroke(cr);
+        double v = logy ? pow(2, t) : t;
         if (logy && v < 1)
             snprintf(lab, sizeof lab, "1/%g", 1 / v);
         else
             snprintf(lab, sizeof lab, "%g", v);
-        cairo_set_source_rgb(cr, 0, 0, 0);
-        plot_text(pl, x - fs * 0.4, gy, fs, 1, 0.5, 0, 0, lab);
+        plot_hgrid(pl, x, w, YPOS(v), fs, fabs(v - 1) < 1e-9, lab);
     }
     snprintf(lab, sizeof lab, "hop-bytes / %s%s", ref, logy ? " (log)" : "");
     plot_text(pl, x - pl->font * 3, top + ph / 2, fs, 0.5, 0.5, ph, -M_PI / 2, lab);
@@ -332,14 +324,8 @@ static void draw_times(struct plot *pl, const struct table *T, const int *shown,
     char lab[32];
     cairo_set_line_width(cr, 1);
     for (double e = ly0; e <= ly1; e++) {
-        double gy = top + ph - (e - ly0) / (ly1 - ly0) * ph;
-        cairo_set_source_rgb(cr, 0.87, 0.87, 0.87);
-        cairo_move_to(cr, x, gy);
-        cairo_line_to(cr, x + w, gy);
-        cairo_stroke(cr);
         snprintf(lab, sizeof lab, "1e%g s", e);
-        cairo_set_source_rgb(cr, 0, 0, 0);
-        plot_text(pl, x - fs * 0.4, gy, fs, 1, 0.5, 0, 0, lab);
+        plot_hgrid(pl, x, w, top + ph - (e - ly0) / (ly1 - ly0) * ph, fs, 0, lab);
     }
     int every = (int)ceil((lx1 - lx0) * fs * 4 / w);
     for (double e = lx0; e <= lx1; e += every) {

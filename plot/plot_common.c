@@ -403,3 +403,19 @@ double plot_colourbar(struct plot *pl, double x, double y, double w, double h, d
     plot_item(pl, TOPOMAP_PLOT_ITEM_LEGEND, 0, 0, 0, x, y, w, used);
     return used;
 }
+
+void plot_hgrid(struct plot *pl, double x, double w, double gy, double fs, int strong,
+                const char *label)
+{
+    cairo_t *cr = pl->cr;
+    if (strong)
+        cairo_set_source_rgb(cr, 0, 0, 0);
+    else
+        cairo_set_source_rgb(cr, 0.87, 0.87, 0.87);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, x, gy);
+    cairo_line_to(cr, x + w, gy);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    plot_text(pl, x - fs * 0.4, gy, fs, 1, 0.5, 0, 0, label);
+}

@@ -40,3 +40,9 @@ int topomap_plot_bench(const char *path, const topomap_plot_opts_t *o, const cha
 {
     return plot_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
 }
+
+int topomap_plot_curves(const char *path, const topomap_plot_opts_t *o, const char *table,
+                        char *err, size_t errlen)
+{
+    return plot_fail(err, errlen, ENOTSUP, PLOT_NO_CAIRO_MSG);
+}

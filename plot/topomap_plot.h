@@ -63,7 +63,11 @@ enum topomap_plot_item_kind {
     TOPOMAP_PLOT_ITEM_PAIR,     /**< mapping: a line between nodes a and b,
                                      value = bytes between their ranks */
     TOPOMAP_PLOT_ITEM_BAR,      /**< bench: a bar; a = group, b = series */
-    TOPOMAP_PLOT_ITEM_LEGEND    /**< a legend's box */
+    TOPOMAP_PLOT_ITEM_LEGEND,   /**< a legend's box */
+    TOPOMAP_PLOT_ITEM_POINT     /**< curves: a point; a = case (line of the
+                                     section), b = time limit (0 ..), or the
+                                     number of limits for Scotch's mark,
+                                     value = hop-bytes / block's */
 };
 
 /** One thing drawn, in canvas units (pixels for PNG, points otherwise). */
@@ -178,6 +182,19 @@ void topomap_plot_bench_opts_init(topomap_plot_bench_opts_t *b);
  */
 int topomap_plot_bench(const char *path, const topomap_plot_opts_t *o, const char *table,
                        const topomap_plot_bench_opts_t *b, char *err, size_t errlen);
+
+/**
+ * Draw the many-core set of a topomap-bench run (@p table: its PREFIX.txt,
+ * the section "# manycore set") as time-quality curves: one panel per
+ * machine, in each `auto`'s hop-bytes relative to block's at each time
+ * limit (one line per profile, a colour per profile) and Scotch's, without
+ * a limit, at the seconds it took; both axes logarithmic.
+ * @return as topomap_plot_matrix(); EINVAL also for a table without that
+ *         section or with a line that is not one of it ("FILE:LINE:
+ *         problem" in @p err).
+ */
+int topomap_plot_curves(const char *path, const topomap_plot_opts_t *o, const char *table,
+                        char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -88,7 +88,12 @@ if "$TOPOMAP" plot matrix $P -o "$tmp/probe.png" 2> "$tmp/stderr"; then
     expect 2 "--size: '800x' is not W or WxH" plot matrix $P $X --size 800x
     expect 2 "--compare does not apply to 'plot matrix'" plot matrix $P $X --compare block
     expect 2 "--pairs does not apply to 'plot links'" plot links $P $T $X --pairs 3
-    expect 2 "--table, --relative, --algos, --per-profile does not apply" plot matrix $P $X --table t
+    expect 2 "--table does not apply to 'plot matrix'" plot matrix $P $X --table t
+    expect 2 "--relative, --algos, --per-profile does not apply to 'plot curves'" plot curves \
+        --table t $X --relative scotch
+    expect 2 "missing required option --table" plot curves $X
+    expect 1 "bench-reference.txt: no many-core set" plot curves \
+        --table "$top_srcdir/contrib/bench-reference.txt" $X
     expect 2 "--mapping and --algo cannot be used together" plot mapping $P $T $X --mapping m --algo block
     expect 2 "--compare and --compare-mapping cannot be used together" plot mapping $P $T $X \
         --compare block --compare-mapping m
@@ -121,6 +126,15 @@ if "$TOPOMAP" plot matrix $P -o "$tmp/probe.png" 2> "$tmp/stderr"; then
     "$TOPOMAP" plot bench --table "$top_srcdir/contrib/bench-reference.txt" --algos ohtma,auto \
         --relative scotch --per-profile none -o "$tmp/b.svg" && grep -q '<svg' "$tmp/b.svg"
     check $? "plot bench of the saved run, relative to scotch"
+    cat > "$tmp/mc.txt" <<'EOF'
+# manycore set: auto's hop-bytes / block's at each time limit (one thread)
+# profile              machine          nodes  auto@0.5        auto@2          scotch     s
+knn8-4096-random       fat-tree 2x64       32 0.1212 0.50/0.34 0.1212 1.45/0.80 0.1691  0.68
+knn8-4096-curve        dragonfly 2x32      64 0.6171 0.25/0.22 0.5102 1.09/1.05 0.6889  0.46
+EOF
+    "$TOPOMAP" plot curves --table "$tmp/mc.txt" -o "$tmp/c.png" > "$tmp/stdout" &&
+        [ "$(magic "$tmp/c.png")" = "211PNG" ] && grep -qx "wrote $tmp/c.png (curves)" "$tmp/stdout"
+    check $? "plot curves of a many-core set: a PNG, and one line saying so"
 else
     expect 1 "built without cairo" plot matrix $P -o "$tmp/x.png"
     n=$((n + 1))

@@ -33,6 +33,10 @@ int main(void)
     ok(topomap_plot_bench(path, NULL, "table.txt", NULL, err, sizeof err) < 0 &&
            errno == ENOTSUP && strstr(err, "without cairo"),
        "bench: ENOTSUP with the sentence");
+    err[0] = 0;
+    ok(topomap_plot_curves(path, NULL, "table.txt", err, sizeof err) < 0 && errno == ENOTSUP &&
+           strstr(err, "without cairo"),
+       "curves: ENOTSUP with the sentence");
     ok(access(path, F_OK) != 0, "no file was created");
     ok(topomap_plot_format_parse("pdf") == TOPOMAP_PLOT_PDF &&
            topomap_plot_format_of("a.svg", 0, err, sizeof err) == TOPOMAP_PLOT_SVG,
