@@ -102,11 +102,48 @@ static void test_labels(void)
     topomap_topology_free(t);
 }
 
+/* Tianhe-3 (plot_machine.c's side rows): 16 nodes of one chip in a row, 8
+ * ranks each, block beside a placement in pairs (node 0: 0-1,32-33,64-65,96-97)
+ * at 1500 pixels: every box of the pairs shows its first ranks, an ellipsis
+ * and the count, as tree nodes do, not the count alone. */
+static void test_tianhe3_labels(void)
+{
+    char err[TOPOMAP_ERRLEN] = "";
+    topomap_topology_t *t = topomap_topology_tianhe3(1, 1, 16, 8, "cn[0000-0015]", err, sizeof err);
+    int n = 128, s[] = {0}, d[] = {1};
+    double b[] = {10};
+    topomap_profile_t *p = profile(n, 1, s, d, b);
+    int block[128], pairs[128];
+    for (int r = 0; r < n; r++) {
+        block[r] = r / 8;
+        pairs[r] = r / 2 % 16;
+    }
+    topomap_plot_placement_t pl[2] = {{"block", block, NULL}, {"pairs", pairs, NULL}};
+    topomap_plot_opts_t o = opts(1500, 0);
+    int rc = t && p ? topomap_plot_mapping(out("th3.png"), &o, p, t, NULL, pl, 2, err, sizeof err)
+                    : -1;
+    int ellipses = 0, counts = 0;
+    for (int i = 0; i < nitems; i++)
+        if (items[i].kind == TOPOMAP_PLOT_ITEM_TEXT && items[i].panel == 1) {
+            ellipses += strstr(items[i].text, "…") != NULL;
+            counts += !strcmp(items[i].text, "(8)") || !strcmp(items[i].text, "8 ranks");
+        }
+    ok(rc == 0 && count(TOPOMAP_PLOT_ITEM_NODE) == 32 && ellipses == 16 && counts == 16 &&
+           has_text("0-7") && node_text_min() >= 8,
+       "tianhe3 labels: 16 crowded nodes, each with its first ranks, an ellipsis and the count "
+       "(%d, %d; %.1f pixels) (%s)", ellipses, counts, node_text_min(), err);
+    ok(texts_inside(1500, png_height(out("th3.png"), 1500)),
+       "tianhe3 labels: every text inside the canvas");
+    topomap_profile_free(p);
+    topomap_topology_free(t);
+}
+
 int main(void)
 {
     if (plot_test_begin() < 0)
         return 0;
     test_labels();
+    test_tianhe3_labels();
     return plot_test_end();
 }
 #endif
