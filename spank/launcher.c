@@ -189,11 +189,13 @@ static const char *shell_launcher(int argc, char *const *argv, int i, const char
     int k;
     for (k = i + 1; k < argc && (argv[k][0] == '-' || argv[k][0] == '+'); k++) {
         if (!strcmp(argv[k], "--") || !strcmp(argv[k], "-")) {
-            k += !strcmp(argv[k], "--");
+            k++; /* the end of the options (bash: "-" as "--") */
             break;
         }
         if (argv[k][0] == '-' && argv[k][1] != '-' && argv[k][strlen(argv[k]) - 1] == 'c')
             return k + 1 < argc ? tmsp_launcher_in_text(argv[k + 1]) : NULL;
+        if (argv[k][0] == '-' && argv[k][1] != '-' && strchr(argv[k], 's'))
+            return NULL; /* sh -s: the script is on standard input */
         if (!strcmp(argv[k] + 1, "o") || !strcmp(argv[k], "-O") || !strcmp(argv[k], "+O"))
             k++; /* -o pipefail, -O extglob: their argument */
     }

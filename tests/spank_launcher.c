@@ -85,6 +85,10 @@ static void script_tests(const char *dir)
     snprintf(cmd, sizeof cmd, "bash -e -o pipefail %s", path);
     check(cmd, "torchrun");
     ok(script_of && !strcmp(script_of, path), "... the script file given to bash");
+    snprintf(cmd, sizeof cmd, "sh -- %s", path);
+    check(cmd, "torchrun");
+    snprintf(cmd, sizeof cmd, "bash -s %s", path); /* the script on stdin, not this file */
+    check(cmd, NULL);
     check("/bin/true", NULL);
     ok(!script_of, "... no script when none names a launcher");
     PUT("mod.sh", "#!/usr/bin/env -S bash -l\nOMP_NUM_THREADS=4 python3 \\\n"
