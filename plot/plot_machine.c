@@ -264,7 +264,8 @@ fail:
 /* ---- Tianhe-3 ----------------------------------------------------------- */
 
 #define TH_NODE 1.3  /* node pitch in a side's row */
-#define TH_NODE_H 1.4 /* node box height: room for a name over two lines of ranks */
+#define TH_NODE_H 1.6 /* node box height: a name over three lines of ranks (a crowded node: its
+                      * first ranges, an ellipsis, the count), as TREE_NODE_H */
 #define TH_BAR 0.35  /* height of a side's switch bar */
 #define TH_DROP 0.75 /* from the bar to the nodes */
 #define TH_SIDEGAP 0.9

@@ -70,6 +70,26 @@ const char *tmsp_algo_list(char *buf, size_t len);
 /** qsort comparison of ints. */
 int tmsp_cmp_int(const void *a, const void *b);
 
+/**
+ * The launcher that shell script @p text names (launcher.c): a word that is a
+ * launcher's name (torchrun, deepspeed, accelerate launch) or python's -m
+ * module, anywhere but in a comment (from a word starting with '#' to the
+ * line's end). The script is not parsed: a name in a string or a here-document
+ * counts too. @return a static name, or NULL.
+ */
+const char *tmsp_launcher_in_text(const char *text);
+/** The most bytes of a script file tmsp_script_read() reads. */
+#define TMSP_SCRIPT_MAX (64 * 1024)
+/**
+ * The text of the script file @p path (launcher_script.c): a name without '/'
+ * is looked up along PATH, then in the current directory. Only a regular file
+ * is opened (O_NONBLOCK: a FIFO or a device never blocks srun), and only its
+ * first TMSP_SCRIPT_MAX bytes are read. @return a NUL-terminated malloc'ed
+ * copy (caller frees), or NULL when the file is not a readable regular file
+ * or holds a NUL byte (a binary).
+ */
+char *tmsp_script_read(const char *path);
+
 /** A growing string; oom is set (and printing stops) when memory runs out. */
 struct topomap_sbuf {
     char *s;

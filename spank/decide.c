@@ -148,11 +148,16 @@ static int check_request(struct step *s)
     }
     if (o->launcher) {
         /* One agent per task, whose rendezvous numbers the workers. */
+        char who[512];
+        if (o->launcher_script)
+            snprintf(who, sizeof who, "%s, started by %s,", o->launcher, o->launcher_script);
+        else
+            snprintf(who, sizeof who, "%s", o->launcher);
         keep(s->d, s->site, s->quiet,
              "%s numbers the ranks itself, so topomap's placement of srun's tasks cannot "
              "reach them (a static rendezvous that keeps a placement: \"Launching\" in "
              "topomap's training.md)",
-             o->launcher);
+             who);
         return -1;
     }
     if (o->conflict) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The Slurm-free part of the SPANK plugin, one file per concern, all declared
  * here: plugstack.conf arguments (site.c), the srun command line (srun.c)
- * and the launchers in it (launcher.c),
+ * and the launchers in it and in its scripts (launcher.c, launcher_script.c),
  * Slurm's default task layout (layout.c), the placement decision (decide.c),
  * the Slurm releases (release.c) and 26.05's task order (order.c), the
  * binding codec and CPU sets (bind.c), the PMI2 mapping (pmi2.c) and
@@ -207,6 +207,7 @@ struct topomap_srun {
     char *app;            /* basename of the executable; NULL if none */
     const char *launcher; /* a launcher that numbers the ranks itself
                            * (tmsp_launcher), static; NULL if none */
+    char *launcher_script; /* the script file it is in; NULL if none */
     char *jobid;          /* --jobid; NULL if not given */
     uid_t uid;            /* whose profiles the store looks up first: the user
                            * running srun (getuid(), set by tmsp_srun_init) */
@@ -268,12 +269,17 @@ char **tmsp_srun_strip_nodes(int argc, char *const *argv);
  * The launcher the step's command @p argv (argv[0] the executable, as srun
  * runs it) starts when it is one that numbers the ranks itself: torchrun,
  * python -m torch.distributed.run or .launch, accelerate launch, deepspeed,
- * also behind env, apptainer/singularity exec and similar wrappers and in a
- * shell's -c script (launcher.c). Each srun task is then an agent starting
+ * also behind env, apptainer/singularity exec and similar wrappers, in a
+ * shell's -c script, and in the script file srun runs (argv[0] a shell script:
+ * its first line "#!" names sh, bash, dash, zsh or ksh) or gives a shell
+ * (bash train.sh), of which the first 64 KiB are read, comments left out
+ * (launcher.c, launcher_script.c). Each srun task is then an agent starting
  * the node's workers, which its rendezvous numbers: srun's task placement
- * does not reach them. @return a static name for the user's message, or NULL.
+ * does not reach them. @return a static name for the user's message, or NULL;
+ * *@p script (when @p script is not NULL) is then the element of @p argv
+ * naming the script file the launcher is in, or NULL.
  */
-const char *tmsp_launcher(int argc, char *const *argv);
+const char *tmsp_launcher(int argc, char *const *argv, const char **script);
 
 /** Name of the environment variable sbatch/salloc use for option @p opt
  *  (e.g. "topomap-profile") of the plugin "topomap". Static buffer. */

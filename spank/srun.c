@@ -23,6 +23,7 @@ void tmsp_srun_free(struct topomap_srun *o)
     free(o->mpi);
     free(o->conflict);
     free(o->app);
+    free(o->launcher_script);
     free(o->algo);
     free(o->profile);
     free(o->jobid);
@@ -503,7 +504,9 @@ int tmsp_srun_parse(struct topomap_srun *o, int argc, char *const *argv,
         tmsp_set(&o->app, slash ? slash + 1 : argv[i]);
         if (o->app && !*o->app)
             tmsp_set(&o->app, NULL);
-        o->launcher = tmsp_launcher(argc - i, argv + i);
+        const char *script;
+        o->launcher = tmsp_launcher(argc - i, argv + i, &script);
+        tmsp_set(&o->launcher_script, script);
     }
 
     /* What the command line left open, srun takes from its environment. */

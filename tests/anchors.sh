@@ -15,8 +15,7 @@
 : "${top_srcdir:?top_srcdir must be set (make check sets it)}"
 . "$top_srcdir/tests/tap.sh"
 cd "$top_srcdir" || exit 1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-anchors.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tap_tmpdir anchors
 
 docs=$(ls README.md doc/*.md */README.md 2>/dev/null)
 code=$(ls libtopomap/*.[ch] libtopomap/topomap/*.h spank/*.[ch] cli/*.[ch] cli/*.1 plot/*.[ch] profiler/*.[ch] \

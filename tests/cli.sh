@@ -329,5 +329,4 @@ else
     sed 's/^/# /' "$tmp/diff"
 fi
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

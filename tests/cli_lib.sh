@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the tests of the topomap command (cli.sh, cli_errors.sh,
-# cli_habits.sh, cli_eval.sh): the paths, the TAP counters, a temporary
-# directory removed at exit, the small profiles they share (ring8.txt,
+# cli_habits.sh, cli_eval.sh): the paths, tests/tap.sh (TAP, a temporary
+# directory removed at exit), the small profiles they share (ring8.txt,
 # ring8-bytes.txt), expect() and the common options $P, $T, $N.
 # cli_fixtures makes the files cli.sh makes on its way (and records in
 # cli.expected) for the scripts that run without it.
@@ -16,21 +16,9 @@ unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_
     SLURM_NTASKS SLURM_NPROCS SLURM_CPUS_PER_TASK SLURM_JOB_ID TOPOMAP_TOPOLOGY_PATH
 unset TOPOMAP_STORE SLURM_CONF
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { # check COND-EXIT-STATUS DESCRIPTION
-    if [ "$1" -eq 0 ]; then ok "$2"; else notok "$2"; fi
-}
-
-if [ ! -x "$TOPOMAP" ]; then
-    echo "1..0 # SKIP $TOPOMAP not built"
-    exit 0
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$top_srcdir/tests/tap.sh"
+need_built "$TOPOMAP"
+tap_tmpdir cli
 
 # --- inputs ---------------------------------------------------------------
 # 8 ranks: a ring (ranks r, r+1 exchange 1000 bytes each way), a heavy pair

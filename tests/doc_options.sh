@@ -11,12 +11,8 @@
 : "${top_builddir:?top_builddir must be set (make check sets it)}"
 . "$top_srcdir/tests/tap.sh"
 topomap=$top_builddir/cli/topomap
-if [ ! -x "$topomap" ]; then
-    echo "1..0 # SKIP cli/topomap not built"
-    exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-docopts.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+need_built "$topomap" cli/topomap
+tap_tmpdir docopts
 
 # The options of each command, "CMD --OPTION" per line.
 cmds=$("$topomap" help | sed -n '/^Commands:/,/^$/p' | awk '/^  [a-z]/ {print $1}' | grep -v '^help$')

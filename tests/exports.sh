@@ -22,8 +22,7 @@
 . "$top_srcdir/tests/tap.sh"
 
 need nm
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-exports.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tap_tmpdir exports
 
 # show FILE WHAT: the offenders, one diagnostic line each.
 show() { sed "s/^/# $2: /" "$1" | head -40; }

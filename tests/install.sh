@@ -10,18 +10,9 @@
 : "${top_srcdir:?top_srcdir must be set (make check sets it)}"
 : "${top_builddir:?top_builddir must be set (make check sets it)}"
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { if [ "$1" -eq 0 ]; then ok "$2"; else notok "$2"; fi; }
-
-if ! command -v pkg-config > /dev/null 2>&1; then
-    echo "1..0 # SKIP pkg-config is not installed"
-    exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-install.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$top_srcdir/tests/tap.sh"
+need pkg-config
+tap_tmpdir install
 root=$tmp/root
 
 # A make of its own, not a job of the make running the tests.
@@ -122,5 +113,4 @@ echo "$out" | grep -q "kind: torus"
 check $? "installed topomap: topology show torus-8x8x8 (by name)"
 LD_LIBRARY_PATH="$root$libdir" "$root$prefix/bin/topomap" --version | grep -q "^topomap "
 check $? "installed topomap --version"
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -12,22 +12,13 @@ TOPOMAP=$top_builddir/cli/topomap
 unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE \
     SLURM_NTASKS SLURM_NPROCS SLURM_CPUS_PER_TASK SLURM_JOB_ID TOPOMAP_TOPOLOGY_PATH TOPOMAP_STORE
 
-if [ ! -x "$TOPOMAP" ]; then
-    echo "1..0 # SKIP $TOPOMAP not built"
-    exit 0
-fi
+. "$top_srcdir/tests/tap.sh"
+need_built "$TOPOMAP"
 if ! python3 -c 'import json' 2>/dev/null; then
     echo "1..0 # SKIP python3 not found (it parses the outputs)"
     exit 0
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-json.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0
-failed=0
-check() { # check STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; fi
-}
+tap_tmpdir json
 # valid FILE PYTHON-EXPRESSION: FILE is one JSON document (strict) and the
 # expression, of the parsed document d, is true.
 valid() {
@@ -141,5 +132,4 @@ check $(($? != 2)) "--json with profile show: a usage error (exit 2)"
 "$TOPOMAP" topology list --json > /dev/null 2>&1
 check $(($? != 2)) "--json with topology list: a usage error (exit 2)"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -23,8 +23,7 @@ src=${1:-$top_srcdir/libtopomap}
 obj=${1:-$top_builddir/libtopomap}
 # The documented circle: one object in three files.
 allowed="topo_gpu topo_nodetypes topology"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-layers.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tap_tmpdir layers
 
 # "FILE KIND SYMBOL" for every object of libtopomap-internal (PIC objects
 # under .libs/ with a shared build, beside the sources without).

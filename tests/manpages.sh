@@ -13,26 +13,18 @@ topomap=$top_builddir/cli/topomap
 man1=${1:-$top_srcdir/cli/topomap.1}
 man8=${2:-$top_srcdir/doc/topomap-spank.8}
 guide=${3:-$top_srcdir/doc/admin-guide.md}
-if [ ! -x "$topomap" ]; then
-    echo "1..0 # SKIP cli/topomap not built"
-    exit 0
-fi
-n=0
-status=0
-point() { # OK DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; status=1; fi
-}
+. "$top_srcdir/tests/tap.sh"
+need_built "$topomap" cli/topomap
+tap_tmpdir manpages
 # A man page's text with roff's escaped hyphens and font changes undone.
 plain() { sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\(em/-/g' "$1"; }
-plain "$man1" > man1.tmp.$$
-plain "$man8" > man8.tmp.$$
-trap 'rm -f man1.tmp.$$ man8.tmp.$$' EXIT
+plain "$man1" > "$tmp/man1"
+plain "$man8" > "$tmp/man8"
 
 # The commands, from `topomap help`'s list.
 cmds=$("$topomap" help | sed -n '/^Commands:/,/^$/p' | awk '/^  [a-z]/ {print $1}' | grep -v '^help$')
 [ -n "$cmds" ]
-point $? "topomap help lists the commands ($(echo $cmds))"
+check $? "topomap help lists the commands ($(echo $cmds))"
 for cmd in $cmds; do
     # Options are the --long names at the start of an option line ("  -o, --out FILE").
     opts=$("$topomap" help "$cmd" |
@@ -40,19 +32,18 @@ for cmd in $cmds; do
         sort -u)
     missing=
     for o in $opts; do
-        grep -qE -e "$o([^a-z0-9-]|$)" man1.tmp.$$ || missing="$missing $o"
+        grep -qE -e "$o([^a-z0-9-]|$)" "$tmp/man1" || missing="$missing $o"
     done
     [ -n "$opts" ] && [ -z "$missing" ]
-    point $? "every option of 'topomap help $cmd' is in topomap.1 ($(echo $opts | wc -w) options)${missing:+; missing:$missing}"
+    check $? "every option of 'topomap help $cmd' is in topomap.1 ($(echo $opts | wc -w) options)${missing:+; missing:$missing}"
 done
 
 # Each command's SYNOPSIS names every option of its help (the long name, or
 # the short one the help pairs it with): from ".B topomap CMD" to the next
 # command's line.
-sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' man1.tmp.$$ > syn.tmp.$$
-trap 'rm -f man1.tmp.$$ man8.tmp.$$ syn.tmp.$$' EXIT
+sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$tmp/man1" > "$tmp/syn"
 for cmd in $cmds; do
-    block=$(awk -v c="topomap $cmd" '/^\.BR? "?topomap / { cur = $0 } index(cur, c)' syn.tmp.$$)
+    block=$(awk -v c="topomap $cmd" '/^\.BR? "?topomap / { cur = $0 } index(cur, c)' "$tmp/syn")
     missing=
     for line in $("$topomap" help "$cmd" |
         sed -n 's/^  \(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\1\2/p' | tr -d ' '); do
@@ -64,32 +55,31 @@ for cmd in $cmds; do
         missing="$missing $long"
     done
     [ -n "$block" ] && [ -z "$missing" ]
-    point $? "the SYNOPSIS of topomap $cmd in topomap.1 names its options${missing:+; missing:$missing}"
+    check $? "the SYNOPSIS of topomap $cmd in topomap.1 names its options${missing:+; missing:$missing}"
 done
 
 # The plugstack.conf keys the plugin accepts.
 keys=$(tr '\n' ' ' < "$top_srcdir/spank/site.c" | sed -n 's/.*(known: \([a-z_, "]*\)).*/\1/p' |
     tr -d '" ' | tr ',' ' ')
 [ -n "$keys" ]
-point $? "spank/site.c lists the keys it accepts ($keys)"
+check $? "spank/site.c lists the keys it accepts ($keys)"
 for f in man8 guide; do
-    if [ $f = man8 ]; then file=man8.tmp.$$; name=topomap-spank.8; else file=$guide; name=admin-guide.md; fi
+    if [ $f = man8 ]; then file="$tmp/man8"; name=topomap-spank.8; else file=$guide; name=admin-guide.md; fi
     missing=
     for k in $keys; do
         grep -qe "\\b$k=" "$file" || missing="$missing $k="
     done
     [ -z "$missing" ]
-    point $? "every plugstack.conf key is in $name${missing:+; missing:$missing}"
+    check $? "every plugstack.conf key is in $name${missing:+; missing:$missing}"
 done
 
 # The options the plugin registers with srun, sbatch and salloc.
 sopts=$(sed -n 's/^ *{\.name = "\(topomap[a-z-]*\)",.*/\1/p' "$top_srcdir/spank/topomap.c" | sort -u)
 missing=
 for o in $sopts; do
-    grep -qE -e "--$o([^a-z-]|$)" man8.tmp.$$ || missing="$missing --$o"
+    grep -qE -e "--$o([^a-z-]|$)" "$tmp/man8" || missing="$missing --$o"
     grep -qE -e "--$o([^a-z-]|$)" "$top_srcdir/doc/user-guide.md" || missing="$missing --$o(user-guide)"
 done
 [ -n "$sopts" ] && [ -z "$missing" ]
-point $? "every srun option of the plugin is in topomap-spank.8 and the user guide ($(echo $sopts))${missing:+; missing:$missing}"
-echo "1..$n"
-exit $status
+check $? "every srun option of the plugin is in topomap-spank.8 and the user guide ($(echo $sopts))${missing:+; missing:$missing}"
+tap_done

@@ -8,6 +8,7 @@
 #
 #   messages.sh [PAGE]   (another page, to show that the check can fail)
 : "${top_srcdir:?top_srcdir must be set (make check sets it)}"
+. "$top_srcdir/tests/tap.sh"
 guide=${1:-$top_srcdir/doc/reference.md}
 msgs=$(perl -CS -e "$(cat <<'PERL'
 use strict; use warnings; use utf8; binmode STDOUT, ':utf8';
@@ -39,18 +40,14 @@ PERL
 )" "$top_srcdir"/spank/*.c) || { echo "1..0 # SKIP perl failed"; exit 0; }
 # Only the Messages section counts, with "\|" in tables read as "|".
 section=$(sed -n '/^## Messages$/,/^## /p' "$guide" | sed 's/\\|/|/g')
-n=0
-status=0
 nl='
 '
 IFS=$nl
 for m in $msgs; do
-    n=$((n + 1))
     case $section in
-    *"$m"*) echo "ok $n - in reference.md: $m" ;;
-    *) echo "not ok $n - not in reference.md's Messages (add it with its cause and remedy): $m"; status=1 ;;
+    *"$m"*) ok "in reference.md: $m" ;;
+    *) notok "not in reference.md's Messages (add it with its cause and remedy): $m" ;;
     esac
 done
-[ $n -ge 40 ] || { n=$((n + 1)); echo "not ok $n - found only $((n - 1)) messages in spank/*.c: is the extraction broken?"; status=1; }
-echo "1..$n"
-exit $status
+[ $n -ge 40 ] || notok "found only $n messages in spank/*.c: is the extraction broken?"
+tap_done

@@ -16,12 +16,7 @@ FIX=$top_srcdir/tests/data/benefit/results.txt
 tmp=$(mktemp -d /tmp/topomap-netemu.XXXXXX) || { echo "1..0 # SKIP no temporary directory"; exit 0; }
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-check() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top_srcdir/tests/tap.sh"
 # bad RC PATTERN COMMAND ARGS...: exit status RC, nothing on stdout and
 # exactly one line on stderr, containing PATTERN. A COMMAND ending in .sh
 # runs under sh.
@@ -199,5 +194,4 @@ else
     check 1 "benefit-report not built at $REPORT"
 fi
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

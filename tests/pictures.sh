@@ -16,12 +16,9 @@ TOPOMAP=$top_builddir/cli/topomap
 PNGCMP=$top_builddir/tests/pngcmp
 PIC=$top_srcdir/doc/pictures
 
-if [ ! -x "$TOPOMAP" ]; then
-    echo "1..0 # SKIP $TOPOMAP not built"
-    exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-pictures.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$top_srcdir/tests/tap.sh"
+need_built "$TOPOMAP"
+tap_tmpdir pictures
 if "$TOPOMAP" plot matrix --profile /dev/null -o "$tmp/x.png" 2>&1 | grep -q 'without cairo'; then
     echo "1..0 # SKIP topomap was built without cairo: no pictures to compare"
     exit 0
@@ -35,41 +32,31 @@ if [ -n "${PICTURES_REGENERATE:-}" ]; then
     exit 0
 fi
 
-n=0
-failed=0
 if ! sh "$top_srcdir/contrib/make-pictures.sh" -b "$top_builddir" -o "$tmp" 2> "$tmp/err"; then
     echo "not ok 1 - contrib/make-pictures.sh draws every picture"
     sed 's/^/# /' "$tmp/err"
     echo "1..1"
     exit 1
 fi
-n=1
-echo "ok 1 - contrib/make-pictures.sh draws every picture"
+ok "contrib/make-pictures.sh draws every picture"
 if ! cmp -s "$PIC/VERSIONS" "$tmp/VERSIONS"; then
-    n=$((n + 1))
-    echo "ok $n - # SKIP the pictures were drawn with $(tr '\n' ' ' < "$PIC/VERSIONS"); this machine has $(tr '\n' ' ' < "$tmp/VERSIONS"): not compared"
-    echo "1..$n"
-    exit 0
+    ok "# SKIP the pictures were drawn with $(tr '\n' ' ' < "$PIC/VERSIONS"); this machine has $(tr '\n' ' ' < "$tmp/VERSIONS"): not compared"
+    tap_done
+    exit
 fi
 for ref in "$PIC"/*.png; do
     name=$(basename "$ref")
-    n=$((n + 1))
     if [ ! -f "$tmp/$name" ]; then
-        failed=$((failed + 1))
-        echo "not ok $n - $name: contrib/make-pictures.sh no longer draws it"
+        notok "$name: contrib/make-pictures.sh no longer draws it"
     elif msg=$("$PNGCMP" "$ref" "$tmp/$name" 2>&1); then
-        echo "ok $n - $name is what the code draws"
+        ok "$name is what the code draws"
     else
-        failed=$((failed + 1))
-        echo "not ok $n - $name is what the code draws"
+        notok "$name is what the code draws"
         echo "#   $msg: redraw with contrib/make-pictures.sh and look at the difference"
     fi
 done
 for new in "$tmp"/*.png; do
     [ -f "$PIC/$(basename "$new")" ] && continue
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $(basename "$new") is drawn but not committed in doc/pictures"
+    notok "$(basename "$new") is drawn but not committed in doc/pictures"
 done
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -8,7 +8,8 @@
  * library); every text inside the canvas, the legend's texts present; the
  * SVG well formed (xmllint, when installed) with every glyph inside its
  * viewBox. Then the error paths, and 16,384-rank cases (their times are
- * printed, not judged: targets live in benchmarks). */
+ * printed, not judged: targets live in benchmarks). The labels in the node
+ * boxes: tests/plot_labels.c. */
 #include "config.h"
 
 #include <ctype.h>
@@ -33,90 +34,7 @@ int main(void)
 #else
 #include <cairo.h>
 
-static char dir[] = "/tmp/topomap-plot.XXXXXX";
-/* DIR/name; four buffers in turn, so that a call may take two paths. */
-static const char *out(const char *name)
-{
-    static char buf[4][4096];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
-
-/* ---- what was drawn ----------------------------------------------------- */
-
-#define MAXITEMS 20000
-static topomap_plot_item_t items[MAXITEMS];
-static char texts[MAXITEMS][96];
-static int nitems;
-
-static void collect(const topomap_plot_item_t *it, void *arg)
-{
-    (void)arg;
-    if (nitems == MAXITEMS)
-        return;
-    items[nitems] = *it;
-    if (it->text) {
-        snprintf(texts[nitems], sizeof texts[nitems], "%s", it->text);
-        items[nitems].text = texts[nitems];
-    }
-    nitems++;
-}
-
-static topomap_plot_opts_t opts(int w, int h)
-{
-    topomap_plot_opts_t o;
-    topomap_plot_opts_init(&o);
-    o.width = w;
-    o.height = h;
-    o.on_item = collect;
-    nitems = 0;
-    return o;
-}
-
-static const topomap_plot_item_t *find(int kind, int panel, int a, int b)
-{
-    for (int i = 0; i < nitems; i++)
-        if (items[i].kind == kind && items[i].panel == panel && (a < 0 || items[i].a == a) &&
-            (b < 0 || items[i].b == b))
-            return &items[i];
-    return NULL;
-}
-
-static int count(int kind)
-{
-    int c = 0;
-    for (int i = 0; i < nitems; i++)
-        c += items[i].kind == kind;
-    return c;
-}
-
-/* A text containing s was drawn. */
-static int has_text(const char *s)
-{
-    for (int i = 0; i < nitems; i++)
-        if (items[i].kind == TOPOMAP_PLOT_ITEM_TEXT && strstr(items[i].text, s))
-            return 1;
-    return 0;
-}
-
-/* Every text lies inside the w x h canvas. */
-static int texts_inside(double w, double h)
-{
-    int bad = 0;
-    for (int i = 0; i < nitems; i++) {
-        const topomap_plot_item_t *t = &items[i];
-        if (t->kind != TOPOMAP_PLOT_ITEM_TEXT)
-            continue;
-        if (t->x < 0 || t->y < 0 || t->x + t->w > w || t->y + t->h > h) {
-            if (!bad++)
-                printf("#   text '%s' at %.1f,%.1f %.1fx%.1f is outside %gx%g\n", t->text, t->x,
-                       t->y, t->w, t->h, w, h);
-        }
-    }
-    return !bad && count(TOPOMAP_PLOT_ITEM_TEXT) > 0;
-}
+#include "plot_test.h"
 
 /* ---- reading the pictures back ------------------------------------------ */
 
@@ -132,26 +50,9 @@ static int load_png(const char *path, int w, int h)
     return cairo_image_surface_get_width(png) == w && cairo_image_surface_get_height(png) == h;
 }
 
-/* The height of the PNG at path (its width must be w), 0 if unreadable. */
-static int png_height(const char *path, int w)
-{
-    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
-    int h = cairo_surface_status(s) == CAIRO_STATUS_SUCCESS && cairo_image_surface_get_width(s) == w
-                ? cairo_image_surface_get_height(s)
-                : 0;
-    cairo_surface_destroy(s);
-    return h;
-}
-
 static unsigned pixel(double x, double y)
 {
-    int px = (int)floor(x), py = (int)floor(y);
-    if (px < 0 || py < 0 || px >= cairo_image_surface_get_width(png) ||
-        py >= cairo_image_surface_get_height(png))
-        return 0xdeadbeef;
-    const unsigned char *d = cairo_image_surface_get_data(png);
-    return *(const uint32_t *)(d + (size_t)py * cairo_image_surface_get_stride(png) + 4 * px) &
-           0xffffff;
+    return png_pixel(png, x, y);
 }
 
 static int near(unsigned got, unsigned want, int tol)
@@ -228,17 +129,6 @@ static void check_svg(const char *path, double w, double h, const char *what)
 }
 
 /* ---- inputs ------------------------------------------------------------- */
-
-static topomap_profile_t *profile(int n, int m, const int *src, const int *dst,
-                                  const double *bytes)
-{
-    char err[TOPOMAP_ERRLEN] = "";
-    topomap_profile_t *p = topomap_profile_create(n, (size_t)m, src, dst, bytes, NULL, err,
-                                                  sizeof err);
-    if (!p)
-        printf("# profile: %s\n", err);
-    return p;
-}
 
 /* A nx x ny x nz stencil, face bytes to each neighbour (for the large cases). */
 static topomap_profile_t *stencil(int nx, int ny, int nz)
@@ -480,90 +370,6 @@ static void test_mapping(void)
     topomap_topology_free(t);
 }
 
-/* The smallest size of a text drawn that is exactly s (0: none drawn). */
-static double text_size(const char *s)
-{
-    double size = 0;
-    for (int i = 0; i < nitems; i++)
-        if (items[i].kind == TOPOMAP_PLOT_ITEM_TEXT && !strcmp(items[i].text, s))
-            size = size > 0 ? fmin(size, items[i].value) : items[i].value;
-    return size;
-}
-
-/* The smallest size of the texts drawn inside node boxes (1e9: none). */
-static double node_text_min(void)
-{
-    double size = 1e9;
-    for (int i = 0; i < nitems; i++) {
-        const topomap_plot_item_t *t = &items[i];
-        if (t->kind != TOPOMAP_PLOT_ITEM_TEXT)
-            continue;
-        double cx = t->x + t->w / 2, cy = t->y + t->h / 2;
-        for (int k = 0; k < nitems; k++)
-            if (items[k].kind == TOPOMAP_PLOT_ITEM_NODE && cx > items[k].x &&
-                cx < items[k].x + items[k].w && cy > items[k].y && cy < items[k].y + items[k].h) {
-                if (t->value < 8)
-                    printf("#   '%s' at %.1f pixels in a node of %.1f\n", t->text, t->value, items[k].w);
-                size = fmin(size, t->value);
-            }
-    }
-    return size;
-}
-
-static void test_labels(void)
-{
-    /* 16 nodes plafrim001..plafrim016 of a PlaFRIM-like tree (4 leaf
-     * switches of 22): node 0 holds ranks 0-3 and 64-67, node 2 ranks 8-11,
-     * node 1 the 92 odd ranks from 13 on (13, 15, ..., 63, 69, ...), the
-     * others the rest. */
-    char err[TOPOMAP_ERRLEN] = "";
-    int ar[] = {4, 22}, hp[] = {4, 2};
-    topomap_topology_t *t = topomap_topology_tree(2, ar, hp, 128, "plafrim[001-088]", err, sizeof err);
-    int n = 200, s[] = {0}, d[] = {1};
-    double b[] = {10};
-    topomap_profile_t *p = profile(n, 1, s, d, b);
-    int node[200];
-    for (int r = 0; r < n; r++)
-        node[r] = r < 4 || (r >= 64 && r < 68) ? 0 : r >= 8 && r < 12 ? 2 : r % 2 && r > 12 ? 1
-                                                                                      : 3 + r % 13;
-    topomap_plot_placement_t pl = {"labels", node, NULL};
-    topomap_plot_opts_t o = opts(1600, 0);
-    int rc = t && p ? topomap_plot_mapping(out("labels.png"), &o, p, t, NULL, &pl, 1, err, sizeof err)
-                    : -1;
-    ok(rc == 0 && count(TOPOMAP_PLOT_ITEM_NODE) == 16, "labels: 16 nodes drawn (%s)", err);
-    ok(has_text("0-3,") && has_text("64-67") && has_text("8-11"),
-       "labels: a node's ranks as ranges, hostlist style (0-3,64-67; 8-11)");
-    ok(!has_text("8 ranks") && !has_text("4 ranks"), "labels: no count where the ranges fit");
-    ok(has_text("…") && has_text("92 ranks") && has_text("13,15,"),
-       "labels: 92 scattered ranks: the first ones, an ellipsis and the count");
-    ok(text_size("plafrim001") >= 8 && text_size("plafrim016") >= 8 && node_text_min() >= 8,
-       "labels: node names and ranks at 8 pixels or more (%.1f, %.1f)", text_size("plafrim001"),
-       node_text_min());
-    ok(texts_inside(1600, png_height(out("labels.png"), 1600)), "labels: every text inside the canvas");
-
-    /* Narrower: the names lose their shared prefix (the note says so) rather
-     * than shrink below 8 pixels. */
-    o = opts(700, 0);
-    rc = topomap_plot_mapping(out("labels2.png"), &o, p, t, NULL, &pl, 1, err, sizeof err);
-    ok(rc == 0 && !has_text("plafrim001") && text_size("001") >= 8 && node_text_min() >= 8 &&
-           has_text("node names without their prefix 'plafrim'"),
-       "labels: 700 wide: names without 'plafrim' at %.1f pixels, the note says so",
-       text_size("001"));
-    /* Small: names left out, ranks too where not even their count fits, the
-     * note says so; nothing in a node under 8 pixels. */
-    for (int w = 300; w <= 500; w += 200) {
-        o = opts(w, 0);
-        rc = topomap_plot_mapping(out("labels3.png"), &o, p, t, NULL, &pl, 1, err, sizeof err);
-        ok(rc == 0 && !has_text("001") && node_text_min() >= 8 &&
-               (w < 500 || (has_text("node names left out") && has_text("(8)") &&
-                            has_text("(n): n ranks"))),
-           "labels: %d wide: names left out%s, no node text under 8 pixels (%.1f)", w,
-           w < 500 ? "" : ", ranks counted as (8), the note says so", node_text_min());
-    }
-    topomap_profile_free(p);
-    topomap_topology_free(t);
-}
-
 static void test_links(void)
 {
     /* A ring of 4 nodes: 0 -> 1 carries 1000 B, 3 -> 0 (over the wrap) 10 B. */
@@ -792,25 +598,16 @@ static void test_large(void)
 
 int main(void)
 {
-    if (!mkdtemp(dir)) {
-        printf("1..0 # SKIP cannot create a temporary directory\n");
+    if (plot_test_begin() < 0)
         return 0;
-    }
     test_matrix();
     test_mapping();
-    test_labels();
     test_links();
     test_bench();
     test_errors();
     test_large();
     if (png)
         cairo_surface_destroy(png);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (!getenv("TOPOMAP_KEEP_PICTURES") && system(cmd) != 0)
-        printf("# could not remove %s\n", dir);
-    else if (getenv("TOPOMAP_KEEP_PICTURES"))
-        printf("# pictures kept in %s\n", dir);
-    return done_testing();
+    return plot_test_end();
 }
 #endif

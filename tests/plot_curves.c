@@ -28,31 +28,15 @@ int main(void)
     return 0;
 }
 #else
-#include <cairo.h>
-
-#define MAXITEMS 4096
-static topomap_plot_item_t items[MAXITEMS];
-static int nitems;
-
-static void collect(const topomap_plot_item_t *it, void *arg)
-{
-    (void)arg;
-    if (nitems < MAXITEMS)
-        items[nitems++] = *it;
-}
-
-static char dir[] = "/tmp/topomap-curves.XXXXXX";
+#include "plot_test.h"
 
 static const char *write_file(const char *name, const char *text)
 {
-    static char path[2][4096];
-    static int k;
-    k ^= 1;
-    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
-    FILE *f = fopen(path[k], "w");
+    const char *path = out(name);
+    FILE *f = fopen(path, "w");
     if (!f || fputs(text, f) < 0 || fclose(f) != 0)
         return NULL;
-    return path[k];
+    return path;
 }
 
 /* Three machines (one name with a space, as the bench writes them), two
@@ -84,29 +68,13 @@ static const topomap_plot_item_t *point(int c, int k)
     return NULL;
 }
 
-static unsigned pixel(cairo_surface_t *png, double x, double y)
-{
-    int px = (int)floor(x), py = (int)floor(y);
-    if (px < 0 || py < 0 || px >= cairo_image_surface_get_width(png) ||
-        py >= cairo_image_surface_get_height(png))
-        return 0xdeadbeef;
-    const unsigned char *d = cairo_image_surface_get_data(png);
-    return *(const uint32_t *)(d + (size_t)py * cairo_image_surface_get_stride(png) + 4 * px) &
-           0xffffff;
-}
-
 static void test_drawing(void)
 {
-    const char *t = write_file("bench.txt", table), *png = NULL;
-    char err[TOPOMAP_ERRLEN] = "", path[4096];
-    snprintf(path, sizeof path, "%s/curves.png", dir);
-    topomap_plot_opts_t o;
-    topomap_plot_opts_init(&o);
-    o.width = 900;
-    o.on_item = collect;
-    int rc = topomap_plot_curves(path, &o, t, err, sizeof err);
+    const char *t = write_file("bench.txt", table), *png = out("curves.png");
+    char err[TOPOMAP_ERRLEN] = "";
+    topomap_plot_opts_t o = opts(900, 0);
+    int rc = topomap_plot_curves(png, &o, t, err, sizeof err);
     ok(rc == 0, "curves drawn (%s)", rc == 0 ? "ok" : err);
-    png = path;
     int npoints = 0, panels[8] = {0};
     for (int i = 0; i < nitems; i++)
         if (items[i].kind == TOPOMAP_PLOT_ITEM_POINT) {
@@ -152,27 +120,19 @@ static void test_drawing(void)
     ok(readable && cairo_image_surface_get_width(img) == 900, "the PNG reads back, 900 wide");
     if (readable) {
         const topomap_plot_item_t *p0 = point(2, 4), *p1 = point(3, 2);
-        unsigned c0 = p0 ? pixel(img, p0->x + p0->w / 2, p0->y + p0->h / 2) : 0;
-        unsigned c1 = p1 ? pixel(img, p1->x + p1->w / 2, p1->y + p1->h / 2) : 0;
+        unsigned c0 = p0 ? png_pixel(img, p0->x + p0->w / 2, p0->y + p0->h / 2) : 0;
+        unsigned c1 = p1 ? png_pixel(img, p1->x + p1->w / 2, p1->y + p1->h / 2) : 0;
         is_int(c0, 0x332288, "knn8-4096-random's point in its colour");
         is_int(c1, 0x88ccee, "knn8-4096-curve's point in its colour");
     }
     cairo_surface_destroy(img);
-    int outside = 0, texts = 0;
-    for (int i = 0; i < nitems; i++)
-        if (items[i].kind == TOPOMAP_PLOT_ITEM_TEXT) {
-            texts++;
-            outside += items[i].x < -0.5 || items[i].y < -0.5 || items[i].x + items[i].w > 900.5;
-        }
-    ok(texts > 20 && outside == 0, "every text inside the canvas (%d texts, %d outside)", texts,
-       outside);
+    ok(texts_inside(900, png_height(png, 900)), "every text inside the canvas");
 }
 
 static void expect_error(const char *name, const char *text, const char *want)
 {
-    const char *t = write_file(name, text);
-    char err[TOPOMAP_ERRLEN] = "", path[4096];
-    snprintf(path, sizeof path, "%s/bad.png", dir);
+    const char *t = write_file(name, text), *path = out("bad.png");
+    char err[TOPOMAP_ERRLEN] = "";
     errno = 0;
     int rc = topomap_plot_curves(path, NULL, t, err, sizeof err);
     ok(rc < 0 && errno == EINVAL && strstr(err, want) && strstr(err, name),
@@ -182,10 +142,8 @@ static void expect_error(const char *name, const char *text, const char *want)
 
 int main(void)
 {
-    if (!mkdtemp(dir)) {
-        printf("Bail out! mkdtemp: %s\n", strerror(errno));
-        return 1;
-    }
+    if (plot_test_begin() < 0)
+        return 0;
     test_drawing();
     expect_error("nosection.txt", "profile ranks topology alloc algorithm hop-bytes\n",
                  "no many-core set");
@@ -195,10 +153,6 @@ int main(void)
                  "badline.txt:3: not a line of the many-core set");
     expect_error("nohead.txt", "# manycore set: x\nknn8 fat-tree 32 0.5 1/1\n",
                  "no head with its time limits");
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        printf("# could not remove %s\n", dir);
-    return done_testing();
+    return plot_test_end();
 }
 #endif

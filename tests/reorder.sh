@@ -22,9 +22,8 @@ case ${TOPOMAP_SKIP_MPI:-} in '' | 0) ;; *) echo "1..0 # SKIP TOPOMAP_SKIP_MPI=$
 : "${top_builddir:=$(pwd)/..}"
 rdir=$top_builddir/reorder
 topomap=$top_builddir/cli/topomap
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-reorder.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
+. "$top_srcdir/tests/tap.sh"
+tap_tmpdir reorder
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 TO=
@@ -32,7 +31,6 @@ command -v timeout >/dev/null 2>&1 && TO="timeout 60"
 HOSTS=n1,n2,n3,n4,n1,n2,n3,n4
 NP=8
 
-. "$top_srcdir/tests/tap.sh"
 skip=
 # t DESCRIPTION COMMAND...: one test, passed when COMMAND succeeds; its output
 # explains a failure. Under $skip, a skip with the reason.

@@ -15,9 +15,8 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)/..}"
 topomap=$top_builddir/cli/topomap
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/topomap-signal.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 . "$top_srcdir/tests/tap.sh"
+tap_tmpdir signal
 
 awk 'BEGIN { n = 256; for (y = 0; y < n; y++) for (x = 0; x < n; x++) {
         r = y * n + x

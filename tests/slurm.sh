@@ -275,12 +275,23 @@ printf '#!/bin/sh\nexec sh -c "$1"\n' > "$DIR/torchrun"
 chmod +x "$DIR/torchrun"
 layout "$DIR/ref" "$DIR/ref.err" -n8
 nodes_of "$DIR/ref" > "$DIR/ref.nodes"
-$SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 "$DIR/torchrun" "$SHOW" \
-    2> "$DIR/tr.err" | sort -n > "$DIR/tr"
-[ "$(wc -l < "$DIR/tr")" -eq 8 ] && nodes_of "$DIR/tr" | cmp -s - "$DIR/ref.nodes" &&
-    [ "$(grep -c 'topomap:' "$DIR/tr.err")" -eq 1 ] &&
-    grep -q "topomap: torchrun numbers the ranks itself.*training.md.*Slurm's default layout" "$DIR/tr.err"
-ok $? "srun torchrun: Slurm's layout, one line ($(grep -m1 'topomap:' "$DIR/tr.err"))"
+# check_launcher WHAT PROGRAM PATTERN: srun PROGRAM keeps Slurm's layout with
+# one line matching PATTERN.
+check_launcher() {
+    $SALLOC -N4 --exclusive srun -n8 --topomap=$ALGO --topomap-profile=pair8 "$2" "$SHOW" \
+        2> "$DIR/tr.err" | sort -n > "$DIR/tr"
+    [ "$(wc -l < "$DIR/tr")" -eq 8 ] && nodes_of "$DIR/tr" | cmp -s - "$DIR/ref.nodes" &&
+        [ "$(grep -c 'topomap:' "$DIR/tr.err")" -eq 1 ] && grep -q "topomap: $3" "$DIR/tr.err"
+    ok $? "$1: Slurm's layout, one line ($(grep -m1 'topomap:' "$DIR/tr.err"))"
+}
+check_launcher "srun torchrun" "$DIR/torchrun" \
+    "torchrun numbers the ranks itself.*training.md.*Slurm's default layout"
+# The same launcher run by a shell script srun runs (spank/launcher_script.c):
+# the line names the script.
+printf '#!/bin/sh\n# the agent\nexec "%s" "$1"\n' "$DIR/torchrun" > "$DIR/train.sh"
+chmod +x "$DIR/train.sh"
+check_launcher "srun train.sh running torchrun" "$DIR/train.sh" \
+    "torchrun, started by $DIR/train.sh, numbers the ranks itself"
 
 # strict=1: the same failure fails the step (plugstack.conf is re-read at
 # every launch, so rewriting it is enough), whether the plugin is "optional"
@@ -702,5 +713,4 @@ else
     ok $? "no hostfile left behind"
 fi
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -53,5 +53,4 @@ cmp -s "$DIR/nogpu.off" "$DIR/nogpu"
 ok $? "step without GPUs: the same nodes and CPUs as with gpu_bind=no"
 cmp -s "$DIR/nogpu.off" "$DIR/nogpu" || diag "$DIR/nogpu" "$DIR/nogpu.off" "$DIR/nogpu.err"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -5,7 +5,8 @@
 # TOPOMAP_SKIP_SLURM=1; takes the ports TOPOMAP_TEST_CTLD_PORT and
 # TOPOMAP_TEST_NODE_PORT..+3 (one test at a time: a lock on the ctld port, so
 # that `make -j check` runs them one after the other); makes $DIR, removed
-# with the cluster at exit; TAP helpers ok, skip, diag.
+# with the cluster at exit; TAP helpers: tests/tap.sh's (skip, tap_done), ok
+# (tap.sh's check) and diag.
 #   slurm_start CPUS ARGS   start (or reconfigure) the cluster: 4 nodes n1..n4
 #                           with CPUS CPUs each, the plugin with ARGS; sets
 #                           SLURM_REL (2205, 2411, 2605) and
@@ -51,18 +52,9 @@ trap 'exit 1' INT TERM
 
 # Every allocation is bounded, so that a hung step cannot hang `make check`.
 SALLOC="timeout -k 5 120 salloc -Q -t 2"
-n=0
-failed=0
-ok() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-    fi
-}
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+. "$top_srcdir/tests/tap.sh"
+# The Slurm tests write tap.sh's check as ok: ok STATUS DESCRIPTION.
+ok() { check "$@"; }
 diag() { sed 's/^/# /' "$@"; }
 
 slurm_start() { # CPUS ARGS

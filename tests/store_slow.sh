@@ -160,5 +160,4 @@ else
     diag "$DIR/rec.err"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -25,12 +25,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 TO=
 command -v timeout > /dev/null 2>&1 && TO="timeout 60"
 
-n=0
-failed=0
-check() { # STATUS DESCRIPTION
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top_srcdir/tests/tap.sh"
 
 mpicc.openmpi -O1 -I"$top_srcdir/libtopomap" -o "$tmp/train_step" \
     "$top_srcdir/contrib/netemu/train_step.c" -L"$top_builddir/libtopomap/.libs" -ltopomap \
@@ -63,5 +58,4 @@ rc=$?
 [ $rc -ne 0 ] && grep -q "train_step: the layout's ranks are not the job's" "$tmp/err"
 check $? "tp=3 on 8 ranks: refused (exit $rc)"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done
