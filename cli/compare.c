@@ -194,7 +194,7 @@ int cmd_compare(int argc, char **argv)
         } else {
             char err[TOPOMAP_ERRLEN] = "";
             topomap_opts_t o = a.o;
-            if (is_auto(algo) && o.time_limit <= 0)
+            if (default_limited(algo) && o.time_limit <= 0)
                 o.time_limit = AUTO_DEFAULT_TIME_LIMIT;
             res[i].name = algo;
             if (i > 0)

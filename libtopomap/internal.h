@@ -156,6 +156,7 @@ int topomap_map_treematch_one(const struct topomap_problem *pb, int *r2s, char *
                               size_t errlen);
 int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
                                 size_t errlen);
+int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
 
 /* map_ohtma.c: the initial greedy phase of OHTMA alone (Algorithm 1, lines
  * 1-19), exposed for tests. Fills r2s[0..n-1] and, when order is not NULL,

@@ -44,6 +44,17 @@ run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
 cat "$tmp/block.map" >> "$out"
 run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map"
 run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map" --json
+# The hop-bytes bound (eval --bound), and exact: LAMMPS's 16 ranks on the
+# first 16 nodes (an 8 x 2 patch), proven optimal, then judged against the
+# bound; exact refuses two slots on a node.
+run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map" --bound
+run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map" --bound --json
+run map --profile "$top_srcdir/tests/data/profiles/lammps-lj32k-16.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[000-015]' --tasks-per-node 1 --algo exact -o "$tmp/exact.map"
+run eval --profile "$top_srcdir/tests/data/profiles/lammps-lj32k-16.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --mapping "$tmp/exact.map" --bound
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo exact
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
