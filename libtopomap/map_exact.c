@@ -42,6 +42,7 @@
 struct bb {
     struct qap q;
     double deadline;
+    long max_visits; /* 0: none */
     double best;
     int *best_node;
     long visited;
@@ -253,7 +254,8 @@ static int dfs(struct bb *B, int depth)
     struct qap_state *s = &B->level[depth];
     if (B->stopped)
         return 0;
-    if ((++B->visited & 255) == 0 && B->deadline > 0 && topomap_now() >= B->deadline) {
+    if ((B->max_visits > 0 && B->visited >= B->max_visits) ||
+        ((++B->visited & 255) == 0 && B->deadline > 0 && topomap_now() >= B->deadline)) {
         B->stopped = 1;
         return 0;
     }
@@ -325,14 +327,15 @@ static int bb_alloc(struct bb *B)
     return topomap_qap_prepare(&B->q);
 }
 
-int topomap_qap_solve(const struct qap *q, double deadline, int *node, double *cost,
-                      double *bound, long *visited)
+int topomap_qap_solve(const struct qap *q, double deadline, long max_visits, int *node,
+                      double *cost, double *bound, long *visited)
 {
     if (q->n < 0 || q->m < q->n || q->m > TOPOMAP_QAP_MAX) {
         errno = EINVAL;
         return -1;
     }
-    struct bb B = {.q = {q->n, q->m, q->f, q->d, NULL, NULL}, .deadline = deadline, .best = 1e300};
+    struct bb B = {.q = {q->n, q->m, q->f, q->d, NULL, NULL}, .deadline = deadline,
+                   .max_visits = max_visits, .best = 1e300};
     B.best_node = malloc(sizeof(int) * (size_t)(q->n + 1));
     int rc = -1;
     if (!B.best_node || bb_alloc(&B) < 0) {
@@ -371,29 +374,17 @@ out:
     return rc;
 }
 
-/* The algorithm: refuses (one line, ENOTSUP: `compare` lists it among those
- * that do not apply) what it cannot prove in reasonable time or what is no
- * one-rank-per-node job. */
-int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
+/* The problem of pb as a struct qap (f, d allocated, caller frees), or -1
+ * (ENOMEM). */
+static int build_qap(const struct topomap_problem *pb, struct qap *q)
 {
     int n = pb->n, m = pb->nslots;
-    if (m > TOPOMAP_QAP_MAX)
-        return topomap_fail(err, errlen, ENOTSUP,
-                            "exact: %d slots; it solves jobs of at most %d nodes with one rank "
-                            "per node (use auto)", m, TOPOMAP_QAP_MAX);
-    for (int s = 0; s < m; s++)
-        for (int t = s + 1; t < m; t++)
-            if (pb->slot_node[s] == pb->slot_node[t])
-                return topomap_fail(err, errlen, ENOTSUP,
-                                    "exact: node %s has more than one slot; it places one "
-                                    "rank per node (use auto)",
-                                    topomap_topology_node_name(pb->topo, pb->slot_node[s]));
     double *f = calloc((size_t)n * (size_t)n + 1, sizeof *f);
     double *d = malloc(sizeof(double) * ((size_t)m * (size_t)m + 1));
-    int *node = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!f || !d || !node) {
-        free(f), free(d), free(node);
-        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    if (!f || !d) {
+        free(f), free(d);
+        errno = ENOMEM;
+        return -1;
     }
     for (int i = 0; i < n; i++)
         for (int64_t e = pb->g.xadj[i]; e < pb->g.xadj[i + 1]; e++)
@@ -403,20 +394,103 @@ int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, siz
     for (int s = 0; s < m; s++)
         for (int t = 0; t < m; t++)
             d[(size_t)s * (size_t)m + (size_t)t] = topomap_slot_hops(pb, s, t);
-    struct qap q = {n, m, f, d, NULL, NULL};
-    double bound = 0;
+    *q = (struct qap){n, m, f, d, NULL, NULL};
+    return 0;
+}
+
+/* 1 when every slot of pb is on a node of its own. */
+static int one_per_node(const struct topomap_problem *pb)
+{
+    for (int s = 0; s < pb->nslots; s++)
+        for (int t = s + 1; t < pb->nslots; t++)
+            if (pb->slot_node[s] == pb->slot_node[t])
+                return 0;
+    return 1;
+}
+
+/* Search from the best of node[] (cost *cost; < 0: none) and the exchange
+ * descents, for at most max_visits search nodes (0: none) or until the
+ * deadline; node[], *cost: the best found. 1 proven, 0 not, -1 (ENOMEM). */
+static int search(const struct topomap_problem *pb, const struct qap *q, long max_visits,
+                  int *node, double *cost)
+{
+    double bound = 0, t0 = topomap_now();
     long visited = 0;
-    double t0 = topomap_now();
-    double cost = topomap_qap_start(&q, pb->opts->seed, node);
-    int rc = cost < 0 && n > 0 ? -1 : topomap_qap_solve(&q, pb->deadline, node, &cost, &bound,
-                                                         &visited);
-    if (rc >= 0) {
-        for (int r = 0; r < n; r++)
-            r2s[r] = node[r];
-        topomap_log(pb, "exact: hop-bytes %.10g, %s; root bound %.10g, %ld nodes, %.3f s", cost,
-                    rc ? "proven optimal" : "not proven (time limit)", bound, visited,
-                    topomap_now() - t0);
+    int *alt = malloc(sizeof(int) * ((size_t)q->n + 1));
+    if (!alt) {
+        errno = ENOMEM;
+        return -1;
     }
-    free(f), free(d), free(node);
+    double c = topomap_qap_start(q, pb->opts->seed, alt);
+    if (c < 0 && q->n > 0) {
+        free(alt);
+        return -1;
+    }
+    if (*cost < 0 || c < *cost) {
+        *cost = c;
+        memcpy(node, alt, sizeof(int) * (size_t)q->n);
+    }
+    free(alt);
+    int rc = topomap_qap_solve(q, pb->deadline, max_visits, node, cost, &bound, &visited);
+    if (rc >= 0)
+        topomap_log(pb, "exact: hop-bytes %.10g, %s; root bound %.10g, %ld nodes, %.3f s", *cost,
+                    rc ? "proven optimal" : "not proven (limit reached)", bound, visited,
+                    topomap_now() - t0);
+    return rc;
+}
+
+/* The algorithm: refuses (one line, ENOTSUP: `compare` lists it among those
+ * that do not apply) what it cannot prove in reasonable time or what is no
+ * one-rank-per-node job. */
+int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen)
+{
+    if (pb->nslots > TOPOMAP_QAP_MAX)
+        return topomap_fail(err, errlen, ENOTSUP,
+                            "exact: %d slots; it solves jobs of at most %d nodes with one rank "
+                            "per node (use auto)", pb->nslots, TOPOMAP_QAP_MAX);
+    for (int s = 0; s < pb->nslots; s++)
+        for (int t = s + 1; t < pb->nslots; t++)
+            if (pb->slot_node[s] == pb->slot_node[t])
+                return topomap_fail(err, errlen, ENOTSUP,
+                                    "exact: node %s has more than one slot; it places one "
+                                    "rank per node (use auto)",
+                                    topomap_topology_node_name(pb->topo, pb->slot_node[s]));
+    struct qap q;
+    if (build_qap(pb, &q) < 0)
+        return topomap_fail(err, errlen, ENOMEM, "out of memory");
+    double cost = -1;
+    int rc = search(pb, &q, 0, r2s, &cost);
+    free((void *)q.f), free((void *)q.d);
     return rc < 0 ? topomap_fail(err, errlen, errno, "exact: out of memory") : 0;
+}
+
+int topomap_exact_improve(const struct topomap_problem *pb, int *r2s, long max_visits,
+                          double *hop_bytes)
+{
+    if (pb->nslots > TOPOMAP_QAP_MAX || !one_per_node(pb))
+        return 0;
+    struct qap q;
+    if (build_qap(pb, &q) < 0)
+        return -1;
+    int *node = malloc(sizeof(int) * ((size_t)pb->n + 1));
+    if (!node) {
+        free((void *)q.f), free((void *)q.d);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(node, r2s, sizeof(int) * (size_t)pb->n);
+    double start = 0;
+    for (int i = 0; i < q.n; i++)
+        for (int j = i + 1; j < q.n; j++)
+            start += q.f[(size_t)i * (size_t)q.n + (size_t)j] *
+                     q.d[(size_t)node[i] * (size_t)q.m + (size_t)node[j]];
+    double cost = start;
+    int rc = search(pb, &q, max_visits, node, &cost);
+    int better = rc >= 0 && cost < start;
+    if (better) {
+        memcpy(r2s, node, sizeof(int) * (size_t)pb->n);
+        *hop_bytes = cost;
+    }
+    free(node), free((void *)q.f), free((void *)q.d);
+    return rc < 0 ? -1 : better;
 }

@@ -92,7 +92,7 @@ static void test_brute(void)
                     char used[10] = {0};
                     brute(&q, 0, node, used, &want);
                     /* No start: the search alone finds the optimum. */
-                    int rc = topomap_qap_solve(&q, 0, node, &cost, &bound, NULL);
+                    int rc = topomap_qap_solve(&q, 0, 0, node, &cost, &bound, NULL);
                     cases++;
                     unproven += rc != 1;
                     bad += fabs(cost - want) > 1e-9 * (want > 1 ? want : 1);
