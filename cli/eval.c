@@ -206,8 +206,8 @@ int cmd_eval(int argc, char **argv)
 {
     struct args a;
     parse_args(argc, argv,
-               "profile topology topology-name mapping mapping-format cores-per-node json profile-format "
-               "verbose help layout bound",
+               "profile topology topology-name mapping mapping-format cores-per-node json "
+               "profile-format verbose help layout bound",
                help_eval, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -242,11 +242,11 @@ int cmd_eval(int argc, char **argv)
     if (topomap_traffic_split(p, t, node, core, &split) < 0)
         input_error("cannot split the traffic by level: %s", strerror(errno));
     double bound = 0;
+    if (a.bound && n > TOPOMAP_HOP_BYTES_BOUND_MAX)
+        input_error("--bound: %s has %d ranks, more than the %d the bound takes (its cost grows "
+                    "as the cube of the ranks)", a.profile, n, TOPOMAP_HOP_BYTES_BOUND_MAX);
     if (a.bound && topomap_hop_bytes_bound(p, t, node, &bound) < 0)
-        input_error("--bound: %s",
-                    errno == E2BIG ? "the profile has more ranks than the bound takes (its "
-                                     "cost grows as the cube of the ranks)"
-                                   : strerror(errno));
+        input_error("--bound: %s", strerror(errno));
     if (a.bound)
         progress(&a, "the Gilmore-Lawler bound computed");
     print_metrics(&m, n, t, a.json, &split, a.bound ? &bound : NULL);

@@ -121,9 +121,10 @@ double topomap_qap_glb(const struct qap *q, const struct qap_state *s, int *rows
     for (int b = 0; b < nc; b++) {
         int k = cols[b], len = 0;
         const int *ord = q->dnode + (size_t)k * (size_t)m;
+        const double *dk = q->d + (size_t)k * (size_t)m;
         for (int t = 0; t < m; t++)
             if (ord[t] != k && s->rank[ord[t]] < 0)
-                dl[(size_t)b * (size_t)m + (size_t)len++] = q->d[(size_t)k * (size_t)m + (size_t)ord[t]];
+                dl[(size_t)b * (size_t)m + (size_t)len++] = dk[ord[t]];
     }
     for (int a = 0; a < nr; a++) {
         const double *w = wl + (size_t)a * (size_t)m;
@@ -221,7 +222,8 @@ int topomap_hop_bytes_bound(const topomap_profile_t *p, const topomap_topology_t
                             const int *node, double *bound)
 {
     topomap_graph_t g;
-    if (!p || !t || !node || !bound || topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 1, &g) < 0) {
+    if (!p || !t || !node || !bound ||
+        topomap_profile_graph(p, TOPOMAP_AFFINITY_BYTES, 1, &g) < 0) {
         errno = EINVAL;
         return -1;
     }

@@ -20,8 +20,10 @@
  *   one of each mirror pair). An automorphism is searched for by
  *   backtracking on the hops with a step budget; none found in it: the two
  *   nodes are treated as different, which is safe.
- * - Deterministic: no tie depends on time or threads; at the deadline it
- *   returns the best found so far and says it is not proven.
+ * - Deterministic: no tie depends on time or threads; at the deadline, or
+ *   after a given number of search nodes (auto's last step on small jobs,
+ *   topomap_exact_improve()), it returns the best found so far and says it
+ *   is not proven.
  * Cost: a node of the search costs O(n^3) (the bound's assignment); 16
  * ranks on a ring or an 8 x 2 patch of a torus are proven in seconds, 24
  * random ranks can take far longer than any limit: give --time-limit. */
@@ -355,7 +357,8 @@ int topomap_qap_solve(const struct qap *q, double deadline, long max_visits, int
     s0->fixed = 0, s0->placed = 0;
     if (bound) {
         int nr, nc;
-        double b = q->n ? topomap_qap_glb(&B.q, s0, B.rows, &nr, B.cols, &nc, B.red, B.work, B.iwork)
+        double b = q->n ? topomap_qap_glb(&B.q, s0, B.rows, &nr, B.cols, &nc, B.red, B.work,
+                                          B.iwork)
                         : 0;
         if (b < 0)
             goto out;

@@ -55,6 +55,11 @@ run eval --profile "$top_srcdir/tests/data/profiles/lammps-lj32k-16.txt" --topol
     --mapping "$tmp/exact.map" --bound
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo exact
+# --bound refuses more than 2048 ranks, in one line (a ring of 2049).
+awk 'BEGIN { for (i = 0; i < 2049; i++) print i, (i + 1) % 2049, 100 }' > "$tmp/ring2049.txt"
+awk 'BEGIN { for (i = 0; i < 2049; i++) printf "%d t%04d 0\n", i, i }' > "$tmp/ring2049.map"
+run eval --profile "$tmp/ring2049.txt" --topology "$TOPO/torus-16x16x16.yaml" \
+    --mapping "$tmp/ring2049.map" --bound
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \

@@ -5,18 +5,18 @@
  * nodes, metric and arbitrary hops); the bound below every placement, the
  * linear assignment against brute force; the bound tight where it is known
  * to be (a ring on a ring); the whole-job bound of the public API below
- * random placements, with several ranks per node; the deadline on 24 ranks;
- * the refusals. */
+ * random placements, with several ranks per node; auto's exact step; the
+ * deadline on 24 ranks; the refusals. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "problem.h"
 #include "qap.h"
 #include "synth.h"
 #include "tap.h"
-#include "internal.h"
 
 #define diag(...) (printf("# "), printf(__VA_ARGS__), printf("\n"))
 
@@ -108,8 +108,8 @@ static void test_brute(void)
                         diag("n %d m %d metric %d rep %d: exact %.17g, brute force %.17g", n, m,
                              metric, rep, cost, want);
                 }
-    ok(!unproven, "the search proves optimality on %d random instances of 1-8 ranks (%d not)", cases,
-       unproven);
+    ok(!unproven, "the search proves optimality on %d random instances of 1-8 ranks (%d not)",
+       cases, unproven);
     ok(!bad, "its cost is brute force's on every one (%d differ)", bad);
     ok(!invalid, "its placement is injective and costs what it says (%d not)", invalid);
     ok(!above, "the root Gilmore-Lawler bound is never above the optimum (%d above)", above);
@@ -249,13 +249,69 @@ static void test_public_bound(const topomap_topology_t *t)
     double bound;
     ok(topomap_hop_bytes_bound(p, t, node, &bound) < 0 && errno == EINVAL,
        "bound: a node out of range is EINVAL");
-    ok(topomap_hop_bytes_bound(NULL, t, node, &bound) < 0 && errno == EINVAL, "bound: NULL is EINVAL");
+    ok(topomap_hop_bytes_bound(NULL, t, node, &bound) < 0 && errno == EINVAL,
+       "bound: NULL is EINVAL");
     topomap_profile_free(p);
     p = random_profile(TOPOMAP_HOP_BYTES_BOUND_MAX + 1, 2);
     int *big = calloc(TOPOMAP_HOP_BYTES_BOUND_MAX + 1, sizeof(int));
     ok(p && topomap_hop_bytes_bound(p, t, big, &bound) < 0 && errno == E2BIG,
        "bound: more than %d ranks is E2BIG", TOPOMAP_HOP_BYTES_BOUND_MAX);
     free(big);
+    topomap_profile_free(p);
+}
+
+/* auto's step (topomap_exact_improve): from block's mapping of random
+ * 8-rank jobs on 8 scattered nodes it reaches brute force's optimum; from
+ * that optimum it finds nothing lower; two slots on a node: not its job. */
+static void test_improve(const topomap_topology_t *t)
+{
+    int reached = 0, still = 0, cases = 0;
+    for (int rep = 0; rep < 6; rep++, cases++) {
+        topomap_profile_t *p = random_profile(8, 3);
+        char hl[64];
+        snprintf(hl, sizeof hl, "t[%03d,%03d,%03d,%03d,%03d,%03d,%03d,%03d]", 3, 17 + rep,
+                 70, 99 + 2 * rep, 200, 311, 400 + rep, 509);
+        topomap_alloc_t *a = topomap_alloc_create(t, hl, "1(x8)", err, sizeof err);
+        struct prob P;
+        prob_init(&P, p, a);
+        /* Brute force over the 8! placements. */
+        struct qap q;
+        double f[64] = {0}, d[64];
+        for (int i = 0; i < 8; i++)
+            for (int64_t e = P.pb.g.xadj[i]; e < P.pb.g.xadj[i + 1]; e++)
+                f[i * 8 + P.pb.g.adj[e]] = P.pb.g.w[e];
+        for (int x = 0; x < 8; x++)
+            for (int y = 0; y < 8; y++)
+                d[x * 8 + y] = topomap_slot_hops(&P.pb, x, y);
+        q = (struct qap){8, 8, f, d, NULL, NULL};
+        double want = 1e300, hb = -1;
+        int node[8];
+        char used[8] = {0};
+        brute(&q, 0, node, used, &want);
+        int r2s[8];
+        for (int r = 0; r < 8; r++)
+            r2s[r] = r;
+        int rc = topomap_exact_improve(&P.pb, r2s, 0, &hb);
+        reached += rc == 1 && fabs(hb - want) <= 1e-9 * want &&
+                   fabs(hop_bytes(p, a, r2s) - want) <= 1e-6 * want;
+        rc = topomap_exact_improve(&P.pb, r2s, 0, &hb);
+        still += rc == 0;
+        prob_free(&P);
+        topomap_alloc_free(a);
+        topomap_profile_free(p);
+    }
+    ok(reached == cases, "auto's exact step reaches brute force's optimum from block (%d of %d)",
+       reached, cases);
+    ok(still == cases, "and finds nothing below it (%d of %d)", still, cases);
+    topomap_profile_t *p = random_profile(8, 3);
+    topomap_alloc_t *a = topomap_alloc_create(t, "t[000-003]", "2(x4)", err, sizeof err);
+    struct prob P;
+    prob_init(&P, p, a);
+    int r2s[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    double hb;
+    ok(topomap_exact_improve(&P.pb, r2s, 0, &hb) == 0, "two slots on a node: not its job (0)");
+    prob_free(&P);
+    topomap_alloc_free(a);
     topomap_profile_free(p);
 }
 
@@ -307,6 +363,7 @@ int main(void)
     if (t) {
         test_tight(t);
         test_public_bound(t);
+        test_improve(t);
         test_deadline(t);
     }
     topomap_topology_free(t);
