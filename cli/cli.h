@@ -125,6 +125,8 @@ int is_auto(const char *algo);
 /* Is ALGO one that keeps to its limit itself and returns its best so far
  * (auto, exact)? Without --time-limit it gets AUTO_DEFAULT_TIME_LIMIT. */
 int default_limited(const char *algo);
+/* compare's default list runs exact this long without --time-limit. */
+#define COMPARE_EXACT_TIME_LIMIT 5.0
 /* `auto` and `exact` without --time-limit get this many seconds. */
 #define AUTO_DEFAULT_TIME_LIMIT 60.0
 /* Print metrics as eval does (table or one JSON object); @bound: the
