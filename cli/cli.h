@@ -68,6 +68,7 @@ struct args {
     const char *topology_name; /* one topology of a Slurm topology.yaml */
     const char *layout;        /* eval: a training layout (cli/fabric.c) */
     int profile_format, format, mapping_format, json, verbose, quiet, cores_per_node;
+    int bound; /* eval: the Gilmore-Lawler bound of hop-bytes */
     topomap_opts_t o;
     char **pos; /* positional arguments */
     int npos;
@@ -121,11 +122,17 @@ void run_map(struct args *a, const char *algo, const topomap_profile_t *p,
              const topomap_alloc_t *al, int *r2s, double *seconds);
 /* Is ALGO `auto` (any case, +refine or not)? */
 int is_auto(const char *algo);
-/* `auto` without --time-limit gets this many seconds. */
+/* Is ALGO one that keeps to its limit itself and returns its best so far
+ * (auto, exact)? Without --time-limit it gets AUTO_DEFAULT_TIME_LIMIT. */
+int default_limited(const char *algo);
+/* compare's default list runs exact this long without --time-limit. */
+#define COMPARE_EXACT_TIME_LIMIT 5.0
+/* `auto` and `exact` without --time-limit get this many seconds. */
 #define AUTO_DEFAULT_TIME_LIMIT 60.0
-/* Print metrics as eval does (table or one JSON object). */
+/* Print metrics as eval does (table or one JSON object); @bound: the
+ * hop-bytes bound too (eval --bound), or NULL. */
 void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topology_t *t, int json,
-                   const topomap_traffic_split_t *split);
+                   const topomap_traffic_split_t *split, const double *bound);
 
 /* GPU fabrics (cli/fabric.c): "tp=4,pp=2,dp=20[,cp=N][,ep=N][,order=O]"
  * into *l (usage error when bad); eval's lines for a topology with a

@@ -254,6 +254,7 @@ enum {
     OPT_OBJECTIVE,
     OPT_TOPOLOGY_NAME,
     OPT_LAYOUT,
+    OPT_BOUND,
     OPT_OUTPUT = 'o',
     OPT_QUIET = 'q',
     OPT_VERBOSE = 'v',
@@ -280,6 +281,7 @@ static const struct option all_options[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"mapping", required_argument, NULL, OPT_MAPPING},
     {"json", no_argument, NULL, OPT_JSON},
+    {"bound", no_argument, NULL, OPT_BOUND},
     {"k", required_argument, NULL, OPT_K},
     {"grid-weak", required_argument, NULL, OPT_GRID_WEAK},
     {"cores-per-node", required_argument, NULL, OPT_CORES_PER_NODE},
@@ -421,6 +423,7 @@ void parse_args(int argc, char **argv, const char *allowed, const char *help,
         case OPT_SITE: a->site = optarg; break;
         case OPT_GRID_WEAK: a->o.grid_weak = parse_fraction("--grid-weak", optarg); break;
         case OPT_JSON: a->json = 1; break;
+        case OPT_BOUND: a->bound = 1; break;
         case OPT_VERBOSE: a->verbose = 1; break;
         case OPT_QUIET: a->quiet = 1; break;
         case OPT_CORES_PER_NODE:

@@ -36,8 +36,9 @@ const char help_compare[] =
     "  --slots SPEC          slots per node, SLURM_JOB_CPUS_PER_NODE syntax\n"
     "  --cores-per-node N    describe every node as N cores\n"
     "  --algos LIST          comma-separated algorithms (default: every algorithm\n"
-    "                        that applies to the topology and profile; the others\n"
-    "                        are named in one line on standard error)\n"
+    "                        that applies to the topology and profile, exact with\n"
+    "                        5 s unless --time-limit; the others are named in one\n"
+    "                        line on standard error)\n"
     "  --seed S              seed of randomised algorithms (default: 1)\n"
     "  --affinity KIND       bytes (default) or msgs\n"
     "  --threads N|auto      OpenMP threads for the algorithms, 1 to 1024, or auto (as\n"
@@ -194,8 +195,11 @@ int cmd_compare(int argc, char **argv)
         } else {
             char err[TOPOMAP_ERRLEN] = "";
             topomap_opts_t o = a.o;
-            if (is_auto(algo) && o.time_limit <= 0)
+            if (default_limited(algo) && o.time_limit <= 0)
                 o.time_limit = AUTO_DEFAULT_TIME_LIMIT;
+            /* exact, not asked for: a short look, not a minute's proof. */
+            if (!a.algos && !strcasecmp(algo, "exact") && a.o.time_limit <= 0)
+                o.time_limit = COMPARE_EXACT_TIME_LIMIT;
             res[i].name = algo;
             if (i > 0)
                 progress(&a, "running %s (%d of %d)", algo, i, nnames);

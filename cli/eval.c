@@ -9,7 +9,7 @@
 
 const char help_eval[] =
     "Usage: topomap eval --profile FILE --topology T --mapping FILE [--json]\n"
-    "                    [--mapping-format FMT] [--cores-per-node N]\n"
+    "                    [--bound] [--mapping-format FMT] [--cores-per-node N]\n"
     "                    [--topology-name NAME] [--layout SPEC]\n"
     "                    [--profile-format FMT] [--verbose]\n"
     "\n"
@@ -61,6 +61,12 @@ const char help_eval[] =
     "                        binds tasks) or rankfile ('slot=CORE', a core number)\n"
     "  --cores-per-node N    describe every node as N cores (see 'topomap help map')\n"
     "  --json                print one JSON object instead of a table\n"
+    "  --bound               also print a lower bound of hop-bytes: no placement of\n"
+    "                        the ranks on the mapping's nodes (as many ranks on each)\n"
+    "                        goes below it (the Gilmore-Lawler bound of that\n"
+    "                        quadratic assignment), and the mapping's hop-bytes over\n"
+    "                        it; JSON: hop_bytes_bound, hop_bytes_to_bound. At most\n"
+    "                        2048 ranks (about a second at 1024)\n"
     "  --profile-format FMT  auto (default), edges, dense, mtx or binary\n"
     "  -v, --verbose         report progress on standard error\n"
     "  -h, --help            print this help and exit\n"
@@ -116,8 +122,25 @@ static void print_classes(const topomap_metrics_t *m, int json)
                num(m->congestion_global_bytes, b, 40));
 }
 
+/* The Gilmore-Lawler bound and the mapping's hop-bytes over it (null /
+ * "-" when the bound is 0: nothing needs a hop). */
+static void print_bound(const topomap_metrics_t *m, double bound, int json)
+{
+    char b[2][40];
+    double ratio = bound > 0 ? m->hop_bytes / bound : 0;
+    if (json) {
+        printf(", \"hop_bytes_bound\": %s, \"hop_bytes_to_bound\": %s", jnum(bound, b[0], 40),
+               bound > 0 ? jnum(ratio, b[1], 40) : "null");
+        return;
+    }
+    if (bound > 0)
+        snprintf(b[1], 40, "%.4f", ratio);
+    printf("%-20s %s (no placement on these nodes goes below; this one: %s x it)\n",
+           "hop-bytes bound", num(bound, b[0], 40), bound > 0 ? b[1] : "-");
+}
+
 void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topology_t *t, int json,
-                   const topomap_traffic_split_t *split)
+                   const topomap_traffic_split_t *split, const double *bound)
 {
     char b[11][40];
     double bandwidth = topomap_topology_link_bandwidth(t);
@@ -141,12 +164,16 @@ void print_metrics(const topomap_metrics_t *m, int nranks, const topomap_topolog
             print_classes(m, 1);
         if (split)
             print_split(split, 1);
+        if (bound)
+            print_bound(m, *bound, 1);
         printf("}%s", json == 2 ? "" : "\n");
         return;
     }
     printf("%-20s %d\n", "ranks", nranks);
     printf("%-20s %s\n", "total bytes", num(m->total_bytes, b[0], 40));
     printf("%-20s %s\n", "hop-bytes", num(m->hop_bytes, b[1], 40));
+    if (bound)
+        print_bound(m, *bound, 0);
     /* Ratios to 4 significant digits in the table (JSON keeps every digit). */
     printf("%-20s %.4g\n", "avg hops per byte", m->avg_hops_per_byte);
     printf("%-20s %d\n", "max dilation", m->max_dilation);
@@ -179,8 +206,8 @@ int cmd_eval(int argc, char **argv)
 {
     struct args a;
     parse_args(argc, argv,
-               "profile topology topology-name mapping mapping-format cores-per-node json profile-format "
-               "verbose help layout",
+               "profile topology topology-name mapping mapping-format cores-per-node json "
+               "profile-format verbose help layout bound",
                help_eval, &a);
     no_positional(&a);
     require(a.profile, "--profile");
@@ -214,7 +241,15 @@ int cmd_eval(int argc, char **argv)
     topomap_traffic_split_t split;
     if (topomap_traffic_split(p, t, node, core, &split) < 0)
         input_error("cannot split the traffic by level: %s", strerror(errno));
-    print_metrics(&m, n, t, a.json, &split);
+    double bound = 0;
+    if (a.bound && n > TOPOMAP_HOP_BYTES_BOUND_MAX)
+        input_error("--bound: %s has %d ranks, more than the %d the bound takes (its cost grows "
+                    "as the cube of the ranks)", a.profile, n, TOPOMAP_HOP_BYTES_BOUND_MAX);
+    if (a.bound && topomap_hop_bytes_bound(p, t, node, &bound) < 0)
+        input_error("--bound: %s", strerror(errno));
+    if (a.bound)
+        progress(&a, "the Gilmore-Lawler bound computed");
+    print_metrics(&m, n, t, a.json, &split, a.bound ? &bound : NULL);
     if (!a.json)
         print_fabric(p, t, node, core, a.layout ? &lay : NULL);
     free(node);

@@ -337,12 +337,17 @@ int is_auto(const char *algo)
     return !strcasecmp(algo, "auto") || !strcasecmp(algo, "auto+refine");
 }
 
+int default_limited(const char *algo)
+{
+    return is_auto(algo) || !strcasecmp(algo, "exact") || !strcasecmp(algo, "exact+refine");
+}
+
 void run_map(struct args *a, const char *algo, const topomap_profile_t *p,
              const topomap_alloc_t *al, int *r2s, double *seconds)
 {
     char err[TOPOMAP_ERRLEN] = "";
     topomap_opts_t o = a->o;
-    if (is_auto(algo) && o.time_limit <= 0)
+    if (default_limited(algo) && o.time_limit <= 0)
         o.time_limit = AUTO_DEFAULT_TIME_LIMIT;
     /* The limit counts from the start of the process, loading included, and
      * the mapping gets what the plugin's decision gets of its time_limit:

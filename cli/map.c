@@ -63,7 +63,9 @@ const char help_map[] =
     "                        gets 90% of what loading left, and fails when it\n"
     "                        runs longer; auto instead returns the best placement\n"
     "                        it found (never worse than block; default for auto:\n"
-    "                        60s, and the summary says when the limit was hit)\n"
+    "                        60s, and the summary says when the limit was hit),\n"
+    "                        as does exact (default 60s too; -v says whether its\n"
+    "                        answer was proven optimal)\n"
     "  --refine              improve the result with the swap-refinement engine\n"
     "  --loop N              pair-exchange steps of ohtma/ohtma-fast (default: half\n"
     "                        the number of ranks, as in the OHTMA paper)\n"
@@ -228,7 +230,7 @@ int cmd_map(int argc, char **argv)
                "\"metrics\": ",
                jnum(m.hop_bytes, b[1], 40), jnum(hb_block, b[2], 40),
                hb_block > 0 ? jnum(m.hop_bytes / hb_block, b[3], 40) : "null");
-        print_metrics(&m, n, t, 2, NULL);
+        print_metrics(&m, n, t, 2, NULL, NULL);
         if (to_file)
             json_key(stdout, 0, "output", a.output);
         else

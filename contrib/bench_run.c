@@ -209,13 +209,41 @@ static int read_all(int fd, void *buf, size_t len, double deadline)
     return 0;
 }
 
-/* Run algo (an algorithm name, "NAME+refine" or "scotch") on p mapped onto
- * a and evaluate it: rep->rc 0 with the median time of up to 5 runs
- * (repeated while the total stays under 0.2 s) and the hop-bytes, or -1 with
- * a note (rep->timeout 1 when the library said ETIMEDOUT). */
+/* "bound": no mapping, the Gilmore-Lawler lower bound of hop-bytes on the
+ * nodes block's layout uses (the job's nodes, as many ranks on each:
+ * topomap_hop_bytes_bound()), in the hop-bytes column; congestion and
+ * SumCom are NaN. */
+static void run_bound(const topomap_profile_t *p, const topomap_alloc_t *a, struct reply *rep)
+{
+    int n = topomap_profile_nranks(p);
+    int *node = bench_xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    for (int r = 0; r < n; r++)
+        node[r] = topomap_alloc_slot_node(a, r);
+    double t0 = bench_now();
+    if (topomap_hop_bytes_bound(p, topomap_alloc_topology(a), node, &rep->hb) < 0) {
+        snprintf(rep->note, sizeof rep->note, "no bound: %s",
+                 errno == E2BIG ? "too many ranks" : strerror(errno));
+        rep->rc = -1;
+    } else {
+        rep->secs = bench_now() - t0;
+        rep->cong = rep->sumcom = NAN;
+        snprintf(rep->note, sizeof rep->note, "lower bound (Gilmore-Lawler), no mapping");
+        rep->rc = 0;
+    }
+    free(node);
+}
+
+/* Run algo (an algorithm name, "NAME+refine", "scotch" or "bound") on p
+ * mapped onto a and evaluate it: rep->rc 0 with the median time of up to 5
+ * runs (repeated while the total stays under 0.2 s) and the hop-bytes, or
+ * -1 with a note (rep->timeout 1 when the library said ETIMEDOUT). */
 static void run_algo(const char *algo, const topomap_profile_t *p, const topomap_alloc_t *a,
                      struct reply *rep)
 {
+    if (!strcmp(algo, "bound")) {
+        run_bound(p, a, rep);
+        return;
+    }
     int *r2s = bench_xmalloc(sizeof(int) * (size_t)topomap_alloc_nslots(a));
     topomap_metrics_t m = TOPOMAP_METRICS_INIT;
     rep->rc = -1;

@@ -156,6 +156,14 @@ int topomap_map_treematch_one(const struct topomap_problem *pb, int *r2s, char *
                               size_t errlen);
 int topomap_map_treematch_paper(const struct topomap_problem *pb, int *r2s, char *err,
                                 size_t errlen);
+int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, size_t errlen);
+/* map_exact.c, auto's last step on small jobs: exact's search from the
+ * mapping r2s of a job of at most 24 nodes with one rank per node, for at
+ * most max_visits search nodes (0: none) or until pb's deadline. 1: a
+ * mapping of lower hop-bytes found, in r2s and *hop_bytes; 0: none (or the
+ * job is not one exact takes); -1 with errno ENOMEM. */
+int topomap_exact_improve(const struct topomap_problem *pb, int *r2s, long max_visits,
+                          double *hop_bytes);
 
 /* map_ohtma.c: the initial greedy phase of OHTMA alone (Algorithm 1, lines
  * 1-19), exposed for tests. Fills r2s[0..n-1] and, when order is not NULL,

@@ -18,6 +18,7 @@
 #include "coarsen.h"
 #include "congestion.h"
 #include "internal.h"
+#include "qap.h"
 #include "refine.h"
 
 /* ohtma (the faithful one) is tried up to this many ranks x nodes. */
@@ -442,6 +443,36 @@ static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     return 0;
 }
 
+/* Jobs of at most AUTO_EXACT_NODES nodes with one rank each (ours): exact's
+ * branch-and-bound (map_exact.c) from the kept mapping and from its own
+ * exchange descents, for AUTO_EXACT_VISITS search nodes (a fixed amount of
+ * work: the same answer on any machine unless the time limit comes first);
+ * kept when it lowers the hop-bytes and the guard allows. After the
+ * iterated local search, so that it can only improve on it. 0, or -1 +
+ * errno. */
+static int exact_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    if (ar->sumcom || ar->gd.mixed || pb->nslots > AUTO_EXACT_NODES ||
+        (ar->start_by > 0 && topomap_now() > ar->start_by))
+        return 0;
+    double hb = 0, ti = topomap_now();
+    memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
+    int rc = topomap_exact_improve(&ar->sub, ar->tmp, AUTO_EXACT_VISITS, &hb);
+    if (rc < 0)
+        return topomap_fail(err, errlen, errno, "out of memory");
+    if (rc == 0)
+        return 0;
+    topomap_log(pb, "auto: exact (%ld search nodes at most) %.6g -> %.6g in %.3f s",
+                AUTO_EXACT_VISITS, ar->best_hb, hb, topomap_now() - ti);
+    double key;
+    if (hb < ar->best_hb && auto_keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
+        ar->best_hb = hb;
+        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
+    }
+    return 0;
+}
+
 /* Many-core nodes (a fast start ran): when the kept mapping is one no
  * refinement engine ran on (the fast start's single pass, treematch), the
  * engine refines it within the time left (the anytime's last step: on a
@@ -587,6 +618,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     }
     if (rc >= 0)
         rc = ils_step(&ar, r2s, err, errlen);
+    if (rc >= 0)
+        rc = exact_step(&ar, r2s, err, errlen);
     if (rc >= 0)
         rc = polish_step(&ar, r2s, err, errlen);
     if (rc >= 0)

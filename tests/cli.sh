@@ -44,6 +44,22 @@ run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
 cat "$tmp/block.map" >> "$out"
 run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map"
 run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map" --json
+# The hop-bytes bound (eval --bound), and exact: LAMMPS's 16 ranks on the
+# first 16 nodes (an 8 x 2 patch), proven optimal, then judged against the
+# bound; exact refuses two slots on a node.
+run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map" --bound
+run eval --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" --mapping "$tmp/block.map" --bound --json
+run map --profile "$top_srcdir/tests/data/profiles/lammps-lj32k-16.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[000-015]' --tasks-per-node 1 --algo exact -o "$tmp/exact.map"
+run eval --profile "$top_srcdir/tests/data/profiles/lammps-lj32k-16.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --mapping "$tmp/exact.map" --bound
+run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
+    --nodes 't[003,000-002]' --tasks-per-node 2 --algo exact
+# --bound refuses more than 2048 ranks, in one line (a ring of 2049).
+awk 'BEGIN { for (i = 0; i < 2049; i++) print i, (i + 1) % 2049, 100 }' > "$tmp/ring2049.txt"
+awk 'BEGIN { for (i = 0; i < 2049; i++) printf "%d t%04d 0\n", i, i }' > "$tmp/ring2049.map"
+run eval --profile "$tmp/ring2049.txt" --topology "$TOPO/torus-16x16x16.yaml" \
+    --mapping "$tmp/ring2049.map" --bound
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \
     --nodes 't[003,000-002]' --tasks-per-node 2 --algo cyclic
 run map --profile "$tmp/ring8.txt" --topology "$TOPO/torus-8x8x8.yaml" \

@@ -95,6 +95,22 @@ int topomap_eval_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
 int topomap_hop_bytes_slots(const topomap_profile_t *p, const topomap_alloc_t *a,
                             const int *rank_to_slot, double *hop_bytes);
 
+/** The most ranks topomap_hop_bytes_bound() takes (its cost grows as the cube). */
+#define TOPOMAP_HOP_BYTES_BOUND_MAX 2048
+/**
+ * A lower bound of the hop-bytes of every placement of the ranks of @p p on
+ * the nodes of @p t that @p node (rank -> node, as for topomap_eval()) uses,
+ * each node holding as many ranks as in @p node: the Gilmore-Lawler bound of
+ * that quadratic assignment (doc/algorithms.md#exact). No placement of the
+ * job on those nodes goes below *@p bound; the gap of a mapping to it is
+ * what any mapper could still gain, at most.
+ * O(n^3) time and O(n^2) memory for n ranks: a second at 1,024 ranks.
+ * @return 0, or -1 with errno EINVAL (NULL, a node out of range), E2BIG
+ *         (more than TOPOMAP_HOP_BYTES_BOUND_MAX ranks), ENOMEM.
+ */
+int topomap_hop_bytes_bound(const topomap_profile_t *p, const topomap_topology_t *t,
+                            const int *node, double *bound);
+
 /** Most categories of topomap_traffic_split(). */
 #define TOPOMAP_SPLIT_MAX 24
 /**
