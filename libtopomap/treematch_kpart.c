@@ -81,16 +81,32 @@ struct hent {
     int v, ver;
 };
 
-struct kp {
+/* What the threads share: the inputs, the child of each process (each
+ * written by the one task that splits its vertex), one workspace per
+ * thread, and the first failure (an errno value, 0 while none). */
+struct kpshared {
     const topomap_graph_t *g;
     const struct topomap_problem *pb;
     int n;
-    int net;          /* 1: splitting a switch (not inside a node) */
+    int net;    /* 1: splitting a switch (not inside a node); set per level */
+    int *child; /* n: the child each process goes to (by process) */
+    struct kp *ws;
+    int nws;
+    int fail;
+};
+
+/* One thread's workspace. loc is indexed by process (all -1 between uses:
+ * a thread's own, since a neighbour may be in another thread's set); the
+ * rest by local index, grown to the largest set the thread meets. */
+struct kp {
+    struct kpshared *S;
+    const topomap_graph_t *g;
+    const struct topomap_problem *pb;
+    int *child;
     int *loc;         /* n: index inside the current bisection, -1 outside */
-    int *part, *bpart; /* n: side (0, 1) of each local process; the best so far */
-    int *child;       /* n: the child each process goes to (by process) */
-    int *tmp;         /* n */
-    struct mover *mv; /* n */
+    int *part, *bpart; /* side (0, 1) of each local process; the best so far */
+    int *tmp;
+    struct mover *mv;
     idx_t *xadj, *adj, *wgt, *ipart;
     /* FM: gains, versions, locks, the moves of a pass, two heaps. */
     int64_t *gain, *keys; /* keys: pairs of children (refine_pairs) */
@@ -98,7 +114,68 @@ struct kp {
     char *lock;
     struct hent *heap[2];
     int hn[2];
+    size_t capn, capm; /* room for this many local processes, local edges */
 };
+
+/* The calling thread's workspace (one per thread of the region). */
+static struct kp *kp_self(struct kpshared *S)
+{
+    int i = topomap_thread_num();
+    return &S->ws[i < S->nws ? i : 0];
+}
+
+static void kp_free_local(struct kp *K)
+{
+    free(K->part), free(K->bpart), free(K->tmp), free(K->mv), free(K->xadj), free(K->adj);
+    free(K->wgt), free(K->ipart), free(K->gain), free(K->keys), free(K->ver), free(K->moved);
+    free(K->lock), free(K->heap[0]), free(K->heap[1]);
+    K->part = K->bpart = K->tmp = K->ver = K->moved = NULL;
+    K->mv = NULL;
+    K->xadj = K->adj = K->wgt = K->ipart = NULL;
+    K->gain = K->keys = NULL;
+    K->lock = NULL;
+    K->heap[0] = K->heap[1] = NULL;
+    K->capn = K->capm = 0;
+}
+
+/* Room in K for the processes pr[0 .. p) and their edges. 0, or -1 +
+ * ENOMEM. */
+static int kp_room(struct kp *K, const int *pr, int p)
+{
+    size_t m = 1, nn = (size_t)p + 1;
+    for (int i = 0; i < p; i++)
+        m += (size_t)(K->g->xadj[pr[i] + 1] - K->g->xadj[pr[i]]);
+    if (nn <= K->capn && m <= K->capm)
+        return 0;
+    nn = nn > K->capn ? nn : K->capn;
+    m = m > K->capm ? m : K->capm;
+    kp_free_local(K);
+    K->part = malloc(sizeof(int) * nn);
+    K->bpart = malloc(sizeof(int) * nn);
+    K->tmp = malloc(sizeof(int) * nn);
+    K->mv = malloc(sizeof *K->mv * nn);
+    K->xadj = malloc(sizeof(idx_t) * (nn + 1));
+    K->adj = malloc(sizeof(idx_t) * m);
+    K->wgt = malloc(sizeof(idx_t) * m);
+    K->ipart = malloc(sizeof(idx_t) * nn);
+    K->gain = malloc(sizeof(int64_t) * nn);
+    K->keys = malloc(sizeof(int64_t) * m);
+    K->ver = malloc(sizeof(int) * nn);
+    K->moved = malloc(sizeof(int) * nn);
+    K->lock = malloc(nn);
+    K->heap[0] = malloc(sizeof(struct hent) * (nn + m));
+    K->heap[1] = malloc(sizeof(struct hent) * (nn + m));
+    if (!K->part || !K->bpart || !K->tmp || !K->mv || !K->xadj || !K->adj || !K->wgt ||
+        !K->ipart || !K->gain || !K->keys || !K->ver || !K->moved || !K->lock || !K->heap[0] ||
+        !K->heap[1]) {
+        kp_free_local(K);
+        errno = ENOMEM;
+        return -1;
+    }
+    K->capn = nn;
+    K->capm = m;
+    return 0;
+}
 
 /* Larger pull first, then lower index. */
 static int cmp_mover(const void *a, const void *b)
@@ -340,12 +417,14 @@ static int64_t bisect_once(struct kp *K, int p, int want0, int seed, int ncuts)
 static int bisect(struct kp *K, const int *pr, int p, int want0)
 {
     int rc = 0;
+    if (kp_room(K, pr, p) < 0)
+        return -1;
     if (!local_graph(K, pr, p)) {
         /* No traffic inside: any cut is as good. */
         for (int i = 0; i < p; i++)
             K->part[i] = i >= want0;
     } else {
-        int tries = K->net && p <= KP_TRIES_MAX ? KP_TRIES : 1;
+        int tries = K->S->net && p <= KP_TRIES_MAX ? KP_TRIES : 1;
         int64_t best = -1;
         for (int q = 0; q < tries; q++) {
             int64_t c = bisect_once(K, p, want0, (int)(K->pb->opts->seed + (uint64_t)q), 1);
@@ -367,15 +446,19 @@ static int bisect(struct kp *K, const int *pr, int p, int want0)
 }
 
 /* Split the processes pr[0 .. p) among the children ch[0 .. k) with
- * targets t[0 .. k) (all > 0, summing to p): K->child[process]. The
+ * targets t[0 .. k) (all > 0, summing to p): S->child[process]. The
  * children are cut in two contiguous groups, the first m0 (0: those that
  * halve the targets best), the processes bisected to match, and each group
- * split again (halving); pr is permuted. 0, or -1. */
-static int split(struct kp *K, int *pr, int p, const int *ch, const int *t, int k, int m0)
+ * split again (halving); pr is permuted. The two groups are independent
+ * (disjoint processes, children and ranges of pr): from par_min
+ * processes on, the first is split in a task of its own, in the calling
+ * thread's workspace or another's; the result is the same either way. 0,
+ * or -1 + errno. */
+static int split(struct kpshared *S, int *pr, int p, const int *ch, const int *t, int k, int m0)
 {
     if (k == 1) {
         for (int i = 0; i < p; i++)
-            K->child[pr[i]] = ch[0];
+            S->child[pr[i]] = ch[0];
         return 0;
     }
     int m = 1, want0 = t[0], acc = t[0];
@@ -386,6 +469,9 @@ static int split(struct kp *K, int *pr, int p, const int *ch, const int *t, int 
             m = j + 1;
         }
     }
+    /* This thread's workspace, used up before the tasks below start (a
+     * thread waiting for them may run another task in it). */
+    struct kp *K = kp_self(S);
     if (bisect(K, pr, p, want0) < 0)
         return -1;
     /* Side 0 first, each side in its order. */
@@ -393,9 +479,27 @@ static int split(struct kp *K, int *pr, int p, const int *ch, const int *t, int 
     for (int i = 0; i < p; i++)
         K->tmp[K->part[i] ? b++ : a++] = pr[i];
     memcpy(pr, K->tmp, sizeof(int) * (size_t)p);
-    if (split(K, pr, want0, ch, t, m, 0) < 0)
-        return -1;
-    return split(K, pr + want0, p - want0, ch + m, t + m, k - m, 0);
+    if (p < topomap_tuning()->par_min) {
+        if (split(S, pr, want0, ch, t, m, 0) < 0)
+            return -1;
+        return split(S, pr + want0, p - want0, ch + m, t + m, k - m, 0);
+    }
+    int rc0 = 0, e0 = 0;
+    if (S->nws > 1)
+        topomap_par_trace("kpart split");
+#pragma omp task default(shared)
+    {
+        rc0 = split(S, pr, want0, ch, t, m, 0);
+        e0 = rc0 < 0 ? errno : 0;
+    }
+    int rc1 = split(S, pr + want0, p - want0, ch + m, t + m, k - m, 0);
+    int e1 = errno;
+#pragma omp taskwait
+    if (rc0 < 0)
+        errno = e0;
+    else if (rc1 < 0)
+        errno = e1;
+    return rc0 < 0 || rc1 < 0 ? -1 : 0;
 }
 
 /* The traffic between different children among pr[0 .. p). */
@@ -419,10 +523,10 @@ static double split_cost(struct kp *K, const int *pr, int p)
  * KP_TRY_MAX processes, the first cut is tried at the halving point, after
  * the first child and before the last (children by target, largest first),
  * and the split with the least traffic between children kept. 0, or -1. */
-static int split_best(struct kp *K, int *pr, int p, const int *ch, const int *t, int k)
+static int split_best(struct kpshared *S, int *pr, int p, const int *ch, const int *t, int k)
 {
     if (k < 3 || t[0] == t[k - 1] || p > KP_TRY_MAX)
-        return split(K, pr, p, ch, t, k, 0);
+        return split(S, pr, p, ch, t, k, 0);
     int *work = malloc(sizeof(int) * (size_t)p), *best = malloc(sizeof(int) * (size_t)p);
     int *bchild = malloc(sizeof(int) * (size_t)p);
     if (!work || !best || !bchild) {
@@ -445,20 +549,20 @@ static int split_best(struct kp *K, int *pr, int p, const int *ch, const int *t,
     double bestc = INFINITY;
     for (int q = 0; q < nt && rc == 0; q++) {
         memcpy(work, pr, sizeof(int) * (size_t)p);
-        if ((rc = split(K, work, p, ch, t, k, tries[q])) < 0)
+        if ((rc = split(S, work, p, ch, t, k, tries[q])) < 0)
             break;
-        double c = split_cost(K, work, p);
+        double c = split_cost(kp_self(S), work, p);
         if (c < bestc) {
             bestc = c;
             memcpy(best, work, sizeof(int) * (size_t)p);
             for (int i = 0; i < p; i++)
-                bchild[i] = K->child[work[i]];
+                bchild[i] = S->child[work[i]];
         }
     }
     if (rc == 0) {
         memcpy(pr, best, sizeof(int) * (size_t)p);
         for (int i = 0; i < p; i++)
-            K->child[pr[i]] = bchild[i];
+            S->child[pr[i]] = bchild[i];
     }
     free(work), free(best), free(bchild);
     return rc;
@@ -473,6 +577,8 @@ static int split_best(struct kp *K, int *pr, int p, const int *ch, const int *t,
 static int refine_pairs(struct kp *K, int *pr, int p, int k)
 {
     const topomap_graph_t *g = K->g;
+    if (kp_room(K, pr, p) < 0)
+        return -1;
     int *start = calloc((size_t)k + 1, sizeof(int)), *fill = malloc(sizeof(int) * (size_t)k);
     int *list = malloc(sizeof(int) * (size_t)p), *u = malloc(sizeof(int) * (size_t)p);
     int rc = -1;
@@ -535,6 +641,118 @@ out:
     return rc;
 }
 
+/* One level of the split: the tree, the level, the processes in order[]
+ * with seg[v] .. seg[v + 1] under vertex v, and the children's segments
+ * (nseg) being filled. */
+struct kplevel {
+    const struct tm_tree *T;
+    int d, maxk;
+    int *order, *seg, *nseg;
+};
+
+/* Split vertex v of the level: its processes among its children
+ * (split_best, refine_pairs), then reordered by child into their segments,
+ * each in its order. Writes only v's range of order[], its children's
+ * nseg[] and its processes' S->child[]: vertices of a level run as tasks
+ * side by side. 0, or -1 + errno. */
+static int split_vertex(struct kpshared *S, const struct kplevel *V, int v)
+{
+    const struct tm_tree *T = V->T;
+    int L = T->depth, d = V->d, rc = -1;
+    int c0 = T->cx[d][v], k = T->cx[d][v + 1] - c0, lo = V->seg[v], p = V->seg[v + 1] - lo;
+    int *order = V->order;
+    size_t mk = (size_t)V->maxk;
+    int *cap = malloc(sizeof(int) * mk), *t = malloc(sizeof(int) * mk);
+    int *ch = malloc(sizeof(int) * mk), *tt = malloc(sizeof(int) * mk);
+    int *srt = malloc(sizeof(int) * mk), *fill = malloc(sizeof(int) * mk);
+    if (!cap || !t || !ch || !tt || !srt || !fill) {
+        errno = ENOMEM;
+        goto out;
+    }
+    /* Capacities: the leaves under each child (a contiguous range). */
+    int maxcap = 0;
+    for (int c = 0; c < k; c++) {
+        int a = c0 + c, b = c0 + c + 1;
+        for (int q = d + 1; q < L; q++) {
+            a = T->cx[q][a];
+            b = T->cx[q][b];
+        }
+        cap[c] = b - a;
+        maxcap = cap[c] > maxcap ? cap[c] : maxcap;
+    }
+    targets(cap, k, p, t, srt);
+    int np = 0;
+    for (int c = 0; c < k; c++)
+        if (t[c] > 0) {
+            ch[np] = c;
+            tt[np++] = t[c];
+        }
+    /* Children by target, largest first (ties: in order). */
+    for (int a = 1; a < np; a++)
+        for (int b = a; b > 0 && tt[b - 1] < tt[b]; b--) {
+            int x = tt[b];
+            tt[b] = tt[b - 1];
+            tt[b - 1] = x;
+            x = ch[b];
+            ch[b] = ch[b - 1];
+            ch[b - 1] = x;
+        }
+    if (maxcap <= 1) {
+        /* Children of one leaf each (cores of one slot): all alike. */
+        for (int i = 0; i < p; i++)
+            S->child[order[lo + i]] = ch[i];
+    } else if (np > 0 && split_best(S, order + lo, p, ch, tt, np) < 0) {
+        goto out;
+    }
+    /* The workspace after split_best's tasks (see split()). */
+    struct kp *K = kp_self(S);
+    if (np > 2 && maxcap > 1 && refine_pairs(K, order + lo, p, k) < 0)
+        goto out;
+    if (kp_room(K, order + lo, p) < 0)
+        goto out;
+    /* The children's segments, in child order; processes keep their order
+     * inside a segment. */
+    for (int c = 0, at = lo; c < k; c++) {
+        V->nseg[c0 + c] = at;
+        fill[c] = at - lo;
+        at += t[c];
+    }
+    for (int i = lo; i < lo + p; i++)
+        K->tmp[fill[S->child[order[i]]]++] = order[i];
+    memcpy(order + lo, K->tmp, sizeof(int) * (size_t)p);
+    rc = 0;
+out:
+    free(cap), free(t), free(ch), free(tt), free(srt), free(fill);
+    return rc;
+}
+
+/* Every vertex of level V->d split, as tasks (see split_vertex()); the
+ * first failure's errno in S->fail. */
+static void split_level(struct kpshared *S, const struct kplevel *V)
+{
+    int nv = V->T->nv[V->d];
+    if (S->nws > 1 && nv > 1)
+        topomap_par_trace("kpart level");
+#pragma omp parallel num_threads(S->nws) if (S->nws > 1)
+#pragma omp single
+    for (int v = 0; v < nv; v++) {
+#pragma omp task firstprivate(v)
+        {
+            int f;
+#pragma omp atomic read
+            f = S->fail;
+            /* Within a level too: a level of 512 nodes splits 512 graphs. */
+            if (!f && v > 0 && topomap_expired(S->pb))
+                f = ETIMEDOUT;
+            else if (!f && split_vertex(S, V, v) < 0)
+                f = errno ? errno : EINVAL;
+            if (f)
+#pragma omp atomic write
+                S->fail = f;
+        }
+    }
+}
+
 int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int n,
              const struct topomap_problem *pb, int *leaf_of, char *err, size_t errlen)
 {
@@ -544,49 +762,33 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
             if (T->cx[d][v + 1] - T->cx[d][v] > maxk)
                 maxk = T->cx[d][v + 1] - T->cx[d][v];
     int64_t m = g->xadj[n];
-    struct kp K;
-    memset(&K, 0, sizeof K);
-    K.g = g;
-    K.pb = pb;
-    K.n = n;
-    size_t nn = (size_t)(n > 0 ? n : 1), mm = (size_t)(m > 0 ? m : 1);
-    K.loc = malloc(sizeof(int) * nn);
-    K.part = malloc(sizeof(int) * nn);
-    K.bpart = malloc(sizeof(int) * nn);
-    K.child = malloc(sizeof(int) * nn);
-    K.tmp = malloc(sizeof(int) * nn);
-    K.mv = malloc(sizeof *K.mv * nn);
-    K.xadj = malloc(sizeof(idx_t) * (nn + 1));
-    K.adj = malloc(sizeof(idx_t) * mm);
-    K.wgt = malloc(sizeof(idx_t) * mm);
-    K.ipart = malloc(sizeof(idx_t) * nn);
-    K.gain = malloc(sizeof(int64_t) * nn);
-    K.keys = malloc(sizeof(int64_t) * mm);
-    K.ver = malloc(sizeof(int) * nn);
-    K.moved = malloc(sizeof(int) * nn);
-    K.lock = malloc(nn);
-    K.heap[0] = malloc(sizeof(struct hent) * (nn + mm));
-    K.heap[1] = malloc(sizeof(struct hent) * (nn + mm));
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    struct kpshared S = {g, pb, n, 0, NULL, NULL, topomap_par_threads(n), 0};
+    S.child = malloc(sizeof(int) * nn);
+    S.ws = calloc((size_t)S.nws, sizeof *S.ws);
     int *order = malloc(sizeof(int) * nn);
     int *seg = NULL, *nseg = NULL;
-    int *cap = malloc(sizeof(int) * (size_t)maxk), *t = malloc(sizeof(int) * (size_t)maxk);
-    int *ch = malloc(sizeof(int) * (size_t)maxk), *tt = malloc(sizeof(int) * (size_t)maxk);
-    int *srt = malloc(sizeof(int) * (size_t)maxk), *fill = malloc(sizeof(int) * (size_t)maxk);
-    if (!K.loc || !K.part || !K.bpart || !K.child || !K.tmp || !K.mv || !K.xadj || !K.adj ||
-        !K.wgt || !K.ipart || !K.gain || !K.keys || !K.ver || !K.moved || !K.lock || !K.heap[0] ||
-        !K.heap[1] ||
-        !order || !cap || !t || !ch || !tt || !srt || !fill)
+    if (!S.child || !S.ws || !order)
         goto nomem;
+    for (int w = 0; w < S.nws; w++) {
+        struct kp *K = &S.ws[w];
+        K->S = &S;
+        K->g = g;
+        K->pb = pb;
+        K->child = S.child;
+        if (!(K->loc = malloc(sizeof(int) * nn)))
+            goto nomem;
+        for (int i = 0; i < n; i++)
+            K->loc[i] = -1;
+    }
     if (m > INT32_MAX) {
         rc = topomap_fail(err, errlen, E2BIG,
                           "treematch: %lld graph entries exceed METIS's 32-bit indices",
                           (long long)m);
         goto out;
     }
-    for (int i = 0; i < n; i++) {
-        K.loc[i] = -1;
+    for (int i = 0; i < n; i++)
         order[i] = i;
-    }
     /* seg[v] .. seg[v + 1]: the processes (in order[]) under vertex v of
      * the current level. */
     if (!(seg = malloc(sizeof(int) * 2)))
@@ -598,67 +800,19 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
             rc = topomap_fail(err, errlen, ETIMEDOUT, "treematch: time limit reached");
             goto out;
         }
-        int nv = T->nv[d], nc = T->nv[d + 1];
-        K.net = d < netd;
+        int nc = T->nv[d + 1];
+        S.net = d < netd;
         if (!(nseg = malloc(sizeof(int) * ((size_t)nc + 1))))
             goto nomem;
         nseg[0] = 0;
-        for (int v = 0; v < nv; v++) {
-            /* Within a level too: a level of 512 nodes splits 512 graphs. */
-            if (v > 0 && topomap_expired(pb)) {
-                rc = topomap_fail(err, errlen, ETIMEDOUT, "treematch: time limit reached");
-                goto out;
-            }
-            int c0 = T->cx[d][v], k = T->cx[d][v + 1] - c0, lo = seg[v], p = seg[v + 1] - lo;
-            /* Capacities: the leaves under each child (a contiguous range). */
-            int maxcap = 0;
-            for (int c = 0; c < k; c++) {
-                int a = c0 + c, b = c0 + c + 1;
-                for (int q = d + 1; q < L; q++) {
-                    a = T->cx[q][a];
-                    b = T->cx[q][b];
-                }
-                cap[c] = b - a;
-                maxcap = cap[c] > maxcap ? cap[c] : maxcap;
-            }
-            targets(cap, k, p, t, srt);
-            int np = 0;
-            for (int c = 0; c < k; c++)
-                if (t[c] > 0) {
-                    ch[np] = c;
-                    tt[np++] = t[c];
-                }
-            /* Children by target, largest first (ties: in order). */
-            for (int a = 1; a < np; a++)
-                for (int b = a; b > 0 && tt[b - 1] < tt[b]; b--) {
-                    int x = tt[b];
-                    tt[b] = tt[b - 1];
-                    tt[b - 1] = x;
-                    x = ch[b];
-                    ch[b] = ch[b - 1];
-                    ch[b - 1] = x;
-                }
-            if (maxcap <= 1) {
-                /* Children of one leaf each (cores of one slot): all alike. */
-                for (int i = 0; i < p; i++)
-                    K.child[order[lo + i]] = ch[i];
-            } else if (np > 0 && split_best(&K, order + lo, p, ch, tt, np) < 0) {
-                rc = topomap_fail(err, errlen, errno, "treematch: %s",
-                                  errno == ENOMEM ? "out of memory" : "METIS failed");
-                goto out;
-            }
-            if (np > 2 && maxcap > 1 && refine_pairs(&K, order + lo, p, k) < 0)
-                goto nomem;
-            /* The children's segments, in child order; processes keep
-             * their order inside a segment. */
-            for (int c = 0, at = lo; c < k; c++) {
-                nseg[c0 + c] = at;
-                fill[c] = at;
-                at += t[c];
-            }
-            for (int i = lo; i < lo + p; i++)
-                K.tmp[fill[K.child[order[i]]]++] = order[i];
-            memcpy(order + lo, K.tmp + lo, sizeof(int) * (size_t)p);
+        struct kplevel V = {T, d, maxk, order, seg, nseg};
+        split_level(&S, &V);
+        if (S.fail) {
+            rc = topomap_fail(err, errlen, S.fail, "treematch: %s",
+                              S.fail == ETIMEDOUT ? "time limit reached"
+                              : S.fail == ENOMEM  ? "out of memory"
+                                                  : "METIS failed");
+            goto out;
         }
         nseg[nc] = n;
         free(seg);
@@ -679,10 +833,10 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
 nomem:
     rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
 out:
-    free(K.loc), free(K.part), free(K.bpart), free(K.child), free(K.tmp), free(K.mv);
-    free(K.xadj), free(K.adj), free(K.wgt), free(K.ipart), free(K.gain), free(K.keys), free(K.ver);
-    free(K.moved), free(K.lock);
-    free(K.heap[0]), free(K.heap[1]), free(order), free(seg), free(nseg), free(cap), free(t);
-    free(ch), free(tt), free(srt), free(fill);
+    for (int w = 0; S.ws && w < S.nws; w++) {
+        kp_free_local(&S.ws[w]);
+        free(S.ws[w].loc);
+    }
+    free(S.ws), free(S.child), free(order), free(seg), free(nseg);
     return rc;
 }
