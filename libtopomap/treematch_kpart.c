@@ -568,76 +568,140 @@ static int split_best(struct kpshared *S, int *pr, int p, const int *ch, const i
     return rc;
 }
 
-/* After split(): the processes pr[0 .. p) sit on k children (K->child).
+/* FM on the union of children a and b (their processes list[sa .. sa +
+ * na) and list[sb .. sb + nb)), sizes kept: the processes that change
+ * sides change child, and each child's range of list keeps its own. The
+ * gain in *gained (0 when none). Touches nothing else, so pairs of four
+ * different children can run at once. 0, or -1 + ENOMEM. */
+static int refine_pair(struct kpshared *S, int *list, int a, int sa, int na, int b, int sb, int nb,
+                       int64_t *gained)
+{
+    int *u = malloc(sizeof(int) * (size_t)(na + nb));
+    *gained = 0;
+    if (!u) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(u, list + sa, sizeof(int) * (size_t)na);
+    memcpy(u + na, list + sb, sizeof(int) * (size_t)nb);
+    struct kp *K = kp_self(S);
+    int rc = kp_room(K, u, na + nb);
+    if (rc == 0 && local_graph(K, u, na + nb)) {
+        for (int i = 0; i < na + nb; i++)
+            K->part[i] = i >= na;
+        int64_t gn = fm(K, na + nb);
+        if (gn > 0) {
+            *gained = gn;
+            int ia = sa, ib = sb;
+            for (int i = 0; i < na + nb; i++) {
+                S->child[u[i]] = K->part[i] ? b : a;
+                list[K->part[i] ? ib++ : ia++] = u[i];
+            }
+        }
+    }
+    for (int i = 0; rc == 0 && i < na + nb; i++)
+        K->loc[u[i]] = -1;
+    free(u);
+    return rc;
+}
+
+/* After split(): the processes pr[0 .. p) sit on k children (S->child).
  * The recursive halving fixed which children were cut apart first, and a
  * cut made early cannot be undone by the bisections below it; so each pair
  * of children that exchange traffic is bisected again by FM from where it
- * is (sizes kept), for up to KP_PAIR_SWEEPS sweeps while one gains. 0, or
- * -1 on ENOMEM. */
-static int refine_pairs(struct kp *K, int *pr, int p, int k)
+ * is (sizes kept), pairs in order, for up to KP_PAIR_SWEEPS sweeps while
+ * one gains. A pair's FM reads and writes its two children only, so the
+ * pairs run in waves: a pair's wave is one after the last earlier pair
+ * that shares a child with it; the pairs of a wave (no child in common)
+ * run as tasks side by side, and each meets its children as it would in
+ * order: the result of one thread. 0, or -1 + errno. */
+static int refine_pairs(struct kpshared *S, int *pr, int p, int k)
 {
-    const topomap_graph_t *g = K->g;
-    if (kp_room(K, pr, p) < 0)
-        return -1;
+    const topomap_graph_t *g = S->g;
+    struct kp *K = kp_self(S);
     int *start = calloc((size_t)k + 1, sizeof(int)), *fill = malloc(sizeof(int) * (size_t)k);
-    int *list = malloc(sizeof(int) * (size_t)p), *u = malloc(sizeof(int) * (size_t)p);
-    int rc = -1;
-    if (!start || !fill || !list || !u)
+    int *list = malloc(sizeof(int) * (size_t)p), *last = malloc(sizeof(int) * (size_t)k);
+    int64_t *pairs = NULL;
+    int *wave = NULL, rc = -1;
+    if (!start || !fill || !list || !last || kp_room(K, pr, p) < 0)
         goto out;
     for (int sweep = 0; sweep < KP_PAIR_SWEEPS; sweep++) {
         /* The processes by child, and the pairs of children that talk. */
         memset(start, 0, sizeof(int) * ((size_t)k + 1));
         for (int i = 0; i < p; i++)
-            start[K->child[pr[i]] + 1]++;
+            start[S->child[pr[i]] + 1]++;
         for (int c = 0; c < k; c++)
             start[c + 1] += start[c];
         memcpy(fill, start, sizeof(int) * (size_t)k);
         for (int i = 0; i < p; i++) {
-            list[fill[K->child[pr[i]]]++] = pr[i];
+            list[fill[S->child[pr[i]]]++] = pr[i];
             K->loc[pr[i]] = 1;
         }
         int64_t np = 0;
         for (int i = 0; i < p; i++) {
-            int a = K->child[pr[i]];
+            int a = S->child[pr[i]];
             for (int64_t e = g->xadj[pr[i]]; e < g->xadj[pr[i] + 1]; e++) {
                 int y = g->adj[e];
-                if (K->loc[y] >= 0 && K->child[y] > a && g->w[e] > 0)
-                    K->keys[np++] = (int64_t)a * k + K->child[y];
+                if (K->loc[y] >= 0 && S->child[y] > a && g->w[e] > 0)
+                    K->keys[np++] = (int64_t)a * k + S->child[y];
             }
         }
         for (int i = 0; i < p; i++)
             K->loc[pr[i]] = -1;
         qsort(K->keys, (size_t)np, sizeof(int64_t), topomap_cmp_i64);
+        /* The pairs, once each, out of the workspace (the tasks below may
+         * use it), and their waves. */
+        int64_t nq = 0;
+        free(pairs), free(wave);
+        pairs = malloc(sizeof(int64_t) * (size_t)(np > 0 ? np : 1));
+        wave = malloc(sizeof(int) * (size_t)(np > 0 ? np : 1));
+        if (!pairs || !wave)
+            goto out;
+        for (int64_t q = 0; q < np; q++)
+            if (q == 0 || K->keys[q] != K->keys[q - 1])
+                pairs[nq++] = K->keys[q];
+        memset(last, 0, sizeof(int) * (size_t)k);
+        int nw = 0;
+        for (int64_t q = 0; q < nq; q++) {
+            int a = (int)(pairs[q] / k), b = (int)(pairs[q] % k);
+            wave[q] = 1 + (last[a] > last[b] ? last[a] : last[b]);
+            last[a] = last[b] = wave[q];
+            nw = wave[q] > nw ? wave[q] : nw;
+        }
         int64_t gained = 0;
-        for (int64_t q = 0; q < np; q++) {
-            if (q > 0 && K->keys[q] == K->keys[q - 1])
-                continue;
-            int a = (int)(K->keys[q] / k), b = (int)(K->keys[q] % k);
-            int na = start[a + 1] - start[a], nb = start[b + 1] - start[b];
-            memcpy(u, list + start[a], sizeof(int) * (size_t)na);
-            memcpy(u + na, list + start[b], sizeof(int) * (size_t)nb);
-            if (local_graph(K, u, na + nb)) {
-                for (int i = 0; i < na + nb; i++)
-                    K->part[i] = i >= na;
-                int64_t gn = fm(K, na + nb);
-                if (gn > 0) {
-                    gained += gn;
-                    int ia = start[a], ib = start[b];
-                    for (int i = 0; i < na + nb; i++) {
-                        K->child[u[i]] = K->part[i] ? b : a;
-                        list[K->part[i] ? ib++ : ia++] = u[i];
+        int fail = 0;
+        for (int w = 1; w <= nw && !fail; w++) {
+            for (int64_t q = 0; q < nq; q++) {
+                if (wave[q] != w)
+                    continue;
+                int a = (int)(pairs[q] / k), b = (int)(pairs[q] % k);
+                int na = start[a + 1] - start[a], nb = start[b + 1] - start[b];
+                if (S->nws > 1 && na + nb >= topomap_tuning()->par_min)
+                    topomap_par_trace("kpart pairs");
+#pragma omp task default(shared) firstprivate(a, b, na, nb) \
+    if (S->nws > 1 && na + nb >= topomap_tuning()->par_min)
+                {
+                    int64_t gn;
+                    if (refine_pair(S, list, a, start[a], na, b, start[b], nb, &gn) < 0) {
+#pragma omp atomic write
+                        fail = 1;
                     }
+#pragma omp atomic
+                    gained += gn;
                 }
             }
-            for (int i = 0; i < na + nb; i++)
-                K->loc[u[i]] = -1;
+#pragma omp taskwait
+        }
+        if (fail) {
+            errno = ENOMEM;
+            goto out;
         }
         if (gained == 0)
             break;
     }
     rc = 0;
 out:
-    free(start), free(fill), free(list), free(u);
+    free(start), free(fill), free(list), free(last), free(pairs), free(wave);
     return rc;
 }
 
@@ -704,10 +768,11 @@ static int split_vertex(struct kpshared *S, const struct kplevel *V, int v)
     } else if (np > 0 && split_best(S, order + lo, p, ch, tt, np) < 0) {
         goto out;
     }
-    /* The workspace after split_best's tasks (see split()). */
-    struct kp *K = kp_self(S);
-    if (np > 2 && maxcap > 1 && refine_pairs(K, order + lo, p, k) < 0)
+    /* The workspace after the tasks of split_best and refine_pairs (see
+     * split()). */
+    if (np > 2 && maxcap > 1 && refine_pairs(S, order + lo, p, k) < 0)
         goto out;
+    struct kp *K = kp_self(S);
     if (kp_room(K, order + lo, p) < 0)
         goto out;
     /* The children's segments, in child order; processes keep their order

@@ -47,7 +47,7 @@ struct topomap_tuning {
                       int cap_b, int ranks_a, int ranks_b);
     /* Called (from any thread) each time a parallel path of par_min runs
      * with two threads or more: where says which ("kpart level", "kpart
-     * split", "sumcom sweep"). NULL outside tests. */
+     * split", "kpart pairs", "sumcom sweep"). NULL outside tests. */
     void (*par_trace)(const char *where);
     /* analytic_legal.c: called for every migration of vertex v from bin a to
      * bin b. NULL outside tests. */

@@ -12,7 +12,8 @@
  *  - the same torus case with a work budget of a tenth (more outcomes run
  *    and then dropped).
  * Then the parallel paths inside the algorithms (treematch_kpart.c's
- * splits and levels, treematch_refine.c's sweeps),
+ * levels, splits and pairs of children, treematch_refine.c's sweeps,
+ * tm_aggregate()),
  * which run from the tuning's par_min entities on: with par_min lowered so
  * that they run on these small cases, treematch and auto give the
  * mapping of 1 thread at 2, 3 and 8 threads, and each path is seen to run
@@ -24,7 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "internal.h"
+#include "problem.h"
 #include "synth.h"
 #include "tap.h"
 
@@ -72,7 +78,7 @@ static void same_answer(const char *what, const topomap_profile_t *p, const topo
 }
 
 /* The parallel paths seen (par_trace), by name. */
-static const char *paths[] = {"kpart level", "kpart split", "sumcom sweep"};
+static const char *paths[] = {"kpart level", "kpart split", "kpart pairs", "sumcom sweep"};
 #define NPATHS (sizeof paths / sizeof *paths)
 static int seen[NPATHS];
 static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -109,6 +115,40 @@ static void same_algo(const char *what, const char *algo, const topomap_profile_
     free(first), free(r2s);
 }
 
+/* The SumCom refinement (treematch_sumcom.c) from a random mapping, where
+ * it makes many exchanges (treematch's own mapping needs few): the same
+ * mapping at 1, 2, 3 and 8 threads, and not the one it started from. */
+static void same_sumcom(const topomap_profile_t *p, const topomap_alloc_t *a)
+{
+    static const int counts[] = {1, 2, 3, 8};
+    struct prob P;
+    prob_init(&P, p, a);
+    int n = P.pb.n;
+    size_t sz = sizeof(int) * (size_t)n;
+    int *start = malloc(sz), *first = malloc(sz), *r2s = malloc(sz);
+    int rc = topomap_map("random", p, a, NULL, start, err, sizeof err);
+    for (int q = 0; rc == 0 && q < 4; q++) {
+#ifdef _OPENMP
+        omp_set_num_threads(counts[q]);
+#endif
+        memcpy(q ? r2s : first, start, sz);
+        int r = topomap_refine_sumcom(&P.pb, q ? r2s : first, err, sizeof err);
+        if (q == 0)
+            ok(r == 0 && valid(first, n, P.pb.nslots) && memcmp(first, start, sz),
+               "SumCom refinement of a random mapping, 1 thread: valid, exchanges made (%s)",
+               r ? err : "ok");
+        else
+            ok(r == 0 && !memcmp(first, r2s, sz),
+               "SumCom refinement, %d threads: the mapping of 1 thread (%s)", counts[q],
+               r ? err : "ok");
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    free(start), free(first), free(r2s);
+    prob_free(&P);
+}
+
 /* The parallel paths with par_min lowered to 32 on 2048 ranks. */
 static void parallel_paths(const topomap_profile_t *p, const topomap_alloc_t *a)
 {
@@ -117,9 +157,13 @@ static void parallel_paths(const topomap_profile_t *p, const topomap_alloc_t *a)
     topomap_tuning()->par_trace = par_trace;
     memset(seen, 0, sizeof seen);
     same_algo("2048 ranks, par_min 32", "treematch", p, a);
-    ok(seen[0] > 0 && seen[1] > 0 && seen[2] > 0,
-       "... kpart's levels (%d) and splits (%d) and the SumCom sweeps (%d) ran in parallel",
-       seen[0], seen[1], seen[2]);
+    ok(seen[0] > 0 && seen[1] > 0 && seen[2] > 0 && seen[3] > 0,
+       "... kpart's levels (%d), splits (%d) and pairs (%d) and the SumCom sweeps (%d) ran in "
+       "parallel",
+       seen[0], seen[1], seen[2], seen[3]);
+    memset(seen, 0, sizeof seen);
+    same_sumcom(p, a);
+    ok(seen[3] > 0, "... its sweeps ran in parallel (%d)", seen[3]);
     same_answer("2048 ranks, 128-core nodes, par_min 32", p, a);
     topomap_tuning()->par_trace = NULL;
     topomap_tuning()->par_min = par_min;
