@@ -43,148 +43,27 @@
  * through the node-internal placement (node_place.c: the better of
  * TreeMatch's grouping and this split, each refined) and the SumCom
  * refinement (treematch_sumcom.c). Cost: O(edges) per level for the
- * bisections' graphs, METIS and FM near linear. */
+ * bisections' graphs, METIS and FM near linear. The bisection itself is
+ * in treematch_bisect.c.
+ *
+ * Threads: the vertices of a level, the two groups of each cut and the
+ * pairs of children of a wave run as OpenMP tasks, each thread in its own
+ * workspace (treematch_split.h), each task writing only its own processes
+ * and ranges: the split is the one of one thread (doc/algorithms.md,
+ * Threads). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "metis_call.h"
-#include "treematch.h"
+#include "treematch_split.h"
 
-/* Imbalance METIS may leave (the fix-up below makes sizes exact). */
-#define KP_UBFACTOR 1.001f
-/* Bisections from this many seeds of up to KP_TRIES_MAX processes, the
- * best kept (one above: the time goes to the large ones). */
-#define KP_TRIES 4
-#define KP_TRIES_MAX 256
-/* Fiduccia-Mattheyses passes after each bisection, and moves a pass goes
- * on without finding a better cut. */
-#define KP_FM_PASSES 4
-#define KP_FM_STALL 64
 /* Sweeps of the pairwise refinement after a split into three parts or more. */
 #define KP_PAIR_SWEEPS 2
 /* split_best() tries several first cuts up to this many processes: every
  * one up to KP_TRY_K children, three beyond. */
 #define KP_TRY_MAX 4096
 #define KP_TRY_K 16
-
-/* A process that may leave its part: how much more it sends elsewhere. */
-struct mover {
-    double pull;
-    int i;
-};
-
-/* An entry of the FM gain heaps (lazy: stale when ver differs). */
-struct hent {
-    int64_t gain;
-    int v, ver;
-};
-
-/* What the threads share: the inputs, the child of each process (each
- * written by the one task that splits its vertex), one workspace per
- * thread, and the first failure (an errno value, 0 while none). */
-struct kpshared {
-    const topomap_graph_t *g;
-    const struct topomap_problem *pb;
-    int n;
-    int net;    /* 1: splitting a switch (not inside a node); set per level */
-    int *child; /* n: the child each process goes to (by process) */
-    struct kp *ws;
-    int nws;
-    int fail;
-};
-
-/* One thread's workspace. loc is indexed by process (all -1 between uses:
- * a thread's own, since a neighbour may be in another thread's set); the
- * rest by local index, grown to the largest set the thread meets. */
-struct kp {
-    struct kpshared *S;
-    const topomap_graph_t *g;
-    const struct topomap_problem *pb;
-    int *child;
-    int *loc;         /* n: index inside the current bisection, -1 outside */
-    int *part, *bpart; /* side (0, 1) of each local process; the best so far */
-    int *tmp;
-    struct mover *mv;
-    idx_t *xadj, *adj, *wgt, *ipart;
-    /* FM: gains, versions, locks, the moves of a pass, two heaps. */
-    int64_t *gain, *keys; /* keys: pairs of children (refine_pairs) */
-    int *ver, *moved;
-    char *lock;
-    struct hent *heap[2];
-    int hn[2];
-    size_t capn, capm; /* room for this many local processes, local edges */
-};
-
-/* The calling thread's workspace (one per thread of the region). */
-static struct kp *kp_self(struct kpshared *S)
-{
-    int i = topomap_thread_num();
-    return &S->ws[i < S->nws ? i : 0];
-}
-
-static void kp_free_local(struct kp *K)
-{
-    free(K->part), free(K->bpart), free(K->tmp), free(K->mv), free(K->xadj), free(K->adj);
-    free(K->wgt), free(K->ipart), free(K->gain), free(K->keys), free(K->ver), free(K->moved);
-    free(K->lock), free(K->heap[0]), free(K->heap[1]);
-    K->part = K->bpart = K->tmp = K->ver = K->moved = NULL;
-    K->mv = NULL;
-    K->xadj = K->adj = K->wgt = K->ipart = NULL;
-    K->gain = K->keys = NULL;
-    K->lock = NULL;
-    K->heap[0] = K->heap[1] = NULL;
-    K->capn = K->capm = 0;
-}
-
-/* Room in K for the processes pr[0 .. p) and their edges. 0, or -1 +
- * ENOMEM. */
-static int kp_room(struct kp *K, const int *pr, int p)
-{
-    size_t m = 1, nn = (size_t)p + 1;
-    for (int i = 0; i < p; i++)
-        m += (size_t)(K->g->xadj[pr[i] + 1] - K->g->xadj[pr[i]]);
-    if (nn <= K->capn && m <= K->capm)
-        return 0;
-    nn = nn > K->capn ? nn : K->capn;
-    m = m > K->capm ? m : K->capm;
-    kp_free_local(K);
-    K->part = malloc(sizeof(int) * nn);
-    K->bpart = malloc(sizeof(int) * nn);
-    K->tmp = malloc(sizeof(int) * nn);
-    K->mv = malloc(sizeof *K->mv * nn);
-    K->xadj = malloc(sizeof(idx_t) * (nn + 1));
-    K->adj = malloc(sizeof(idx_t) * m);
-    K->wgt = malloc(sizeof(idx_t) * m);
-    K->ipart = malloc(sizeof(idx_t) * nn);
-    K->gain = malloc(sizeof(int64_t) * nn);
-    K->keys = malloc(sizeof(int64_t) * m);
-    K->ver = malloc(sizeof(int) * nn);
-    K->moved = malloc(sizeof(int) * nn);
-    K->lock = malloc(nn);
-    K->heap[0] = malloc(sizeof(struct hent) * (nn + m));
-    K->heap[1] = malloc(sizeof(struct hent) * (nn + m));
-    if (!K->part || !K->bpart || !K->tmp || !K->mv || !K->xadj || !K->adj || !K->wgt ||
-        !K->ipart || !K->gain || !K->keys || !K->ver || !K->moved || !K->lock || !K->heap[0] ||
-        !K->heap[1]) {
-        kp_free_local(K);
-        errno = ENOMEM;
-        return -1;
-    }
-    K->capn = nn;
-    K->capm = m;
-    return 0;
-}
-
-/* Larger pull first, then lower index. */
-static int cmp_mover(const void *a, const void *b)
-{
-    const struct mover *x = a, *y = b;
-    if (x->pull != y->pull)
-        return x->pull > y->pull ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
 
 /* Targets of the children (see the top of the file): p processes for
  * children of capacities cap[0 .. k); t[c] receives each one's share. */
@@ -227,224 +106,6 @@ static void targets(const int *cap, int k, int p, int *t, int *order)
     }
 }
 
-/* Heap order: larger gain first, then lower vertex (deterministic). */
-static int hbefore(const struct hent *a, const struct hent *b)
-{
-    return a->gain > b->gain || (a->gain == b->gain && a->v < b->v);
-}
-
-static void hpush(struct kp *K, int s, int v)
-{
-    struct hent *h = K->heap[s], e = {K->gain[v], v, K->ver[v]};
-    int i = K->hn[s]++;
-    while (i > 0 && hbefore(&e, &h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = e;
-}
-
-/* The unlocked vertex of side s with the largest gain, or -1. */
-static int hpop(struct kp *K, int s)
-{
-    struct hent *h = K->heap[s];
-    while (K->hn[s] > 0) {
-        struct hent top = h[0], last = h[--K->hn[s]];
-        int i = 0, n = K->hn[s];
-        for (;;) {
-            int c = 2 * i + 1;
-            if (c >= n)
-                break;
-            if (c + 1 < n && hbefore(&h[c + 1], &h[c]))
-                c++;
-            if (!hbefore(&h[c], &last))
-                break;
-            h[i] = h[c];
-            i = c;
-        }
-        if (n > 0)
-            h[i] = last;
-        if (!K->lock[top.v] && top.ver == K->ver[top.v])
-            return top.v;
-    }
-    return -1;
-}
-
-/* Fiduccia-Mattheyses passes on the bisection of the p local vertices
- * (K->xadj ..., K->part), sizes kept: moves alternate between the sides,
- * and a pass keeps its best prefix of an even number of moves. */
-static int64_t fm(struct kp *K, int p)
-{
-    int64_t total = 0;
-    for (int pass = 0; pass < KP_FM_PASSES; pass++) {
-        for (int i = 0; i < p; i++) {
-            int64_t gn = 0;
-            for (idx_t e = K->xadj[i]; e < K->xadj[i + 1]; e++)
-                gn += K->part[K->adj[e]] != K->part[i] ? K->wgt[e] : -K->wgt[e];
-            K->gain[i] = gn;
-            K->ver[i] = 0;
-            K->lock[i] = 0;
-        }
-        K->hn[0] = K->hn[1] = 0;
-        for (int i = 0; i < p; i++)
-            hpush(K, K->part[i], i);
-        int64_t cum = 0, best = 0;
-        int nm = 0, bestm = 0;
-        int s = K->hn[0] && (!K->hn[1] || !hbefore(&K->heap[1][0], &K->heap[0][0])) ? 0 : 1;
-        for (;;) {
-            int v = hpop(K, s);
-            if (v < 0)
-                break;
-            cum += K->gain[v];
-            K->lock[v] = 1;
-            K->part[v] = 1 - s;
-            K->moved[nm++] = v;
-            for (idx_t e = K->xadj[v]; e < K->xadj[v + 1]; e++) {
-                int u = K->adj[e];
-                int64_t w2 = 2 * (int64_t)K->wgt[e];
-                K->gain[u] += K->part[u] == K->part[v] ? -w2 : w2;
-                if (!K->lock[u]) {
-                    K->ver[u]++;
-                    hpush(K, K->part[u], u);
-                }
-            }
-            if (nm % 2 == 0) {
-                if (cum > best) {
-                    best = cum;
-                    bestm = nm;
-                } else if (nm - bestm > KP_FM_STALL) {
-                    break;
-                }
-            }
-            s = 1 - s;
-        }
-        for (int k = nm - 1; k >= bestm; k--)
-            K->part[K->moved[k]] = 1 - K->part[K->moved[k]];
-        if (best <= 0)
-            break;
-        total += best;
-    }
-    return total;
-}
-
-/* The graph induced on the processes pr[0 .. p) in K->xadj, adj, wgt
- * (local numbers, K->loc set), with integer weights: relative order kept to
- * about one part in a million, total below 2^30 (METIS sums in 32 bits).
- * Returns 0 when no traffic stays inside. The caller resets K->loc. */
-static int local_graph(struct kp *K, const int *pr, int p)
-{
-    const topomap_graph_t *g = K->g;
-    for (int i = 0; i < p; i++)
-        K->loc[pr[i]] = i;
-    double maxw = 0, sumw = 0;
-    for (int i = 0; i < p; i++)
-        for (int64_t e = g->xadj[pr[i]]; e < g->xadj[pr[i] + 1]; e++)
-            if (K->loc[g->adj[e]] >= 0 && g->w[e] > 0) {
-                maxw = g->w[e] > maxw ? g->w[e] : maxw;
-                sumw += g->w[e];
-            }
-    if (!(maxw > 0))
-        return 0;
-    double scale = fmin((double)(1 << 20) / maxw, (double)(1 << 30) / sumw);
-    int64_t ne = 0;
-    K->xadj[0] = 0;
-    for (int i = 0; i < p; i++) {
-        for (int64_t e = g->xadj[pr[i]]; e < g->xadj[pr[i] + 1]; e++) {
-            int l = K->loc[g->adj[e]];
-            if (l >= 0 && g->w[e] > 0) {
-                double w = ceil(g->w[e] * scale);
-                K->adj[ne] = l;
-                K->wgt[ne++] = (idx_t)(w < 1 ? 1 : w);
-            }
-        }
-        K->xadj[i + 1] = (idx_t)ne;
-    }
-    return 1;
-}
-
-/* One bisection of the local graph (p vertices, want0 on side 0) into
- * K->part: METIS with this seed and ncuts tries, the fix-up to exact sizes
- * (the side over its size gives up its vertices most attached to the other
- * side first), FM. Returns the cut, or -1 + errno. */
-static int64_t bisect_once(struct kp *K, int p, int want0, int seed, int ncuts)
-{
-    idx_t nv = p, ncon = 1, nparts = 2, objval = 0;
-    idx_t options[METIS_NOPTIONS];
-    real_t ub = KP_UBFACTOR, tpw[2] = {(real_t)want0 / (real_t)p, 0};
-    tpw[1] = 1 - tpw[0];
-    METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
-    options[METIS_OPTION_NUMBERING] = 0;
-    options[METIS_OPTION_NCUTS] = ncuts;
-    int st = topomap_metis_recursive(&nv, &ncon, K->xadj, K->adj, NULL, NULL, K->wgt, &nparts, tpw,
-                                      &ub, options, &objval, K->ipart);
-    if (st != METIS_OK) {
-        errno = st == METIS_ERROR_MEMORY ? ENOMEM : EINVAL;
-        return -1;
-    }
-    int c0 = 0;
-    for (int i = 0; i < p; i++) {
-        K->part[i] = (int)K->ipart[i];
-        c0 += K->part[i] == 0;
-    }
-    if (c0 != want0) {
-        int from = c0 > want0 ? 0 : 1, excess = c0 > want0 ? c0 - want0 : want0 - c0, nc = 0;
-        for (int i = 0; i < p; i++) {
-            if (K->part[i] != from)
-                continue;
-            double pull = 0;
-            for (idx_t e = K->xadj[i]; e < K->xadj[i + 1]; e++)
-                pull += K->part[K->adj[e]] == from ? -(double)K->wgt[e] : (double)K->wgt[e];
-            K->mv[nc++] = (struct mover){pull, i};
-        }
-        qsort(K->mv, (size_t)nc, sizeof *K->mv, cmp_mover);
-        for (int c = 0; c < excess; c++)
-            K->part[K->mv[c].i] = 1 - from;
-    }
-    (void)fm(K, p);
-    int64_t cut = 0;
-    for (int i = 0; i < p; i++)
-        for (idx_t e = K->xadj[i]; e < K->xadj[i + 1]; e++)
-            cut += K->part[K->adj[e]] != K->part[i] ? K->wgt[e] : 0;
-    return cut;
-}
-
-/* Bisect the processes pr[0 .. p) (0 < want0 < p): K->part[i] = 0 for
- * want0 of them (local i), 1 for the others. Up to KP_TRIES_MAX processes
- * KP_TRIES bisections from different seeds, the best kept (one METIS run
- * ends in a local optimum that FM cannot leave; on small jobs the seed
- * decided the cut). 0, or -1 + errno. */
-static int bisect(struct kp *K, const int *pr, int p, int want0)
-{
-    int rc = 0;
-    if (kp_room(K, pr, p) < 0)
-        return -1;
-    if (!local_graph(K, pr, p)) {
-        /* No traffic inside: any cut is as good. */
-        for (int i = 0; i < p; i++)
-            K->part[i] = i >= want0;
-    } else {
-        int tries = K->S->net && p <= KP_TRIES_MAX ? KP_TRIES : 1;
-        int64_t best = -1;
-        for (int q = 0; q < tries; q++) {
-            int64_t c = bisect_once(K, p, want0, (int)(K->pb->opts->seed + (uint64_t)q), 1);
-            if (c < 0) {
-                rc = -1;
-                break;
-            }
-            if (best < 0 || c < best) {
-                best = c;
-                memcpy(K->bpart, K->part, sizeof(int) * (size_t)p);
-            }
-        }
-        if (rc == 0 && tries > 1)
-            memcpy(K->part, K->bpart, sizeof(int) * (size_t)p);
-    }
-    for (int i = 0; i < p; i++)
-        K->loc[pr[i]] = -1;
-    return rc;
-}
-
 /* Split the processes pr[0 .. p) among the children ch[0 .. k) with
  * targets t[0 .. k) (all > 0, summing to p): S->child[process]. The
  * children are cut in two contiguous groups, the first m0 (0: those that
@@ -471,8 +132,8 @@ static int split(struct kpshared *S, int *pr, int p, const int *ch, const int *t
     }
     /* This thread's workspace, used up before the tasks below start (a
      * thread waiting for them may run another task in it). */
-    struct kp *K = kp_self(S);
-    if (bisect(K, pr, p, want0) < 0)
+    struct kp *K = tm_kp_self(S);
+    if (tm_kp_bisect(K, pr, p, want0) < 0)
         return -1;
     /* Side 0 first, each side in its order. */
     int a = 0, b = want0;
@@ -551,7 +212,7 @@ static int split_best(struct kpshared *S, int *pr, int p, const int *ch, const i
         memcpy(work, pr, sizeof(int) * (size_t)p);
         if ((rc = split(S, work, p, ch, t, k, tries[q])) < 0)
             break;
-        double c = split_cost(kp_self(S), work, p);
+        double c = split_cost(tm_kp_self(S), work, p);
         if (c < bestc) {
             bestc = c;
             memcpy(best, work, sizeof(int) * (size_t)p);
@@ -584,12 +245,12 @@ static int refine_pair(struct kpshared *S, int *list, int a, int sa, int na, int
     }
     memcpy(u, list + sa, sizeof(int) * (size_t)na);
     memcpy(u + na, list + sb, sizeof(int) * (size_t)nb);
-    struct kp *K = kp_self(S);
-    int rc = kp_room(K, u, na + nb);
-    if (rc == 0 && local_graph(K, u, na + nb)) {
+    struct kp *K = tm_kp_self(S);
+    int rc = tm_kp_room(K, u, na + nb);
+    if (rc == 0 && tm_kp_local_graph(K, u, na + nb)) {
         for (int i = 0; i < na + nb; i++)
             K->part[i] = i >= na;
-        int64_t gn = fm(K, na + nb);
+        int64_t gn = tm_kp_fm(K, na + nb);
         if (gn > 0) {
             *gained = gn;
             int ia = sa, ib = sb;
@@ -618,12 +279,12 @@ static int refine_pair(struct kpshared *S, int *list, int a, int sa, int na, int
 static int refine_pairs(struct kpshared *S, int *pr, int p, int k)
 {
     const topomap_graph_t *g = S->g;
-    struct kp *K = kp_self(S);
+    struct kp *K = tm_kp_self(S);
     int *start = calloc((size_t)k + 1, sizeof(int)), *fill = malloc(sizeof(int) * (size_t)k);
     int *list = malloc(sizeof(int) * (size_t)p), *last = malloc(sizeof(int) * (size_t)k);
     int64_t *pairs = NULL;
     int *wave = NULL, rc = -1;
-    if (!start || !fill || !list || !last || kp_room(K, pr, p) < 0)
+    if (!start || !fill || !list || !last || tm_kp_room(K, pr, p) < 0)
         goto out;
     for (int sweep = 0; sweep < KP_PAIR_SWEEPS; sweep++) {
         /* The processes by child, and the pairs of children that talk. */
@@ -772,8 +433,8 @@ static int split_vertex(struct kpshared *S, const struct kplevel *V, int v)
      * split()). */
     if (np > 2 && maxcap > 1 && refine_pairs(S, order + lo, p, k) < 0)
         goto out;
-    struct kp *K = kp_self(S);
-    if (kp_room(K, order + lo, p) < 0)
+    struct kp *K = tm_kp_self(S);
+    if (tm_kp_room(K, order + lo, p) < 0)
         goto out;
     /* The children's segments, in child order; processes keep their order
      * inside a segment. */
@@ -899,7 +560,7 @@ nomem:
     rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
 out:
     for (int w = 0; S.ws && w < S.nws; w++) {
-        kp_free_local(&S.ws[w]);
+        tm_kp_free(&S.ws[w]);
         free(S.ws[w].loc);
     }
     free(S.ws), free(S.child), free(order), free(seg), free(nseg);
