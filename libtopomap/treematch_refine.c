@@ -269,7 +269,8 @@ static int sweep(struct lvl *L, struct scratch *W0, int *at, double *cur, double
     double *bg = malloc(sizeof(double) * (size_t)n);
     struct scratch *W = calloc((size_t)nt, sizeof *W);
     int rc = by && bg && W ? 0 : -1;
-    W[0] = *W0;
+    if (W)
+        W[0] = *W0;
     for (int t = 1; rc == 0 && t < nt; t++)
         rc = scratch_alloc(&W[t], L->nv);
     for (int x = 0, blk = SWEEP_BLOCK; rc == 0 && x < n;) {
