@@ -337,6 +337,7 @@ int auto_batch(struct auto_run *ar, int k)
         nested |= inner[q] > 1;
     }
     omp_set_max_active_levels(nested ? 2 : 1);
+    (void)nthr; /* the parallel region's alone: unused without OpenMP */
     double cpu[24], t0 = topomap_now();
     /* SIGTERM blocked in every thread from the first job to the last
      * (the barrier of the loop): blocked only around each job, a thread
