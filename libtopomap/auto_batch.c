@@ -323,11 +323,21 @@ int auto_batch(struct auto_run *ar, int k)
             return -1;
         }
     /* More jobs than threads: each thread takes the next job when it is
-     * done. Each job's own parallel loops get an equal share of the
-     * threads. */
-    int nthr = nj < nt ? nj : nt;
-    int inner = nt / nthr > 1 ? nt / nthr : 1, levels = omp_get_max_active_levels();
-    omp_set_max_active_levels(inner > 1 ? 2 : 1);
+     * done. Each job's own parallel loops and tasks get a share of the
+     * threads in proportion to its predicted time (at least one): the
+     * longest, which bounds the batch, the most (8 threads, multilevel,
+     * drb+refine and treematch with its refinement: 2, 2 and 4). */
+    int nthr = nj < nt ? nj : nt, levels = omp_get_max_active_levels(), inner[24], nested = 0;
+    double sum = 0;
+    for (int q = 0; q < nj; q++)
+        sum += job_time(ar, &js[q]);
+    for (int q = 0; q < nj; q++) {
+        inner[q] = nj < nt ? (int)(nt * job_time(ar, &js[q]) / sum + 0.5) : 1;
+        inner[q] = inner[q] > 1 ? inner[q] : 1;
+        nested |= inner[q] > 1;
+    }
+    omp_set_max_active_levels(nested ? 2 : 1);
+    (void)nthr; /* the parallel region's alone: unused without OpenMP */
     double cpu[24], t0 = topomap_now();
     /* SIGTERM blocked in every thread from the first job to the last
      * (the barrier of the loop): blocked only around each job, a thread
@@ -339,10 +349,11 @@ int auto_batch(struct auto_run *ar, int k)
         sigemptyset(&term);
         sigaddset(&term, SIGTERM);
         pthread_sigmask(SIG_BLOCK, &term, &old);
-        omp_set_num_threads(inner);
 #pragma omp for schedule(dynamic, 1)
-        for (int q = 0; q < nj; q++)
+        for (int q = 0; q < nj; q++) {
+            omp_set_num_threads(inner[q]);
             run_job(ar, &js[q], &cpu[q]);
+        }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     omp_set_max_active_levels(levels);

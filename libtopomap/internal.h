@@ -299,6 +299,15 @@ int topomap_size_known(const struct topomap_sized *d, size_t size);
 int topomap_sized_put(const struct topomap_sized *d, void *to, size_t size, const void *from);
 /* OpenMP threads when none were asked for: 1, or OMP_NUM_THREADS's. */
 int topomap_default_threads(void);
+/* The threads a parallel region started here may use for a problem of n
+ * entities: 1 below the tuning's par_min, or where no further region
+ * may be active (inside node_place()'s loop over nodes, say); else the
+ * current thread count (util.c). */
+int topomap_par_threads(long n);
+/* The tuning's par_trace, if set (util.c). */
+void topomap_par_trace(const char *where);
+/* omp_get_thread_num(), 0 without OpenMP. */
+int topomap_thread_num(void);
 /* 1 once the problem's deadline has passed. */
 int topomap_expired(const struct topomap_problem *pb);
 /* siphash.c: SipHash-2-4 of len bytes under a 16-byte key. */

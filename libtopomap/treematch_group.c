@@ -59,34 +59,16 @@ double tm_group_weight(const topomap_graph_t *g, const int *grp)
 
 /* ---- aggregation (AggregateComMatrix) ------------------------------------ */
 
-int tm_aggregate(const topomap_graph_t *g, const int *grp, int ng, topomap_graph_t *out)
+/* The rows of groups h0 .. h1 of the aggregated graph into adj, w (from
+ * 0; row h ends at xadj[h + 1], counted from 0 too): members in order,
+ * their edges in order, neighbours sorted. acc (ng, all 0) and touched
+ * (ng) are scratch. Returns the entries written. */
+static int64_t agg_rows(const topomap_graph_t *g, const int *grp, const int *mx, const int *mem,
+                        int h0, int h1, double *acc, int *touched, int *adj, double *w,
+                        int64_t *xadj)
 {
-    int n = g->n;
-    memset(out, 0, sizeof *out);
-    int *mx = calloc((size_t)ng + 1, sizeof(int)), *mem = malloc(sizeof(int) * (size_t)(n + 1));
-    int *pos = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
-    double *acc = calloc((size_t)(ng > 0 ? ng : 1), sizeof(double));
-    int *touched = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
-    int64_t *xadj = malloc(sizeof(int64_t) * ((size_t)ng + 1));
-    int64_t cap = g->xadj[n] > 0 ? g->xadj[n] : 1;
-    int *adj = malloc(sizeof(int) * (size_t)cap);
-    double *w = malloc(sizeof(double) * (size_t)cap);
-    if (!mx || !mem || !pos || !acc || !touched || !xadj || !adj || !w) {
-        free(mx), free(mem), free(pos), free(acc), free(touched), free(xadj), free(adj), free(w);
-        errno = ENOMEM;
-        return -1;
-    }
-    /* Members of each group (counting sort, entity order kept). */
-    for (int e = 0; e < n; e++)
-        mx[grp[e] + 1]++;
-    for (int h = 0; h < ng; h++)
-        mx[h + 1] += mx[h];
-    memcpy(pos, mx, sizeof(int) * (size_t)ng);
-    for (int e = 0; e < n; e++)
-        mem[pos[grp[e]]++] = e;
     int64_t m = 0;
-    xadj[0] = 0;
-    for (int h = 0; h < ng; h++) {
+    for (int h = h0; h < h1; h++) {
         int nt = 0;
         for (int q = mx[h]; q < mx[h + 1]; q++) {
             int e = mem[q];
@@ -107,7 +89,78 @@ int tm_aggregate(const topomap_graph_t *g, const int *grp, int ng, topomap_graph
         }
         xadj[h + 1] = m;
     }
-    free(mx), free(mem), free(pos), free(acc), free(touched);
+    return m;
+}
+
+/* With threads, each takes a contiguous range of groups into rows of its
+ * own, then the rows are put end to end in group order: every entry is
+ * summed as with one thread, so the graph is the same for any thread
+ * count. */
+int tm_aggregate(const topomap_graph_t *g, const int *grp, int ng, topomap_graph_t *out)
+{
+    int n = g->n, nt = topomap_par_threads(ng);
+    memset(out, 0, sizeof *out);
+    int *mx = calloc((size_t)ng + 1, sizeof(int)), *mem = malloc(sizeof(int) * (size_t)(n + 1));
+    int *pos = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+    int64_t *xadj = malloc(sizeof(int64_t) * ((size_t)ng + 1));
+    int64_t cap = g->xadj[n] > 0 ? g->xadj[n] : 1;
+    int *adj = malloc(sizeof(int) * (size_t)cap);
+    double *w = malloc(sizeof(double) * (size_t)cap);
+    int64_t *at = calloc((size_t)nt + 1, sizeof(int64_t));
+    if (!mx || !mem || !pos || !xadj || !adj || !w || !at) {
+        free(mx), free(mem), free(pos), free(xadj), free(adj), free(w), free(at);
+        errno = ENOMEM;
+        return -1;
+    }
+    /* Members of each group (counting sort, entity order kept). */
+    for (int e = 0; e < n; e++)
+        mx[grp[e] + 1]++;
+    for (int h = 0; h < ng; h++)
+        mx[h + 1] += mx[h];
+    memcpy(pos, mx, sizeof(int) * (size_t)ng);
+    for (int e = 0; e < n; e++)
+        mem[pos[grp[e]]++] = e;
+    xadj[0] = 0;
+    int fail = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        int t = topomap_thread_num(), h0 = (int)((int64_t)ng * t / nt);
+        int h1 = (int)((int64_t)ng * (t + 1) / nt);
+        /* This range's entries: at most its members' edges. */
+        int64_t lo = 0;
+        for (int q = mx[h0]; q < mx[h1]; q++)
+            lo += g->xadj[mem[q] + 1] - g->xadj[mem[q]];
+        double *acc = calloc((size_t)(ng > 0 ? ng : 1), sizeof(double));
+        int *touched = malloc(sizeof(int) * (size_t)(ng > 0 ? ng : 1));
+        int *ladj = nt > 1 ? malloc(sizeof(int) * (size_t)(lo > 0 ? lo : 1)) : adj;
+        double *lw = nt > 1 ? malloc(sizeof(double) * (size_t)(lo > 0 ? lo : 1)) : w;
+        if (!acc || !touched || !ladj || !lw) {
+#pragma omp atomic write
+            fail = 1;
+        } else {
+            at[t + 1] = agg_rows(g, grp, mx, mem, h0, h1, acc, touched, ladj, lw, xadj);
+        }
+#pragma omp barrier
+#pragma omp single
+        for (int q = 0; q < nt; q++)
+            at[q + 1] += at[q];
+        if (!fail && nt > 1) {
+            /* Rows h0 .. h1 from at[t] on. */
+            for (int h = h0; h < h1; h++)
+                xadj[h + 1] += at[t];
+            memcpy(adj + at[t], ladj, sizeof(int) * (size_t)(at[t + 1] - at[t]));
+            memcpy(w + at[t], lw, sizeof(double) * (size_t)(at[t + 1] - at[t]));
+        }
+        if (nt > 1)
+            free(ladj), free(lw);
+        free(acc), free(touched);
+    }
+    free(mx), free(mem), free(pos), free(at);
+    if (fail) {
+        free(xadj), free(adj), free(w);
+        errno = ENOMEM;
+        return -1;
+    }
     out->n = ng;
     out->xadj = xadj;
     out->adj = adj;

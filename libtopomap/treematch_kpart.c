@@ -43,71 +43,27 @@
  * through the node-internal placement (node_place.c: the better of
  * TreeMatch's grouping and this split, each refined) and the SumCom
  * refinement (treematch_sumcom.c). Cost: O(edges) per level for the
- * bisections' graphs, METIS and FM near linear. */
+ * bisections' graphs, METIS and FM near linear. The bisection itself is
+ * in treematch_bisect.c.
+ *
+ * Threads: the vertices of a level, the two groups of each cut and the
+ * pairs of children of a wave run as OpenMP tasks, each thread in its own
+ * workspace (treematch_split.h), each task writing only its own processes
+ * and ranges: the split is the one of one thread (doc/algorithms.md,
+ * Threads). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "metis_call.h"
-#include "treematch.h"
+#include "treematch_split.h"
 
-/* Imbalance METIS may leave (the fix-up below makes sizes exact). */
-#define KP_UBFACTOR 1.001f
-/* Bisections from this many seeds of up to KP_TRIES_MAX processes, the
- * best kept (one above: the time goes to the large ones). */
-#define KP_TRIES 4
-#define KP_TRIES_MAX 256
-/* Fiduccia-Mattheyses passes after each bisection, and moves a pass goes
- * on without finding a better cut. */
-#define KP_FM_PASSES 4
-#define KP_FM_STALL 64
 /* Sweeps of the pairwise refinement after a split into three parts or more. */
 #define KP_PAIR_SWEEPS 2
 /* split_best() tries several first cuts up to this many processes: every
  * one up to KP_TRY_K children, three beyond. */
 #define KP_TRY_MAX 4096
 #define KP_TRY_K 16
-
-/* A process that may leave its part: how much more it sends elsewhere. */
-struct mover {
-    double pull;
-    int i;
-};
-
-/* An entry of the FM gain heaps (lazy: stale when ver differs). */
-struct hent {
-    int64_t gain;
-    int v, ver;
-};
-
-struct kp {
-    const topomap_graph_t *g;
-    const struct topomap_problem *pb;
-    int n;
-    int net;          /* 1: splitting a switch (not inside a node) */
-    int *loc;         /* n: index inside the current bisection, -1 outside */
-    int *part, *bpart; /* n: side (0, 1) of each local process; the best so far */
-    int *child;       /* n: the child each process goes to (by process) */
-    int *tmp;         /* n */
-    struct mover *mv; /* n */
-    idx_t *xadj, *adj, *wgt, *ipart;
-    /* FM: gains, versions, locks, the moves of a pass, two heaps. */
-    int64_t *gain, *keys; /* keys: pairs of children (refine_pairs) */
-    int *ver, *moved;
-    char *lock;
-    struct hent *heap[2];
-    int hn[2];
-};
-
-/* Larger pull first, then lower index. */
-static int cmp_mover(const void *a, const void *b)
-{
-    const struct mover *x = a, *y = b;
-    if (x->pull != y->pull)
-        return x->pull > y->pull ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
 
 /* Targets of the children (see the top of the file): p processes for
  * children of capacities cap[0 .. k); t[c] receives each one's share. */
@@ -150,232 +106,20 @@ static void targets(const int *cap, int k, int p, int *t, int *order)
     }
 }
 
-/* Heap order: larger gain first, then lower vertex (deterministic). */
-static int hbefore(const struct hent *a, const struct hent *b)
-{
-    return a->gain > b->gain || (a->gain == b->gain && a->v < b->v);
-}
-
-static void hpush(struct kp *K, int s, int v)
-{
-    struct hent *h = K->heap[s], e = {K->gain[v], v, K->ver[v]};
-    int i = K->hn[s]++;
-    while (i > 0 && hbefore(&e, &h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = e;
-}
-
-/* The unlocked vertex of side s with the largest gain, or -1. */
-static int hpop(struct kp *K, int s)
-{
-    struct hent *h = K->heap[s];
-    while (K->hn[s] > 0) {
-        struct hent top = h[0], last = h[--K->hn[s]];
-        int i = 0, n = K->hn[s];
-        for (;;) {
-            int c = 2 * i + 1;
-            if (c >= n)
-                break;
-            if (c + 1 < n && hbefore(&h[c + 1], &h[c]))
-                c++;
-            if (!hbefore(&h[c], &last))
-                break;
-            h[i] = h[c];
-            i = c;
-        }
-        if (n > 0)
-            h[i] = last;
-        if (!K->lock[top.v] && top.ver == K->ver[top.v])
-            return top.v;
-    }
-    return -1;
-}
-
-/* Fiduccia-Mattheyses passes on the bisection of the p local vertices
- * (K->xadj ..., K->part), sizes kept: moves alternate between the sides,
- * and a pass keeps its best prefix of an even number of moves. */
-static int64_t fm(struct kp *K, int p)
-{
-    int64_t total = 0;
-    for (int pass = 0; pass < KP_FM_PASSES; pass++) {
-        for (int i = 0; i < p; i++) {
-            int64_t gn = 0;
-            for (idx_t e = K->xadj[i]; e < K->xadj[i + 1]; e++)
-                gn += K->part[K->adj[e]] != K->part[i] ? K->wgt[e] : -K->wgt[e];
-            K->gain[i] = gn;
-            K->ver[i] = 0;
-            K->lock[i] = 0;
-        }
-        K->hn[0] = K->hn[1] = 0;
-        for (int i = 0; i < p; i++)
-            hpush(K, K->part[i], i);
-        int64_t cum = 0, best = 0;
-        int nm = 0, bestm = 0;
-        int s = K->hn[0] && (!K->hn[1] || !hbefore(&K->heap[1][0], &K->heap[0][0])) ? 0 : 1;
-        for (;;) {
-            int v = hpop(K, s);
-            if (v < 0)
-                break;
-            cum += K->gain[v];
-            K->lock[v] = 1;
-            K->part[v] = 1 - s;
-            K->moved[nm++] = v;
-            for (idx_t e = K->xadj[v]; e < K->xadj[v + 1]; e++) {
-                int u = K->adj[e];
-                int64_t w2 = 2 * (int64_t)K->wgt[e];
-                K->gain[u] += K->part[u] == K->part[v] ? -w2 : w2;
-                if (!K->lock[u]) {
-                    K->ver[u]++;
-                    hpush(K, K->part[u], u);
-                }
-            }
-            if (nm % 2 == 0) {
-                if (cum > best) {
-                    best = cum;
-                    bestm = nm;
-                } else if (nm - bestm > KP_FM_STALL) {
-                    break;
-                }
-            }
-            s = 1 - s;
-        }
-        for (int k = nm - 1; k >= bestm; k--)
-            K->part[K->moved[k]] = 1 - K->part[K->moved[k]];
-        if (best <= 0)
-            break;
-        total += best;
-    }
-    return total;
-}
-
-/* The graph induced on the processes pr[0 .. p) in K->xadj, adj, wgt
- * (local numbers, K->loc set), with integer weights: relative order kept to
- * about one part in a million, total below 2^30 (METIS sums in 32 bits).
- * Returns 0 when no traffic stays inside. The caller resets K->loc. */
-static int local_graph(struct kp *K, const int *pr, int p)
-{
-    const topomap_graph_t *g = K->g;
-    for (int i = 0; i < p; i++)
-        K->loc[pr[i]] = i;
-    double maxw = 0, sumw = 0;
-    for (int i = 0; i < p; i++)
-        for (int64_t e = g->xadj[pr[i]]; e < g->xadj[pr[i] + 1]; e++)
-            if (K->loc[g->adj[e]] >= 0 && g->w[e] > 0) {
-                maxw = g->w[e] > maxw ? g->w[e] : maxw;
-                sumw += g->w[e];
-            }
-    if (!(maxw > 0))
-        return 0;
-    double scale = fmin((double)(1 << 20) / maxw, (double)(1 << 30) / sumw);
-    int64_t ne = 0;
-    K->xadj[0] = 0;
-    for (int i = 0; i < p; i++) {
-        for (int64_t e = g->xadj[pr[i]]; e < g->xadj[pr[i] + 1]; e++) {
-            int l = K->loc[g->adj[e]];
-            if (l >= 0 && g->w[e] > 0) {
-                double w = ceil(g->w[e] * scale);
-                K->adj[ne] = l;
-                K->wgt[ne++] = (idx_t)(w < 1 ? 1 : w);
-            }
-        }
-        K->xadj[i + 1] = (idx_t)ne;
-    }
-    return 1;
-}
-
-/* One bisection of the local graph (p vertices, want0 on side 0) into
- * K->part: METIS with this seed and ncuts tries, the fix-up to exact sizes
- * (the side over its size gives up its vertices most attached to the other
- * side first), FM. Returns the cut, or -1 + errno. */
-static int64_t bisect_once(struct kp *K, int p, int want0, int seed, int ncuts)
-{
-    idx_t nv = p, ncon = 1, nparts = 2, objval = 0;
-    idx_t options[METIS_NOPTIONS];
-    real_t ub = KP_UBFACTOR, tpw[2] = {(real_t)want0 / (real_t)p, 0};
-    tpw[1] = 1 - tpw[0];
-    METIS_SetDefaultOptions(options);
-    options[METIS_OPTION_SEED] = (idx_t)(seed & 0x7fffffff);
-    options[METIS_OPTION_NUMBERING] = 0;
-    options[METIS_OPTION_NCUTS] = ncuts;
-    int st = topomap_metis_recursive(&nv, &ncon, K->xadj, K->adj, NULL, NULL, K->wgt, &nparts, tpw,
-                                      &ub, options, &objval, K->ipart);
-    if (st != METIS_OK) {
-        errno = st == METIS_ERROR_MEMORY ? ENOMEM : EINVAL;
-        return -1;
-    }
-    int c0 = 0;
-    for (int i = 0; i < p; i++) {
-        K->part[i] = (int)K->ipart[i];
-        c0 += K->part[i] == 0;
-    }
-    if (c0 != want0) {
-        int from = c0 > want0 ? 0 : 1, excess = c0 > want0 ? c0 - want0 : want0 - c0, nc = 0;
-        for (int i = 0; i < p; i++) {
-            if (K->part[i] != from)
-                continue;
-            double pull = 0;
-            for (idx_t e = K->xadj[i]; e < K->xadj[i + 1]; e++)
-                pull += K->part[K->adj[e]] == from ? -(double)K->wgt[e] : (double)K->wgt[e];
-            K->mv[nc++] = (struct mover){pull, i};
-        }
-        qsort(K->mv, (size_t)nc, sizeof *K->mv, cmp_mover);
-        for (int c = 0; c < excess; c++)
-            K->part[K->mv[c].i] = 1 - from;
-    }
-    (void)fm(K, p);
-    int64_t cut = 0;
-    for (int i = 0; i < p; i++)
-        for (idx_t e = K->xadj[i]; e < K->xadj[i + 1]; e++)
-            cut += K->part[K->adj[e]] != K->part[i] ? K->wgt[e] : 0;
-    return cut;
-}
-
-/* Bisect the processes pr[0 .. p) (0 < want0 < p): K->part[i] = 0 for
- * want0 of them (local i), 1 for the others. Up to KP_TRIES_MAX processes
- * KP_TRIES bisections from different seeds, the best kept (one METIS run
- * ends in a local optimum that FM cannot leave; on small jobs the seed
- * decided the cut). 0, or -1 + errno. */
-static int bisect(struct kp *K, const int *pr, int p, int want0)
-{
-    int rc = 0;
-    if (!local_graph(K, pr, p)) {
-        /* No traffic inside: any cut is as good. */
-        for (int i = 0; i < p; i++)
-            K->part[i] = i >= want0;
-    } else {
-        int tries = K->net && p <= KP_TRIES_MAX ? KP_TRIES : 1;
-        int64_t best = -1;
-        for (int q = 0; q < tries; q++) {
-            int64_t c = bisect_once(K, p, want0, (int)(K->pb->opts->seed + (uint64_t)q), 1);
-            if (c < 0) {
-                rc = -1;
-                break;
-            }
-            if (best < 0 || c < best) {
-                best = c;
-                memcpy(K->bpart, K->part, sizeof(int) * (size_t)p);
-            }
-        }
-        if (rc == 0 && tries > 1)
-            memcpy(K->part, K->bpart, sizeof(int) * (size_t)p);
-    }
-    for (int i = 0; i < p; i++)
-        K->loc[pr[i]] = -1;
-    return rc;
-}
-
 /* Split the processes pr[0 .. p) among the children ch[0 .. k) with
- * targets t[0 .. k) (all > 0, summing to p): K->child[process]. The
+ * targets t[0 .. k) (all > 0, summing to p): S->child[process]. The
  * children are cut in two contiguous groups, the first m0 (0: those that
  * halve the targets best), the processes bisected to match, and each group
- * split again (halving); pr is permuted. 0, or -1. */
-static int split(struct kp *K, int *pr, int p, const int *ch, const int *t, int k, int m0)
+ * split again (halving); pr is permuted. The two groups are independent
+ * (disjoint processes, children and ranges of pr): from par_min
+ * processes on, the first is split in a task of its own, in the calling
+ * thread's workspace or another's; the result is the same either way. 0,
+ * or -1 + errno. */
+static int split(struct kpshared *S, int *pr, int p, const int *ch, const int *t, int k, int m0)
 {
     if (k == 1) {
         for (int i = 0; i < p; i++)
-            K->child[pr[i]] = ch[0];
+            S->child[pr[i]] = ch[0];
         return 0;
     }
     int m = 1, want0 = t[0], acc = t[0];
@@ -386,16 +130,37 @@ static int split(struct kp *K, int *pr, int p, const int *ch, const int *t, int 
             m = j + 1;
         }
     }
-    if (bisect(K, pr, p, want0) < 0)
+    /* This thread's workspace, used up before the tasks below start (a
+     * thread waiting for them may run another task in it). */
+    struct kp *K = tm_kp_self(S);
+    if (tm_kp_bisect(K, pr, p, want0) < 0)
         return -1;
     /* Side 0 first, each side in its order. */
     int a = 0, b = want0;
     for (int i = 0; i < p; i++)
         K->tmp[K->part[i] ? b++ : a++] = pr[i];
     memcpy(pr, K->tmp, sizeof(int) * (size_t)p);
-    if (split(K, pr, want0, ch, t, m, 0) < 0)
-        return -1;
-    return split(K, pr + want0, p - want0, ch + m, t + m, k - m, 0);
+    if (p < topomap_tuning()->par_min) {
+        if (split(S, pr, want0, ch, t, m, 0) < 0)
+            return -1;
+        return split(S, pr + want0, p - want0, ch + m, t + m, k - m, 0);
+    }
+    int rc0 = 0, e0 = 0;
+    if (S->nws > 1)
+        topomap_par_trace("kpart split");
+#pragma omp task default(shared)
+    {
+        rc0 = split(S, pr, want0, ch, t, m, 0);
+        e0 = rc0 < 0 ? errno : 0;
+    }
+    int rc1 = split(S, pr + want0, p - want0, ch + m, t + m, k - m, 0);
+    int e1 = errno;
+#pragma omp taskwait
+    if (rc0 < 0)
+        errno = e0;
+    else if (rc1 < 0)
+        errno = e1;
+    return rc0 < 0 || rc1 < 0 ? -1 : 0;
 }
 
 /* The traffic between different children among pr[0 .. p). */
@@ -419,10 +184,10 @@ static double split_cost(struct kp *K, const int *pr, int p)
  * KP_TRY_MAX processes, the first cut is tried at the halving point, after
  * the first child and before the last (children by target, largest first),
  * and the split with the least traffic between children kept. 0, or -1. */
-static int split_best(struct kp *K, int *pr, int p, const int *ch, const int *t, int k)
+static int split_best(struct kpshared *S, int *pr, int p, const int *ch, const int *t, int k)
 {
     if (k < 3 || t[0] == t[k - 1] || p > KP_TRY_MAX)
-        return split(K, pr, p, ch, t, k, 0);
+        return split(S, pr, p, ch, t, k, 0);
     int *work = malloc(sizeof(int) * (size_t)p), *best = malloc(sizeof(int) * (size_t)p);
     int *bchild = malloc(sizeof(int) * (size_t)p);
     if (!work || !best || !bchild) {
@@ -445,94 +210,273 @@ static int split_best(struct kp *K, int *pr, int p, const int *ch, const int *t,
     double bestc = INFINITY;
     for (int q = 0; q < nt && rc == 0; q++) {
         memcpy(work, pr, sizeof(int) * (size_t)p);
-        if ((rc = split(K, work, p, ch, t, k, tries[q])) < 0)
+        if ((rc = split(S, work, p, ch, t, k, tries[q])) < 0)
             break;
-        double c = split_cost(K, work, p);
+        double c = split_cost(tm_kp_self(S), work, p);
         if (c < bestc) {
             bestc = c;
             memcpy(best, work, sizeof(int) * (size_t)p);
             for (int i = 0; i < p; i++)
-                bchild[i] = K->child[work[i]];
+                bchild[i] = S->child[work[i]];
         }
     }
     if (rc == 0) {
         memcpy(pr, best, sizeof(int) * (size_t)p);
         for (int i = 0; i < p; i++)
-            K->child[pr[i]] = bchild[i];
+            S->child[pr[i]] = bchild[i];
     }
     free(work), free(best), free(bchild);
     return rc;
 }
 
-/* After split(): the processes pr[0 .. p) sit on k children (K->child).
+/* FM on the union of children a and b (their processes list[sa .. sa +
+ * na) and list[sb .. sb + nb)), sizes kept: the processes that change
+ * sides change child, and each child's range of list keeps its own. The
+ * gain in *gained (0 when none). Touches nothing else, so pairs of four
+ * different children can run at once. 0, or -1 + ENOMEM. */
+static int refine_pair(struct kpshared *S, int *list, int a, int sa, int na, int b, int sb, int nb,
+                       int64_t *gained)
+{
+    int *u = malloc(sizeof(int) * (size_t)(na + nb));
+    *gained = 0;
+    if (!u) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(u, list + sa, sizeof(int) * (size_t)na);
+    memcpy(u + na, list + sb, sizeof(int) * (size_t)nb);
+    struct kp *K = tm_kp_self(S);
+    int rc = tm_kp_room(K, u, na + nb);
+    if (rc == 0 && tm_kp_local_graph(K, u, na + nb)) {
+        for (int i = 0; i < na + nb; i++)
+            K->part[i] = i >= na;
+        int64_t gn = tm_kp_fm(K, na + nb);
+        if (gn > 0) {
+            *gained = gn;
+            int ia = sa, ib = sb;
+            for (int i = 0; i < na + nb; i++) {
+                S->child[u[i]] = K->part[i] ? b : a;
+                list[K->part[i] ? ib++ : ia++] = u[i];
+            }
+        }
+    }
+    for (int i = 0; rc == 0 && i < na + nb; i++)
+        K->loc[u[i]] = -1;
+    free(u);
+    return rc;
+}
+
+/* After split(): the processes pr[0 .. p) sit on k children (S->child).
  * The recursive halving fixed which children were cut apart first, and a
  * cut made early cannot be undone by the bisections below it; so each pair
  * of children that exchange traffic is bisected again by FM from where it
- * is (sizes kept), for up to KP_PAIR_SWEEPS sweeps while one gains. 0, or
- * -1 on ENOMEM. */
-static int refine_pairs(struct kp *K, int *pr, int p, int k)
+ * is (sizes kept), pairs in order, for up to KP_PAIR_SWEEPS sweeps while
+ * one gains. A pair's FM reads and writes its two children only, so the
+ * pairs run in waves: a pair's wave is one after the last earlier pair
+ * that shares a child with it; the pairs of a wave (no child in common)
+ * run as tasks side by side, and each meets its children as it would in
+ * order: the result of one thread. 0, or -1 + errno. */
+static int refine_pairs(struct kpshared *S, int *pr, int p, int k)
 {
-    const topomap_graph_t *g = K->g;
+    const topomap_graph_t *g = S->g;
+    struct kp *K = tm_kp_self(S);
     int *start = calloc((size_t)k + 1, sizeof(int)), *fill = malloc(sizeof(int) * (size_t)k);
-    int *list = malloc(sizeof(int) * (size_t)p), *u = malloc(sizeof(int) * (size_t)p);
-    int rc = -1;
-    if (!start || !fill || !list || !u)
+    int *list = malloc(sizeof(int) * (size_t)p), *last = malloc(sizeof(int) * (size_t)k);
+    int64_t *pairs = NULL;
+    int *wave = NULL, rc = -1;
+    if (!start || !fill || !list || !last || tm_kp_room(K, pr, p) < 0)
         goto out;
     for (int sweep = 0; sweep < KP_PAIR_SWEEPS; sweep++) {
         /* The processes by child, and the pairs of children that talk. */
         memset(start, 0, sizeof(int) * ((size_t)k + 1));
         for (int i = 0; i < p; i++)
-            start[K->child[pr[i]] + 1]++;
+            start[S->child[pr[i]] + 1]++;
         for (int c = 0; c < k; c++)
             start[c + 1] += start[c];
         memcpy(fill, start, sizeof(int) * (size_t)k);
         for (int i = 0; i < p; i++) {
-            list[fill[K->child[pr[i]]]++] = pr[i];
+            list[fill[S->child[pr[i]]]++] = pr[i];
             K->loc[pr[i]] = 1;
         }
         int64_t np = 0;
         for (int i = 0; i < p; i++) {
-            int a = K->child[pr[i]];
+            int a = S->child[pr[i]];
             for (int64_t e = g->xadj[pr[i]]; e < g->xadj[pr[i] + 1]; e++) {
                 int y = g->adj[e];
-                if (K->loc[y] >= 0 && K->child[y] > a && g->w[e] > 0)
-                    K->keys[np++] = (int64_t)a * k + K->child[y];
+                if (K->loc[y] >= 0 && S->child[y] > a && g->w[e] > 0)
+                    K->keys[np++] = (int64_t)a * k + S->child[y];
             }
         }
         for (int i = 0; i < p; i++)
             K->loc[pr[i]] = -1;
         qsort(K->keys, (size_t)np, sizeof(int64_t), topomap_cmp_i64);
+        /* The pairs, once each, out of the workspace (the tasks below may
+         * use it), and their waves. */
+        int64_t nq = 0;
+        free(pairs), free(wave);
+        pairs = malloc(sizeof(int64_t) * (size_t)(np > 0 ? np : 1));
+        wave = malloc(sizeof(int) * (size_t)(np > 0 ? np : 1));
+        if (!pairs || !wave)
+            goto out;
+        for (int64_t q = 0; q < np; q++)
+            if (q == 0 || K->keys[q] != K->keys[q - 1])
+                pairs[nq++] = K->keys[q];
+        memset(last, 0, sizeof(int) * (size_t)k);
+        int nw = 0;
+        for (int64_t q = 0; q < nq; q++) {
+            int a = (int)(pairs[q] / k), b = (int)(pairs[q] % k);
+            wave[q] = 1 + (last[a] > last[b] ? last[a] : last[b]);
+            last[a] = last[b] = wave[q];
+            nw = wave[q] > nw ? wave[q] : nw;
+        }
         int64_t gained = 0;
-        for (int64_t q = 0; q < np; q++) {
-            if (q > 0 && K->keys[q] == K->keys[q - 1])
-                continue;
-            int a = (int)(K->keys[q] / k), b = (int)(K->keys[q] % k);
-            int na = start[a + 1] - start[a], nb = start[b + 1] - start[b];
-            memcpy(u, list + start[a], sizeof(int) * (size_t)na);
-            memcpy(u + na, list + start[b], sizeof(int) * (size_t)nb);
-            if (local_graph(K, u, na + nb)) {
-                for (int i = 0; i < na + nb; i++)
-                    K->part[i] = i >= na;
-                int64_t gn = fm(K, na + nb);
-                if (gn > 0) {
-                    gained += gn;
-                    int ia = start[a], ib = start[b];
-                    for (int i = 0; i < na + nb; i++) {
-                        K->child[u[i]] = K->part[i] ? b : a;
-                        list[K->part[i] ? ib++ : ia++] = u[i];
+        int fail = 0;
+        for (int w = 1; w <= nw && !fail; w++) {
+            for (int64_t q = 0; q < nq; q++) {
+                if (wave[q] != w)
+                    continue;
+                int a = (int)(pairs[q] / k), b = (int)(pairs[q] % k);
+                int na = start[a + 1] - start[a], nb = start[b + 1] - start[b];
+                if (S->nws > 1 && na + nb >= topomap_tuning()->par_min)
+                    topomap_par_trace("kpart pairs");
+#pragma omp task default(shared) firstprivate(a, b, na, nb) \
+    if (S->nws > 1 && na + nb >= topomap_tuning()->par_min)
+                {
+                    int64_t gn;
+                    if (refine_pair(S, list, a, start[a], na, b, start[b], nb, &gn) < 0) {
+#pragma omp atomic write
+                        fail = 1;
                     }
+#pragma omp atomic
+                    gained += gn;
                 }
             }
-            for (int i = 0; i < na + nb; i++)
-                K->loc[u[i]] = -1;
+#pragma omp taskwait
+        }
+        if (fail) {
+            errno = ENOMEM;
+            goto out;
         }
         if (gained == 0)
             break;
     }
     rc = 0;
 out:
-    free(start), free(fill), free(list), free(u);
+    free(start), free(fill), free(list), free(last), free(pairs), free(wave);
     return rc;
+}
+
+/* One level of the split: the tree, the level, the processes in order[]
+ * with seg[v] .. seg[v + 1] under vertex v, and the children's segments
+ * (nseg) being filled. */
+struct kplevel {
+    const struct tm_tree *T;
+    int d, maxk;
+    int *order, *seg, *nseg;
+};
+
+/* Split vertex v of the level: its processes among its children
+ * (split_best, refine_pairs), then reordered by child into their segments,
+ * each in its order. Writes only v's range of order[], its children's
+ * nseg[] and its processes' S->child[]: vertices of a level run as tasks
+ * side by side. 0, or -1 + errno. */
+static int split_vertex(struct kpshared *S, const struct kplevel *V, int v)
+{
+    const struct tm_tree *T = V->T;
+    int L = T->depth, d = V->d, rc = -1;
+    int c0 = T->cx[d][v], k = T->cx[d][v + 1] - c0, lo = V->seg[v], p = V->seg[v + 1] - lo;
+    int *order = V->order;
+    size_t mk = (size_t)V->maxk;
+    int *cap = malloc(sizeof(int) * mk), *t = malloc(sizeof(int) * mk);
+    int *ch = malloc(sizeof(int) * mk), *tt = malloc(sizeof(int) * mk);
+    int *srt = malloc(sizeof(int) * mk), *fill = malloc(sizeof(int) * mk);
+    if (!cap || !t || !ch || !tt || !srt || !fill) {
+        errno = ENOMEM;
+        goto out;
+    }
+    /* Capacities: the leaves under each child (a contiguous range). */
+    int maxcap = 0;
+    for (int c = 0; c < k; c++) {
+        int a = c0 + c, b = c0 + c + 1;
+        for (int q = d + 1; q < L; q++) {
+            a = T->cx[q][a];
+            b = T->cx[q][b];
+        }
+        cap[c] = b - a;
+        maxcap = cap[c] > maxcap ? cap[c] : maxcap;
+    }
+    targets(cap, k, p, t, srt);
+    int np = 0;
+    for (int c = 0; c < k; c++)
+        if (t[c] > 0) {
+            ch[np] = c;
+            tt[np++] = t[c];
+        }
+    /* Children by target, largest first (ties: in order). */
+    for (int a = 1; a < np; a++)
+        for (int b = a; b > 0 && tt[b - 1] < tt[b]; b--) {
+            int x = tt[b];
+            tt[b] = tt[b - 1];
+            tt[b - 1] = x;
+            x = ch[b];
+            ch[b] = ch[b - 1];
+            ch[b - 1] = x;
+        }
+    if (maxcap <= 1) {
+        /* Children of one leaf each (cores of one slot): all alike. */
+        for (int i = 0; i < p; i++)
+            S->child[order[lo + i]] = ch[i];
+    } else if (np > 0 && split_best(S, order + lo, p, ch, tt, np) < 0) {
+        goto out;
+    }
+    /* The workspace after the tasks of split_best and refine_pairs (see
+     * split()). */
+    if (np > 2 && maxcap > 1 && refine_pairs(S, order + lo, p, k) < 0)
+        goto out;
+    struct kp *K = tm_kp_self(S);
+    if (tm_kp_room(K, order + lo, p) < 0)
+        goto out;
+    /* The children's segments, in child order; processes keep their order
+     * inside a segment. */
+    for (int c = 0, at = lo; c < k; c++) {
+        V->nseg[c0 + c] = at;
+        fill[c] = at - lo;
+        at += t[c];
+    }
+    for (int i = lo; i < lo + p; i++)
+        K->tmp[fill[S->child[order[i]]]++] = order[i];
+    memcpy(order + lo, K->tmp, sizeof(int) * (size_t)p);
+    rc = 0;
+out:
+    free(cap), free(t), free(ch), free(tt), free(srt), free(fill);
+    return rc;
+}
+
+/* Every vertex of level V->d split, as tasks (see split_vertex()); the
+ * first failure's errno in S->fail. */
+static void split_level(struct kpshared *S, const struct kplevel *V)
+{
+    int nv = V->T->nv[V->d];
+    if (S->nws > 1 && nv > 1)
+        topomap_par_trace("kpart level");
+#pragma omp parallel num_threads(S->nws) if (S->nws > 1)
+#pragma omp single
+    for (int v = 0; v < nv; v++) {
+#pragma omp task firstprivate(v)
+        {
+            int f;
+#pragma omp atomic read
+            f = S->fail;
+            /* Within a level too: a level of 512 nodes splits 512 graphs. */
+            if (!f && v > 0 && topomap_expired(S->pb))
+                f = ETIMEDOUT;
+            else if (!f && split_vertex(S, V, v) < 0)
+                f = errno ? errno : EINVAL;
+            if (f)
+#pragma omp atomic write
+                S->fail = f;
+        }
+    }
 }
 
 int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int n,
@@ -544,49 +488,33 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
             if (T->cx[d][v + 1] - T->cx[d][v] > maxk)
                 maxk = T->cx[d][v + 1] - T->cx[d][v];
     int64_t m = g->xadj[n];
-    struct kp K;
-    memset(&K, 0, sizeof K);
-    K.g = g;
-    K.pb = pb;
-    K.n = n;
-    size_t nn = (size_t)(n > 0 ? n : 1), mm = (size_t)(m > 0 ? m : 1);
-    K.loc = malloc(sizeof(int) * nn);
-    K.part = malloc(sizeof(int) * nn);
-    K.bpart = malloc(sizeof(int) * nn);
-    K.child = malloc(sizeof(int) * nn);
-    K.tmp = malloc(sizeof(int) * nn);
-    K.mv = malloc(sizeof *K.mv * nn);
-    K.xadj = malloc(sizeof(idx_t) * (nn + 1));
-    K.adj = malloc(sizeof(idx_t) * mm);
-    K.wgt = malloc(sizeof(idx_t) * mm);
-    K.ipart = malloc(sizeof(idx_t) * nn);
-    K.gain = malloc(sizeof(int64_t) * nn);
-    K.keys = malloc(sizeof(int64_t) * mm);
-    K.ver = malloc(sizeof(int) * nn);
-    K.moved = malloc(sizeof(int) * nn);
-    K.lock = malloc(nn);
-    K.heap[0] = malloc(sizeof(struct hent) * (nn + mm));
-    K.heap[1] = malloc(sizeof(struct hent) * (nn + mm));
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    struct kpshared S = {g, pb, n, 0, NULL, NULL, topomap_par_threads(n), 0};
+    S.child = malloc(sizeof(int) * nn);
+    S.ws = calloc((size_t)S.nws, sizeof *S.ws);
     int *order = malloc(sizeof(int) * nn);
     int *seg = NULL, *nseg = NULL;
-    int *cap = malloc(sizeof(int) * (size_t)maxk), *t = malloc(sizeof(int) * (size_t)maxk);
-    int *ch = malloc(sizeof(int) * (size_t)maxk), *tt = malloc(sizeof(int) * (size_t)maxk);
-    int *srt = malloc(sizeof(int) * (size_t)maxk), *fill = malloc(sizeof(int) * (size_t)maxk);
-    if (!K.loc || !K.part || !K.bpart || !K.child || !K.tmp || !K.mv || !K.xadj || !K.adj ||
-        !K.wgt || !K.ipart || !K.gain || !K.keys || !K.ver || !K.moved || !K.lock || !K.heap[0] ||
-        !K.heap[1] ||
-        !order || !cap || !t || !ch || !tt || !srt || !fill)
+    if (!S.child || !S.ws || !order)
         goto nomem;
+    for (int w = 0; w < S.nws; w++) {
+        struct kp *K = &S.ws[w];
+        K->S = &S;
+        K->g = g;
+        K->pb = pb;
+        K->child = S.child;
+        if (!(K->loc = malloc(sizeof(int) * nn)))
+            goto nomem;
+        for (int i = 0; i < n; i++)
+            K->loc[i] = -1;
+    }
     if (m > INT32_MAX) {
         rc = topomap_fail(err, errlen, E2BIG,
                           "treematch: %lld graph entries exceed METIS's 32-bit indices",
                           (long long)m);
         goto out;
     }
-    for (int i = 0; i < n; i++) {
-        K.loc[i] = -1;
+    for (int i = 0; i < n; i++)
         order[i] = i;
-    }
     /* seg[v] .. seg[v + 1]: the processes (in order[]) under vertex v of
      * the current level. */
     if (!(seg = malloc(sizeof(int) * 2)))
@@ -598,67 +526,19 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
             rc = topomap_fail(err, errlen, ETIMEDOUT, "treematch: time limit reached");
             goto out;
         }
-        int nv = T->nv[d], nc = T->nv[d + 1];
-        K.net = d < netd;
+        int nc = T->nv[d + 1];
+        S.net = d < netd;
         if (!(nseg = malloc(sizeof(int) * ((size_t)nc + 1))))
             goto nomem;
         nseg[0] = 0;
-        for (int v = 0; v < nv; v++) {
-            /* Within a level too: a level of 512 nodes splits 512 graphs. */
-            if (v > 0 && topomap_expired(pb)) {
-                rc = topomap_fail(err, errlen, ETIMEDOUT, "treematch: time limit reached");
-                goto out;
-            }
-            int c0 = T->cx[d][v], k = T->cx[d][v + 1] - c0, lo = seg[v], p = seg[v + 1] - lo;
-            /* Capacities: the leaves under each child (a contiguous range). */
-            int maxcap = 0;
-            for (int c = 0; c < k; c++) {
-                int a = c0 + c, b = c0 + c + 1;
-                for (int q = d + 1; q < L; q++) {
-                    a = T->cx[q][a];
-                    b = T->cx[q][b];
-                }
-                cap[c] = b - a;
-                maxcap = cap[c] > maxcap ? cap[c] : maxcap;
-            }
-            targets(cap, k, p, t, srt);
-            int np = 0;
-            for (int c = 0; c < k; c++)
-                if (t[c] > 0) {
-                    ch[np] = c;
-                    tt[np++] = t[c];
-                }
-            /* Children by target, largest first (ties: in order). */
-            for (int a = 1; a < np; a++)
-                for (int b = a; b > 0 && tt[b - 1] < tt[b]; b--) {
-                    int x = tt[b];
-                    tt[b] = tt[b - 1];
-                    tt[b - 1] = x;
-                    x = ch[b];
-                    ch[b] = ch[b - 1];
-                    ch[b - 1] = x;
-                }
-            if (maxcap <= 1) {
-                /* Children of one leaf each (cores of one slot): all alike. */
-                for (int i = 0; i < p; i++)
-                    K.child[order[lo + i]] = ch[i];
-            } else if (np > 0 && split_best(&K, order + lo, p, ch, tt, np) < 0) {
-                rc = topomap_fail(err, errlen, errno, "treematch: %s",
-                                  errno == ENOMEM ? "out of memory" : "METIS failed");
-                goto out;
-            }
-            if (np > 2 && maxcap > 1 && refine_pairs(&K, order + lo, p, k) < 0)
-                goto nomem;
-            /* The children's segments, in child order; processes keep
-             * their order inside a segment. */
-            for (int c = 0, at = lo; c < k; c++) {
-                nseg[c0 + c] = at;
-                fill[c] = at;
-                at += t[c];
-            }
-            for (int i = lo; i < lo + p; i++)
-                K.tmp[fill[K.child[order[i]]]++] = order[i];
-            memcpy(order + lo, K.tmp + lo, sizeof(int) * (size_t)p);
+        struct kplevel V = {T, d, maxk, order, seg, nseg};
+        split_level(&S, &V);
+        if (S.fail) {
+            rc = topomap_fail(err, errlen, S.fail, "treematch: %s",
+                              S.fail == ETIMEDOUT ? "time limit reached"
+                              : S.fail == ENOMEM  ? "out of memory"
+                                                  : "METIS failed");
+            goto out;
         }
         nseg[nc] = n;
         free(seg);
@@ -679,10 +559,10 @@ int tm_kpart(const struct tm_tree *T, int levels, const topomap_graph_t *g, int 
 nomem:
     rc = topomap_fail(err, errlen, ENOMEM, "out of memory");
 out:
-    free(K.loc), free(K.part), free(K.bpart), free(K.child), free(K.tmp), free(K.mv);
-    free(K.xadj), free(K.adj), free(K.wgt), free(K.ipart), free(K.gain), free(K.keys), free(K.ver);
-    free(K.moved), free(K.lock);
-    free(K.heap[0]), free(K.heap[1]), free(order), free(seg), free(nseg), free(cap), free(t);
-    free(ch), free(tt), free(srt), free(fill);
+    for (int w = 0; S.ws && w < S.nws; w++) {
+        tm_kp_free(&S.ws[w]);
+        free(S.ws[w].loc);
+    }
+    free(S.ws), free(S.child), free(order), free(seg), free(nseg);
     return rc;
 }

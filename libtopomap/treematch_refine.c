@@ -45,6 +45,16 @@ struct lvl {
     double *ctab;     /* cores x cores costs inside a node, or NULL */
     int cores;
     double hop_cost;
+    const int *glo, *ghi, *shape; /* groups() of every vertex; the shapes */
+    int nv;
+};
+
+/* One thread's scratch for best_exchange(): candidates, a neighbour list,
+ * a mark per vertex (all 0 between calls). */
+struct scratch {
+    int *cand, *inz;
+    double *inw;
+    char *mark;
 };
 
 static double dist(const struct lvl *L, int u, int v)
@@ -143,6 +153,150 @@ static void exchange(struct lvl *L, int *at, double *cur, int x, int y)
     cur[y] = cost_at(L, y, u);
 }
 
+/* x's best exchange with an entity of another group (first improvement
+ * order: the largest gain, ties to the first found): its partner, the gain
+ * in *bestp, or -1. Reads L, at and cur only, so that several x can be
+ * weighed at once (sweep()). */
+static int best_exchange(const struct lvl *L, const int *at, const double *cur, int x,
+                         struct scratch *W, double *bestp)
+{
+    const topomap_graph_t *g = L->g;
+    const int *glo = L->glo, *ghi = L->ghi, *shape = L->shape;
+    int *cand = W->cand, *inz = W->inz;
+    double *inw = W->inw;
+    char *mark = W->mark;
+    int u = L->vat[x], nc = 0;
+    /* Candidate groups: those of x's neighbours, other than x's. */
+    for (int64_t e = g->xadj[x]; e < g->xadj[x + 1]; e++) {
+        int w = L->vat[g->adj[e]];
+        if (glo[w] != glo[u] && !mark[glo[w]]) {
+            mark[glo[w]] = 1;
+            cand[nc++] = w;
+        }
+    }
+    double cxu = cur[x], best = 0;
+    int by = -1;
+    for (int c = 0; c < nc; c++) {
+        int b0 = glo[cand[c]], b1 = ghi[cand[c]], nin = 0;
+        mark[b0] = 0;
+        /* x's neighbours outside B, seen from B's first vertex, and those
+         * inside B. */
+        double out = 0;
+        for (int64_t e = g->xadj[x]; e < g->xadj[x + 1]; e++) {
+            int vz = L->vat[g->adj[e]];
+            if (vz >= b0 && vz < b1) {
+                inz[nin] = vz;
+                inw[nin++] = g->w[e];
+            } else {
+                out += g->w[e] * dist(L, b0, vz);
+            }
+        }
+        for (int v = b0; v < b1; v++) {
+            if (shape[v] != shape[u])
+                continue;
+            double cxv = out;
+            for (int q = 0; q < nin; q++)
+                cxv += inw[q] * dist(L, v, inz[q]);
+            int y = at[v];
+            /* x must gain (an exchange that pays through its partner alone
+             * is found from the partner's side), and the partner's share is
+             * at most cur[y] (its cost on u is >= 0, and the x-y term is
+             * <= 0 on a tree). */
+            double gx = cxu - cxv;
+            if (gx <= 0 || gx + cur[y] <= best)
+                continue;
+            double wxy = 0;
+            for (int64_t e = g->xadj[y]; e < g->xadj[y + 1]; e++)
+                if (g->adj[e] == x)
+                    wxy = g->w[e];
+            double cyu = cost_at(L, y, u);
+            double gain = gx + cur[y] - cyu - 2 * wxy * dist(L, u, v) +
+                          wxy * (dist(L, u, u) + dist(L, v, v));
+            if (gain > best + 1e-12 * (fabs(cxu) + fabs(cxv) + fabs(cur[y]) + fabs(cyu))) {
+                best = gain;
+                by = y;
+            }
+        }
+    }
+    *bestp = best;
+    return by;
+}
+
+/* Blocks of entities weighed at once by sweep(): the first size, and the
+ * range it adapts in (halved after an exchange, doubled after none). */
+#define SWEEP_BLOCK 256
+#define SWEEP_BLOCK_MIN 32
+#define SWEEP_BLOCK_MAX 8192
+
+static int scratch_alloc(struct scratch *W, int nv)
+{
+    W->cand = malloc(sizeof(int) * (size_t)nv);
+    W->inz = malloc(sizeof(int) * (size_t)nv);
+    W->inw = malloc(sizeof(double) * (size_t)nv);
+    W->mark = calloc((size_t)nv, 1);
+    return W->cand && W->inz && W->inw && W->mark ? 0 : -1;
+}
+
+static void scratch_free(struct scratch *W)
+{
+    free(W->cand), free(W->inz), free(W->inw), free(W->mark);
+}
+
+/* One pass: every entity x in order makes its best exchange, if any
+ * (first improvement), the gains summed in *gain. With threads, a block of
+ * entities from x on is weighed at once against the state before the
+ * block (best_exchange() only reads it); the first one with an exchange
+ * makes it and the block ends there, the next one starting after it. Each
+ * entity is thus weighed against the state it would meet in turn: the
+ * exchanges, their order and the sum are those of one thread, for any
+ * thread count. 0, or -1 on ENOMEM. */
+static int sweep(struct lvl *L, struct scratch *W0, int *at, double *cur, double *gain)
+{
+    int n = L->g->n, nt = topomap_par_threads(n);
+    double best;
+    if (nt < 2) {
+        for (int x = 0; x < n; x++) {
+            int y = best_exchange(L, at, cur, x, W0, &best);
+            if (y >= 0) {
+                exchange(L, at, cur, x, y);
+                *gain += best;
+            }
+        }
+        return 0;
+    }
+    topomap_par_trace("sumcom sweep");
+    int *by = malloc(sizeof(int) * (size_t)n);
+    double *bg = malloc(sizeof(double) * (size_t)n);
+    struct scratch *W = calloc((size_t)nt, sizeof *W);
+    int rc = by && bg && W ? 0 : -1;
+    if (W)
+        W[0] = *W0;
+    for (int t = 1; rc == 0 && t < nt; t++)
+        rc = scratch_alloc(&W[t], L->nv);
+    for (int x = 0, blk = SWEEP_BLOCK; rc == 0 && x < n;) {
+        int end = n - x > blk ? x + blk : n;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
+        for (int i = x; i < end; i++)
+            by[i] = best_exchange(L, at, cur, i, &W[topomap_thread_num()], &bg[i]);
+        int i = x;
+        while (i < end && by[i] < 0)
+            i++;
+        if (i < end) {
+            exchange(L, at, cur, i, by[i]);
+            *gain += bg[i];
+            x = i + 1;
+            blk = blk / 2 > SWEEP_BLOCK_MIN ? blk / 2 : SWEEP_BLOCK_MIN;
+        } else {
+            x = end;
+            blk = 2 * blk < SWEEP_BLOCK_MAX ? 2 * blk : SWEEP_BLOCK_MAX;
+        }
+    }
+    for (int t = 1; W && t < nt; t++)
+        scratch_free(&W[t]);
+    free(by), free(bg), free(W);
+    return rc;
+}
+
 int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, int *at,
                     const struct topomap_problem *pb, int max_passes)
 {
@@ -150,7 +304,7 @@ int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, in
     /* One table for every node: only when all nodes are of one type. */
     int tab = cores <= TM_CTAB_MAX && topomap_topology_ntypes(pb->topo) == 1;
     struct lvl L = {pb->topo, g, NULL, NULL, NULL, NULL, NULL, cores,
-                    topomap_topology_hop_cost(pb->topo)};
+                    topomap_topology_hop_cost(pb->topo), NULL, NULL, T->shape[l], nv};
     L.node = malloc(sizeof(int) * (size_t)nv);
     L.core = malloc(sizeof(int) * (size_t)nv);
     L.same = malloc(sizeof(double) * (size_t)nv);
@@ -158,15 +312,16 @@ int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, in
     if (tab)
         L.ctab = malloc(sizeof(double) * (size_t)cores * (size_t)cores);
     int *glo = malloc(sizeof(int) * (size_t)nv), *ghi = malloc(sizeof(int) * (size_t)nv);
-    int *cand = malloc(sizeof(int) * (size_t)nv), *inz = malloc(sizeof(int) * (size_t)nv);
-    double *cur = malloc(sizeof(double) * (size_t)nv), *inw = malloc(sizeof(double) * (size_t)nv);
-    char *mark = calloc((size_t)nv, 1);
+    double *cur = malloc(sizeof(double) * (size_t)nv);
+    struct scratch Sc = {NULL, NULL, NULL, NULL};
     int rc = -1;
-    if (!L.node || !L.core || !L.same || !L.vat || (tab && !L.ctab) || !glo ||
-        !ghi || !cand || !inz || !cur || !inw || !mark || groups(T, l, glo, ghi) < 0) {
+    if (!L.node || !L.core || !L.same || !L.vat || (tab && !L.ctab) || !glo || !ghi || !cur ||
+        scratch_alloc(&Sc, nv) < 0 || groups(T, l, glo, ghi) < 0) {
         errno = ENOMEM;
         goto out;
     }
+    L.glo = glo;
+    L.ghi = ghi;
     const topomap_topology_t *t = pb->topo;
     if (L.ctab) {
         int v0 = pb->slot_node[0];
@@ -191,85 +346,17 @@ int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, in
                                               pb->slot_node[b], pb->slot_core[b]);
         }
     }
-    const int *shape = T->shape[l];
     double total = 0;
+#pragma omp parallel for num_threads(topomap_par_threads(g->n)) schedule(static)
     for (int x = 0; x < g->n; x++)
-        total += cur[x] = cost_at(&L, x, L.vat[x]);
+        cur[x] = cost_at(&L, x, L.vat[x]);
+    for (int x = 0; x < g->n; x++)
+        total += cur[x]; /* in order: the same sum for any thread count */
     for (int pass = 0; pass < max_passes; pass++) {
         double pass_gain = 0;
-        for (int x = 0; x < g->n; x++) {
-            int u = L.vat[x], nc = 0;
-            /* Candidate groups: those of x's neighbours, other than x's. */
-            for (int64_t e = g->xadj[x]; e < g->xadj[x + 1]; e++) {
-                int w = L.vat[g->adj[e]];
-                if (glo[w] != glo[u] && !mark[glo[w]]) {
-                    mark[glo[w]] = 1;
-                    cand[nc++] = w;
-                }
-            }
-            if (!nc)
-                continue;
-            /* x's weight towards its own group. */
-            double wa = 0;
-            for (int64_t e = g->xadj[x]; e < g->xadj[x + 1]; e++) {
-                int vz = L.vat[g->adj[e]];
-                if (vz >= glo[u] && vz < ghi[u])
-                    wa += g->w[e];
-            }
-            double cxu = cur[x], best = 0;
-            int by = -1;
-            for (int c = 0; c < nc; c++) {
-                int b0 = glo[cand[c]], b1 = ghi[cand[c]], nin = 0;
-                mark[b0] = 0;
-                /* x's neighbours outside B, seen from B's first vertex, and
-                 * those inside B. */
-                double out = 0, wb = 0;
-                for (int64_t e = g->xadj[x]; e < g->xadj[x + 1]; e++) {
-                    int vz = L.vat[g->adj[e]];
-                    if (vz >= b0 && vz < b1) {
-                        inz[nin] = vz;
-                        inw[nin++] = g->w[e];
-                        wb += g->w[e];
-                    }
-                }
-                (void)wa, (void)wb;
-                for (int64_t e = g->xadj[x]; e < g->xadj[x + 1]; e++) {
-                    int vz = L.vat[g->adj[e]];
-                    if (vz < b0 || vz >= b1)
-                        out += g->w[e] * dist(&L, b0, vz);
-                }
-                for (int v = b0; v < b1; v++) {
-                    if (shape[v] != shape[u])
-                        continue;
-                    double cxv = out;
-                    for (int q = 0; q < nin; q++)
-                        cxv += inw[q] * dist(&L, v, inz[q]);
-                    int y = at[v];
-                    /* y's share is at most cur[y] (its cost on u is >= 0,
-                     * and the x-y term is <= 0 on a tree). */
-                    double gx = cxu - cxv;
-                    /* x must gain (an exchange that pays through its
-                     * partner alone is found from the partner's side), and
-                     * the partner's share is at most cur[y]. */
-                    if (gx <= 0 || gx + cur[y] <= best)
-                        continue;
-                    double wxy = 0;
-                    for (int64_t e = g->xadj[y]; e < g->xadj[y + 1]; e++)
-                        if (g->adj[e] == x)
-                            wxy = g->w[e];
-                    double cyu = cost_at(&L, y, u);
-                    double gain = gx + cur[y] - cyu - 2 * wxy * dist(&L, u, v) +
-                                  wxy * (dist(&L, u, u) + dist(&L, v, v));
-                    if (gain > best + 1e-12 * (fabs(cxu) + fabs(cxv) + fabs(cur[y]) + fabs(cyu))) {
-                        best = gain;
-                        by = y;
-                    }
-                }
-            }
-            if (by < 0)
-                continue;
-            exchange(&L, at, cur, x, by);
-            pass_gain += best;
+        if (sweep(&L, &Sc, at, cur, &pass_gain) < 0) {
+            errno = ENOMEM;
+            goto out;
         }
         if (pass_gain <= 1e-5 * total)
             break;
@@ -278,6 +365,7 @@ int tm_level_refine(const struct tm_tree *T, int l, const topomap_graph_t *g, in
     rc = 0;
 out:
     free(L.node), free(L.core), free(L.same), free(L.vat), free(L.ctab), free(glo), free(ghi);
-    free(cand), free(inz), free(cur), free(inw), free(mark);
+    free(cur);
+    scratch_free(&Sc);
     return rc;
 }

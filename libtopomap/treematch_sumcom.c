@@ -114,6 +114,7 @@ int topomap_refine_sumcom(const struct topomap_problem *pb, int *r2s, char *err,
             continue; /* one child each above: the level above again */
         /* Entities: the processes under each vertex of level l. */
         int nv = T.nv[l];
+#pragma omp parallel for num_threads(topomap_par_threads(ns)) schedule(static)
         for (int x = 0; x < ns; x++) {
             int v = x;
             for (int d = L; d > l; d--) {

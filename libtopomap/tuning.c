@@ -34,6 +34,8 @@ static struct topomap_tuning tuning = {
      * than the multilevel scheme; past it its cost grows far above n log n
      * (doc/scaling.md). */
     .coarse_min = 65536,
+    /* A task costs microseconds; splitting 2048 processes, milliseconds. */
+    .par_min = 2048,
 };
 
 struct topomap_tuning *topomap_tuning(void)

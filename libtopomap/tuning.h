@@ -35,11 +35,20 @@ struct topomap_tuning {
     /* map_auto.c: above this many ranks, where no grid is found, the
      * multilevel scheme (coarsen.c) replaces drb+refine. */
     int coarse_min;
+    /* Subproblems of at least this many processes run as OpenMP tasks or
+     * loops of their own (treematch_kpart.c, treematch_refine.c); results
+     * do not depend on it: tests lower it so that the parallel paths run on
+     * small cases. */
+    int par_min;
     /* map_drb.c: called at every split of dual recursive bisection with the
      * topology nodes of the two halves, their slots and the ranks each
      * receives. NULL outside tests. */
     void (*drb_trace)(const int *topo_nodes_a, int na, const int *topo_nodes_b, int nb, int cap_a,
                       int cap_b, int ranks_a, int ranks_b);
+    /* Called (from any thread) each time a parallel path of par_min runs
+     * with two threads or more: where says which ("kpart level", "kpart
+     * split", "kpart pairs", "sumcom sweep"). NULL outside tests. */
+    void (*par_trace)(const char *where);
     /* analytic_legal.c: called for every migration of vertex v from bin a to
      * bin b. NULL outside tests. */
     void (*an_move_trace)(int v, int a, int b);

@@ -99,6 +99,31 @@ int topomap_default_threads(void)
     return 1;
 }
 
+int topomap_par_threads(long n)
+{
+#ifdef _OPENMP
+    if (n >= topomap_tuning()->par_min && omp_get_active_level() < omp_get_max_active_levels())
+        return omp_get_max_threads();
+#endif
+    (void)n;
+    return 1;
+}
+
+void topomap_par_trace(const char *where)
+{
+    if (topomap_tuning()->par_trace)
+        topomap_tuning()->par_trace(where);
+}
+
+int topomap_thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 double topomap_now(void)
 {
     struct timespec ts;

@@ -53,7 +53,7 @@ int tmsp_threads_parse(const char *s, int *out);
  * online less the 1-minute load average, at least 1 and at most
  * TMSP_AUTO_THREADS_MAX. Idle OpenMP threads spin while they wait, so on a
  * busy node more threads than idle CPUs cost far more than they gain
- * (doc/benchmarks.md#threads-on-a-shared-node). The threads work for the
+ * (doc/benchmarks.md#on-a-shared-node). The threads work for the
  * decision alone (at most its time_limit), and the answer without a time
  * limit is the same for any count (doc/algorithms.md#threads).
  */
