@@ -134,12 +134,12 @@ static void parse(FILE *f, const char *file)
         } else if (!strcmp(kind, "same")) {
             if (k < 4 || !plnamed(a, rest) || plnamed(a, rest) == p)
                 fail(file, ln, "same needs another placement named before it");
-            snprintf(p->same, sizeof p->same, "%s", rest);
+            snprintf(p->same, sizeof p->same, "%.63s", rest); /* a name of find_pl: < 64 */
         } else if (!strcmp(kind, "skip")) {
-            snprintf(p->skip, sizeof p->skip, "%s", k == 4 ? rest : "no reason given");
+            snprintf(p->skip, sizeof p->skip, "%.159s", k == 4 ? rest : "no reason given");
         } else if (!strcmp(kind, "aa")) {
             p->aa = 1;
-            snprintf(p->aatext, sizeof p->aatext, "%s", k == 4 ? rest : "the same layout again");
+            snprintf(p->aatext, sizeof p->aatext, "%.159s", k == 4 ? rest : "the same layout again");
         } else if (!strcmp(kind, "time")) {
             int round;
             char sec[64];
