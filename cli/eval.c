@@ -242,13 +242,17 @@ int cmd_eval(int argc, char **argv)
     if (topomap_traffic_split(p, t, node, core, &split) < 0)
         input_error("cannot split the traffic by level: %s", strerror(errno));
     double bound = 0;
-    if (a.bound && n > TOPOMAP_HOP_BYTES_BOUND_MAX)
-        input_error("--bound: %s has %d ranks, more than the %d the bound takes (its cost grows "
-                    "as the cube of the ranks)", a.profile, n, TOPOMAP_HOP_BYTES_BOUND_MAX);
-    if (a.bound && topomap_hop_bytes_bound(p, t, node, &bound) < 0)
-        input_error("--bound: %s", strerror(errno));
-    if (a.bound)
+    if (a.bound) {
+        if (topomap_hop_bytes_bound(p, t, node, &bound) < 0) {
+            /* The library refuses a job above its limit (E2BIG): say which. */
+            if (errno == E2BIG)
+                input_error("--bound: %s has %d ranks, more than the %d the bound takes (its "
+                            "cost grows as the cube of the ranks)", a.profile, n,
+                            TOPOMAP_HOP_BYTES_BOUND_MAX);
+            input_error("--bound: %s", strerror(errno));
+        }
         progress(&a, "the Gilmore-Lawler bound computed");
+    }
     print_metrics(&m, n, t, a.json, &split, a.bound ? &bound : NULL);
     if (!a.json)
         print_fabric(p, t, node, core, a.layout ? &lay : NULL);

@@ -22,30 +22,15 @@
 #include "internal.h"
 #include "qap.h"
 
-/* A value and its index, sorted by value then index: the orders never
- * depend on qsort's handling of ties (deterministic bounds), and no
- * comparator needs a global (auto may bound in several threads). */
-struct keyed {
-    double key;
-    int idx;
-};
-static int keyed_asc(const void *a, const void *b)
-{
-    const struct keyed *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->idx - y->idx;
-}
-
 /* out[] = 0 .. len-1 in increasing (desc 0) or decreasing (desc 1) order
  * of row[]; tmp holds len entries. */
-static void order_row(const double *row, int len, int desc, struct keyed *tmp, int *out)
+static void order_row(const double *row, int len, int desc, struct topomap_keyed *tmp, int *out)
 {
     for (int j = 0; j < len; j++)
         tmp[j].key = desc ? -row[j] : row[j], tmp[j].idx = j;
-    qsort(tmp, (size_t)len, sizeof *tmp, keyed_asc);
+    qsort(tmp, (size_t)len, sizeof *tmp, topomap_keyed_cmp);
     for (int j = 0; j < len; j++)
-        out[j] = tmp[j].idx;
+        out[j] = (int)tmp[j].idx;
 }
 
 int topomap_qap_prepare(struct qap *q)
@@ -53,7 +38,7 @@ int topomap_qap_prepare(struct qap *q)
     size_t n = (size_t)q->n, m = (size_t)q->m;
     q->wrank = malloc(sizeof(int) * n * n);
     q->dnode = malloc(sizeof(int) * m * m);
-    struct keyed *tmp = malloc(sizeof *tmp * (n > m ? n : m));
+    struct topomap_keyed *tmp = malloc(sizeof *tmp * (n > m ? n : m));
     if (!q->wrank || !q->dnode || !tmp) {
         free(tmp);
         topomap_qap_release(q);
@@ -155,7 +140,6 @@ struct job_nodes {
     int nn;         /* distinct nodes */
     int *tnode;     /* nn: their topology index, increasing */
     int *cap;       /* nn: ranks on each */
-    int *of_rank;   /* n: the index of each rank's node */
 };
 
 static int job_nodes(const topomap_topology_t *t, int n, const int *node, struct job_nodes *J)
@@ -164,8 +148,7 @@ static int job_nodes(const topomap_topology_t *t, int n, const int *node, struct
     int *idx = malloc(sizeof(int) * (size_t)(tn > 0 ? tn : 1));
     J->tnode = malloc(sizeof(int) * (size_t)n);
     J->cap = calloc((size_t)n, sizeof(int));
-    J->of_rank = malloc(sizeof(int) * (size_t)n);
-    if (!idx || !J->tnode || !J->cap || !J->of_rank) {
+    if (!idx || !J->tnode || !J->cap) {
         free(idx);
         errno = ENOMEM;
         return -1;
@@ -178,10 +161,8 @@ static int job_nodes(const topomap_topology_t *t, int n, const int *node, struct
     for (int k = 0; k < tn; k++)
         if (idx[k] == 0)
             idx[k] = J->nn, J->tnode[J->nn++] = k;
-    for (int r = 0; r < n; r++) {
-        J->of_rank[r] = idx[node[r]];
-        J->cap[J->of_rank[r]]++;
-    }
+    for (int r = 0; r < n; r++)
+        J->cap[idx[node[r]]]++;
     free(idx);
     return 0;
 }
@@ -191,7 +172,7 @@ static int job_nodes(const topomap_topology_t *t, int n, const int *node, struct
 static int nearest_places(const topomap_topology_t *t, const struct job_nodes *J, int dmax,
                           double *dl)
 {
-    struct keyed *h = malloc(sizeof *h * (size_t)J->nn);
+    struct topomap_keyed *h = malloc(sizeof *h * (size_t)J->nn);
     if (!h) {
         errno = ENOMEM;
         return -1;
@@ -201,7 +182,7 @@ static int nearest_places(const topomap_topology_t *t, const struct job_nodes *J
         for (int l = 0; l < J->nn; l++)
             h[l].key = l == k ? 0 : topomap_topology_hops(t, J->tnode[k], J->tnode[l]),
             h[l].idx = l;
-        qsort(h, (size_t)J->nn, sizeof *h, keyed_asc);
+        qsort(h, (size_t)J->nn, sizeof *h, topomap_keyed_cmp);
         for (int e = 0; e < J->nn && len < dmax; e++)
             for (int c = J->cap[h[e].idx] - (h[e].idx == k); c > 0 && len < dmax; c--)
                 dl[(size_t)k * (size_t)dmax + (size_t)len++] = h[e].key;
@@ -277,7 +258,7 @@ int topomap_hop_bytes_bound(const topomap_profile_t *p, const topomap_topology_t
 out:
     if (rc < 0)
         errno = ENOMEM;
-    free(J.tnode), free(J.cap), free(J.of_rank);
+    free(J.tnode), free(J.cap);
     free(dl), free(wl), free(c), free(col);
     return rc;
 }

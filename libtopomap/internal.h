@@ -280,6 +280,15 @@ void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Monotonic clock in seconds. */
 double topomap_now(void);
+/* Something sorted by a key, ties by index, with qsort(): the order never
+ * depends on qsort's handling of ties (deterministic answers), and the
+ * comparator needs no global (threads may sort at once). */
+struct topomap_keyed {
+    double key;
+    long idx;
+};
+/* qsort comparator of struct topomap_keyed: key, then idx, ascending. */
+int topomap_keyed_cmp(const void *a, const void *b);
 /* The end of field F of struct T: where a caller's T from an older header
  * may end (doc/api.md#growth-safe-structs). */
 #define TOPOMAP_FIELD_END(T, F) (offsetof(T, F) + sizeof(((T *)0)->F))

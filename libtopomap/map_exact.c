@@ -55,6 +55,13 @@ struct bb {
     int *rows, *cols, *iwork, *cand; /* per depth: m each (iwork 2 m) */
 };
 
+/* Bounds at or above this cannot beat the best known (a relative
+ * tolerance, so that rounding never keeps a tie alive). */
+static double prune_at(const struct bb *B)
+{
+    return B->best - REL_TOL * (B->best > 1 ? B->best : 1);
+}
+
 static double cost_of(const struct qap *q, const int *node)
 {
     double c = 0;
@@ -220,7 +227,7 @@ static int children(struct bb *B, int depth, const struct qap_state *s, double l
                     int ncols, const int *cols, const double *red, int *cand)
 {
     int nc = 0;
-    double cut = B->best - REL_TOL * (B->best > 1 ? B->best : 1);
+    double cut = prune_at(B);
     for (int b = 0; b < ncols; b++) {
         if (lb + red[(size_t)a * (size_t)ncols + (size_t)b] >= cut)
             continue;
@@ -277,15 +284,14 @@ static int dfs(struct bb *B, int depth)
                                 B->iwork + (size_t)depth * 2 * m);
     if (lb < 0)
         return -1;
-    if (lb >= B->best - REL_TOL * (B->best > 1 ? B->best : 1))
+    if (lb >= prune_at(B))
         return 0;
     int i = B->order[depth], a = 0;
     while (rows[a] != i)
         a++;
     int nc = children(B, depth, s, lb, a, ncols, cols, red, cand);
     for (int x = 0; x < nc; x++) {
-        double cut = B->best - REL_TOL * (B->best > 1 ? B->best : 1);
-        if (lb + red[(size_t)a * (size_t)ncols + (size_t)cand[x]] >= cut)
+        if (lb + red[(size_t)a * (size_t)ncols + (size_t)cand[x]] >= prune_at(B))
             continue;
         copy_state(q, &B->level[depth + 1], s);
         topomap_qap_place(q, &B->level[depth + 1], i, cols[cand[x]]);
@@ -401,14 +407,15 @@ static int build_qap(const struct topomap_problem *pb, struct qap *q)
     return 0;
 }
 
-/* 1 when every slot of pb is on a node of its own. */
-static int one_per_node(const struct topomap_problem *pb)
+/* A node holding more than one slot of pb, or -1 when every slot is on a
+ * node of its own. */
+static int shared_node(const struct topomap_problem *pb)
 {
     for (int s = 0; s < pb->nslots; s++)
         for (int t = s + 1; t < pb->nslots; t++)
             if (pb->slot_node[s] == pb->slot_node[t])
-                return 0;
-    return 1;
+                return pb->slot_node[s];
+    return -1;
 }
 
 /* Search from the best of node[] (cost *cost; < 0: none) and the exchange
@@ -451,13 +458,12 @@ int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, siz
         return topomap_fail(err, errlen, ENOTSUP,
                             "exact: %d slots; it solves jobs of at most %d nodes with one rank "
                             "per node (use auto)", pb->nslots, TOPOMAP_QAP_MAX);
-    for (int s = 0; s < pb->nslots; s++)
-        for (int t = s + 1; t < pb->nslots; t++)
-            if (pb->slot_node[s] == pb->slot_node[t])
-                return topomap_fail(err, errlen, ENOTSUP,
-                                    "exact: node %s has more than one slot; it places one "
-                                    "rank per node (use auto)",
-                                    topomap_topology_node_name(pb->topo, pb->slot_node[s]));
+    int shared = shared_node(pb);
+    if (shared >= 0)
+        return topomap_fail(err, errlen, ENOTSUP,
+                            "exact: node %s has more than one slot; it places one rank per "
+                            "node (use auto)",
+                            topomap_topology_node_name(pb->topo, shared));
     struct qap q;
     if (build_qap(pb, &q) < 0)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
@@ -470,7 +476,7 @@ int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, siz
 int topomap_exact_improve(const struct topomap_problem *pb, int *r2s, long max_visits,
                           double *hop_bytes)
 {
-    if (pb->nslots > TOPOMAP_QAP_MAX || !one_per_node(pb))
+    if (pb->nslots > TOPOMAP_QAP_MAX || shared_node(pb) >= 0)
         return 0;
     struct qap q;
     if (build_qap(pb, &q) < 0)
@@ -482,12 +488,7 @@ int topomap_exact_improve(const struct topomap_problem *pb, int *r2s, long max_v
         return -1;
     }
     memcpy(node, r2s, sizeof(int) * (size_t)pb->n);
-    double start = 0;
-    for (int i = 0; i < q.n; i++)
-        for (int j = i + 1; j < q.n; j++)
-            start += q.f[(size_t)i * (size_t)q.n + (size_t)j] *
-                     q.d[(size_t)node[i] * (size_t)q.m + (size_t)node[j]];
-    double cost = start;
+    double start = cost_of(&q, node), cost = start;
     int rc = search(pb, &q, max_visits, node, &cost);
     int better = rc >= 0 && cost < start;
     if (better) {

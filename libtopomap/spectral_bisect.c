@@ -429,23 +429,10 @@ out:
 
 /* ---- the coarsest graph: spectral directions ------------------------------ */
 
-struct fkey {
-    double v;
-    int i;
-};
-
-static int cmp_fkey(const void *a, const void *b)
-{
-    const struct fkey *x = a, *y = b;
-    if (x->v != y->v)
-        return x->v < y->v ? -1 : 1;
-    return x->i - y->i;
-}
-
 /* side[] from the vertices in the order key[0..n): the prefix (left) of
  * least excess over [lo, hi] beyond tau, then least cut, then closest to
  * target. inl: n chars of scratch. */
-static void sweep(const struct topomap_bgraph *G, const struct fkey *key, long lo, long hi,
+static void sweep(const struct topomap_bgraph *G, const struct topomap_keyed *key, long lo, long hi,
                   long tau, long target, char *side, char *inl)
 {
     int n = G->n, bestp = 0;
@@ -453,7 +440,7 @@ static void sweep(const struct topomap_bgraph *G, const struct fkey *key, long l
     double cut = 0, bcut = 0;
     for (int i = 0; i <= n; i++) {
         if (i > 0) {
-            int v = key[i - 1].i;
+            int v = (int)key[i - 1].idx;
             double deg = 0, tol = 0;
             for (int64_t e = G->xadj[v]; e < G->xadj[v + 1]; e++) {
                 deg += G->w[e];
@@ -478,7 +465,7 @@ static void sweep(const struct topomap_bgraph *G, const struct fkey *key, long l
         inl[v] = 0;
     }
     for (int i = 0; i < bestp; i++)
-        side[key[i].i] = 0;
+        side[key[i].idx] = 0;
 }
 
 /* The cuts of the coarsest graph, one per direction and end. */
@@ -498,7 +485,7 @@ static int coarse_cut(const struct topomap_problem *pb, const struct topomap_bgr
     int n = G->n, k = FIT_NVEC + 1 < n ? FIT_NVEC + 1 : n - 1, m = 0, rc = -1;
     double *X = NULL, *lam = malloc(sizeof(double) * (FIT_NVEC + 1));
     double *dir = malloc(sizeof(double) * (size_t)n);
-    struct fkey *key = malloc(sizeof *key * (size_t)n);
+    struct topomap_keyed *key = malloc(sizeof *key * (size_t)n);
     char *inl = calloc((size_t)n, 1), *swept = malloc((size_t)FIT_NCAND * (size_t)n);
     int cols[FIT_NVEC + 1] = {0};
     C->n = 0;
@@ -556,8 +543,8 @@ static int coarse_cut(const struct topomap_problem *pb, const struct topomap_bgr
         }
         for (int orient = 0; orient < 2; orient++) {
             for (int i = 0; i < n; i++)
-                key[i] = (struct fkey){orient ? -dir[i] : dir[i], i};
-            qsort(key, (size_t)n, sizeof *key, cmp_fkey);
+                key[i] = (struct topomap_keyed){orient ? -dir[i] : dir[i], i};
+            qsort(key, (size_t)n, sizeof *key, topomap_keyed_cmp);
             char *try = C->side + (size_t)C->n * (size_t)n;
             char *pre = swept + (size_t)C->n * (size_t)n;
             sweep(G, key, lo, hi, tau, target, pre, inl);

@@ -322,27 +322,13 @@ static int group_exact(const topomap_graph_t *g, int k, int *grp)
 
 /* ---- list: all groups, greedy independent set (the paper's Algorithm 2) -- */
 
-/* Something sorted by a key, ties by index (the list's groups, the greedy
- * growth's entities heaviest first with key = -degree). */
-struct keyed {
-    double key;
-    long idx;
-};
-
-static int cmp_keyed(const void *a, const void *b)
-{
-    const struct keyed *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
 
 static int group_list(const topomap_graph_t *g, int k, long ncand, int *grp)
 {
     int p = g->n, ng = p / k;
     double *W = dense(g), *deg = degrees(g);
     int *mem = malloc(sizeof(int) * (size_t)ncand * (size_t)k), comb[64];
-    struct keyed *c = malloc(sizeof *c * (size_t)ncand);
+    struct topomap_keyed *c = malloc(sizeof *c * (size_t)ncand);
     int *used = calloc((size_t)p, sizeof(int)), *map = malloc(sizeof(int) * (size_t)ng);
     if (!W || !deg || !mem || !c || !used || !map || k > 64) {
         free(W), free(deg), free(mem), free(c), free(used), free(map);
@@ -363,7 +349,7 @@ static int group_list(const topomap_graph_t *g, int k, long ncand, int *grp)
                 in += W[(size_t)comb[a] * (size_t)p + (size_t)comb[b]];
         }
         memcpy(mem + (size_t)nc * (size_t)k, comb, sizeof(int) * (size_t)k);
-        c[nc] = (struct keyed){out - 2 * in, nc};
+        c[nc] = (struct topomap_keyed){out - 2 * in, nc};
         nc++;
         int j = k - 1;
         while (j >= 0 && comb[j] == p - k + j)
@@ -374,7 +360,7 @@ static int group_list(const topomap_graph_t *g, int k, long ncand, int *grp)
         for (int q = j + 1; q < k; q++)
             comb[q] = comb[q - 1] + 1;
     }
-    qsort(c, (size_t)nc, sizeof *c, cmp_keyed);
+    qsort(c, (size_t)nc, sizeof *c, topomap_keyed_cmp);
     int made = 0;
     for (long q = 0; q < nc && made < ng; q++) {
         const int *m = mem + (size_t)c[q].idx * (size_t)k;
@@ -404,7 +390,7 @@ int tm_group_shaped(const topomap_graph_t *g, const int *ent_shape, int nv, cons
         if (ent_shape[e] + 1 > nshape)
             nshape = ent_shape[e] + 1;
     double *deg = degrees(g), *gain = calloc((size_t)(m > 0 ? m : 1), sizeof(double));
-    struct keyed *ord = malloc(sizeof *ord * (size_t)(m > 0 ? m : 1));
+    struct topomap_keyed *ord = malloc(sizeof *ord * (size_t)(m > 0 ? m : 1));
     /* Per shape: its entities heaviest first ([sx[s], sx[s+1])), with a head
      * (heaviest free) and a tail (lightest free) that skip taken ones. */
     int *sx = calloc((size_t)nshape + 2, sizeof(int)), *head = malloc(sizeof(int) * (size_t)(nshape + 1));
@@ -417,8 +403,8 @@ int tm_group_shaped(const topomap_graph_t *g, const int *ent_shape, int nv, cons
         goto out;
     }
     for (int e = 0; e < m; e++)
-        ord[e] = (struct keyed){-deg[e], e};
-    qsort(ord, (size_t)m, sizeof *ord, cmp_keyed);
+        ord[e] = (struct topomap_keyed){-deg[e], e};
+    qsort(ord, (size_t)m, sizeof *ord, topomap_keyed_cmp);
     for (int e = 0; e < m; e++)
         sx[ent_shape[e] + 1]++;
     for (int s = 0; s < nshape; s++)

@@ -329,3 +329,11 @@ void topomap_log(const struct topomap_problem *pb, const char *fmt, ...)
     make_printable(line);
     pb->opts->log(line, pb->opts->log_arg);
 }
+
+int topomap_keyed_cmp(const void *a, const void *b)
+{
+    const struct topomap_keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
