@@ -164,6 +164,12 @@ int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, siz
  * job is not one exact takes); -1 with errno ENOMEM. */
 int topomap_exact_improve(const struct topomap_problem *pb, int *r2s, long max_visits,
                           double *hop_bytes);
+/* refine_tabu.c, auto's step on small jobs: the robust tabu search from
+ * r2s for iters iterations, at most work units of work (0: no cap; qap.h),
+ * or until pb's deadline. 1: a mapping of lower hop-bytes found, in r2s and
+ * *hop_bytes; 0: none; -1 with errno ENOMEM. */
+int topomap_tabu_improve(const struct topomap_problem *pb, int *r2s, long iters, double work,
+                         double *hop_bytes);
 
 /* map_ohtma.c: the initial greedy phase of OHTMA alone (Algorithm 1, lines
  * 1-19), exposed for tests. Fills r2s[0..n-1] and, when order is not NULL,

@@ -443,6 +443,41 @@ static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     return 0;
 }
 
+/* Jobs of at most AUTO_TABU_SLOTS slots (ours): Taillard's robust tabu
+ * search (refine_tabu.c) from the kept mapping, for a number of iterations
+ * fixed by the job's size and the work budget left (the same answer on any
+ * machine unless the time limit comes first); kept when it lowers the hop-bytes and the guard
+ * allows. After the iterated local search: it walks on from the local
+ * minimum where that stopped. 0, or -1 + errno. */
+static int tabu_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
+{
+    const struct topomap_problem *pb = ar->pb;
+    int m = pb->nslots;
+    if (ar->sumcom || ar->gd.mixed || m > AUTO_TABU_SLOTS || m < 3 ||
+        (ar->floor_hb > 0 && ar->best_hb <= ar->floor_hb) ||
+        (ar->start_by > 0 && topomap_now() > ar->start_by))
+        return 0;
+    /* Within what is left of the work budget (its units are of the
+     * refinement's size: an exchange looked at, a value updated). */
+    double work = AUTO_WORK_BUDGET - ar->spent, hb = 0;
+    if (work > AUTO_TABU_WORK)
+        work = AUTO_TABU_WORK;
+    if (work <= 0)
+        return 0;
+    memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
+    int rc = topomap_tabu_improve(&ar->sub, ar->tmp, (long)AUTO_TABU_ITERS_PER_SLOT * m, work,
+                                  &hb);
+    if (rc < 0)
+        return topomap_fail(err, errlen, errno, "out of memory");
+    double key;
+    if (rc == 1 && hb < ar->best_hb && auto_keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
+        topomap_log(pb, "auto: tabu search %.6g -> %.6g kept", ar->best_hb, hb);
+        ar->best_hb = hb;
+        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
+    }
+    return 0;
+}
+
 /* Jobs of at most AUTO_EXACT_NODES nodes with one rank each (ours): exact's
  * branch-and-bound (map_exact.c) from the kept mapping and from its own
  * exchange descents, for AUTO_EXACT_VISITS search nodes (a fixed amount of
@@ -618,6 +653,8 @@ int topomap_map_auto(const struct topomap_problem *pb, int *r2s, char *err, size
     }
     if (rc >= 0)
         rc = ils_step(&ar, r2s, err, errlen);
+    if (rc >= 0)
+        rc = tabu_step(&ar, r2s, err, errlen);
     if (rc >= 0)
         rc = exact_step(&ar, r2s, err, errlen);
     if (rc >= 0)

@@ -62,7 +62,7 @@ static double prune_at(const struct bb *B)
     return B->best - REL_TOL * (B->best > 1 ? B->best : 1);
 }
 
-static double cost_of(const struct qap *q, const int *node)
+double topomap_qap_cost(const struct qap *q, const int *node)
 {
     double c = 0;
     for (int i = 0; i < q->n; i++)
@@ -129,7 +129,7 @@ double topomap_qap_start(const struct qap *q, uint64_t seed, int *best_node)
             if (rank[k] >= 0)
                 node[rank[k]] = k;
         descend(q, node, rank);
-        double c = cost_of(q, node);
+        double c = topomap_qap_cost(q, node);
         if (best < 0 || c < best) {
             best = c;
             memcpy(best_node, node, sizeof(int) * (size_t)q->n);
@@ -351,7 +351,7 @@ int topomap_qap_solve(const struct qap *q, double deadline, long max_visits, int
         goto out;
     }
     if (*cost >= 0) {
-        B.best = cost_of(q, node);
+        B.best = topomap_qap_cost(q, node);
         memcpy(B.best_node, node, sizeof(int) * (size_t)q->n);
     }
     branch_order(q, B.order);
@@ -383,9 +383,7 @@ out:
     return rc;
 }
 
-/* The problem of pb as a struct qap (f, d allocated, caller frees), or -1
- * (ENOMEM). */
-static int build_qap(const struct topomap_problem *pb, struct qap *q)
+int topomap_qap_build(const struct topomap_problem *pb, struct qap *q)
 {
     int n = pb->n, m = pb->nslots;
     double *f = calloc((size_t)n * (size_t)n + 1, sizeof *f);
@@ -465,12 +463,38 @@ int topomap_map_exact(const struct topomap_problem *pb, int *r2s, char *err, siz
                             "node (use auto)",
                             topomap_topology_node_name(pb->topo, shared));
     struct qap q;
-    if (build_qap(pb, &q) < 0)
+    if (topomap_qap_build(pb, &q) < 0)
         return topomap_fail(err, errlen, ENOMEM, "out of memory");
     double cost = -1;
     int rc = search(pb, &q, 0, r2s, &cost);
     free((void *)q.f), free((void *)q.d);
     return rc < 0 ? topomap_fail(err, errlen, errno, "exact: out of memory") : 0;
+}
+
+double topomap_qap_from(const struct topomap_problem *pb, const int *r2s, struct qap *q,
+                        int **node)
+{
+    if (topomap_qap_build(pb, q) < 0)
+        return -1;
+    if (!(*node = malloc(sizeof(int) * ((size_t)pb->n + 1)))) {
+        free((void *)q->f), free((void *)q->d);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(*node, r2s, sizeof(int) * (size_t)pb->n);
+    return topomap_qap_cost(q, *node);
+}
+
+int topomap_qap_keep(const struct topomap_problem *pb, struct qap *q, int *node, double start,
+                     double cost, int *r2s, double *hop_bytes)
+{
+    int better = cost < start;
+    if (better) {
+        memcpy(r2s, node, sizeof(int) * (size_t)pb->n);
+        *hop_bytes = cost;
+    }
+    free(node), free((void *)q->f), free((void *)q->d);
+    return better;
 }
 
 int topomap_exact_improve(const struct topomap_problem *pb, int *r2s, long max_visits,
@@ -479,22 +503,13 @@ int topomap_exact_improve(const struct topomap_problem *pb, int *r2s, long max_v
     if (pb->nslots > TOPOMAP_QAP_MAX || shared_node(pb) >= 0)
         return 0;
     struct qap q;
-    if (build_qap(pb, &q) < 0)
+    int *node;
+    double start = topomap_qap_from(pb, r2s, &q, &node), cost = start;
+    if (start < 0)
         return -1;
-    int *node = malloc(sizeof(int) * ((size_t)pb->n + 1));
-    if (!node) {
-        free((void *)q.f), free((void *)q.d);
-        errno = ENOMEM;
-        return -1;
-    }
-    memcpy(node, r2s, sizeof(int) * (size_t)pb->n);
-    double start = cost_of(&q, node), cost = start;
     int rc = search(pb, &q, max_visits, node, &cost);
-    int better = rc >= 0 && cost < start;
-    if (better) {
-        memcpy(r2s, node, sizeof(int) * (size_t)pb->n);
-        *hop_bytes = cost;
-    }
-    free(node), free((void *)q.f), free((void *)q.d);
+    if (rc < 0)
+        cost = start;
+    int better = topomap_qap_keep(pb, &q, node, start, cost, r2s, hop_bytes);
     return rc < 0 ? -1 : better;
 }

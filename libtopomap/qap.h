@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+struct topomap_problem;
+
 /* lap.c: the least-cost assignment of rows 0 .. nr-1 to distinct columns
  * 0 .. nc-1 (nr <= nc) of the row-major nr x nc matrix c. Fills col[r] (the
  * column of row r) and, when not NULL, the optimal dual u[nr], v[nc]
@@ -37,6 +39,20 @@ struct qap_state {
     double *part;
     int placed;
 };
+/* The problem of pb (ranks onto its slots, the hops between slots) as a
+ * struct qap: f and d allocated, the caller frees them. 0, or -1 (ENOMEM).
+ * map_exact.c. */
+int topomap_qap_build(const struct topomap_problem *pb, struct qap *q);
+/* The hop-bytes of placement node[] (rank -> node of q). */
+double topomap_qap_cost(const struct qap *q, const int *node);
+/* auto's steps on it: the problem of pb in *q and a copy of r2s in *node
+ * (allocated); returns the copy's cost, or -1 (ENOMEM, nothing allocated).
+ * _keep copies node into r2s and cost into *hop_bytes when cost < start,
+ * frees what _from allocated, and returns 1 when it copied, else 0. */
+double topomap_qap_from(const struct topomap_problem *pb, const int *r2s, struct qap *q,
+                        int **node);
+int topomap_qap_keep(const struct topomap_problem *pb, struct qap *q, int *node, double start,
+                     double cost, int *r2s, double *hop_bytes);
 /* 0, or -1 with errno ENOMEM; _release frees what _prepare allocated. */
 int topomap_qap_prepare(struct qap *q);
 void topomap_qap_release(struct qap *q);
@@ -72,5 +88,23 @@ int topomap_qap_solve(const struct qap *q, double deadline, long max_visits, int
 /* A start for it: the best of pair-exchange descents from block's order
  * and from seeded random ones, into node[]; its cost, or -1 (ENOMEM). */
 double topomap_qap_start(const struct qap *q, uint64_t seed, int *node);
+
+/* refine_tabu.c: Taillard's robust tabu search from placement node[] of
+ * cost *cost, for iters iterations but at most work units of work (0: no
+ * cap; an iteration costs n m - n (n + 1) / 2 + 6 m x the mean partner count), or
+ * until deadline (a topomap_now() value; 0: none), the seed's generator
+ * drawing the tabu tenure; group[k]
+ * is the network node of location k (exchanges inside one node are not
+ * looked at). node[] and *cost get the best found. Returns the iterations
+ * made, or -1 with errno ENOMEM. */
+long topomap_qap_tabu(const struct qap *q, const int *group, int *node, double *cost, long iters,
+                      double work, uint64_t seed, double deadline);
+/* auto's step on small jobs (topomap_tabu_improve()): jobs of at most this
+ * many slots, AUTO_TABU_ITERS_PER_SLOT iterations per slot but at most
+ * AUTO_TABU_WORK units of work (about 0.2 s on the benchmark machine;
+ * measured in doc/benchmarks.md). */
+#define AUTO_TABU_SLOTS 512
+#define AUTO_TABU_ITERS_PER_SLOT 50
+#define AUTO_TABU_WORK 1.5e8
 
 #endif
