@@ -103,7 +103,7 @@ long topomap_qap_tabu(const struct qap *q, const int *group, int *node, double *
  * many slots, AUTO_TABU_ITERS_PER_SLOT iterations per slot but at most
  * AUTO_TABU_WORK units of work (about 0.2 s on the benchmark machine;
  * measured in doc/benchmarks.md). */
-#define AUTO_TABU_SLOTS 512
+#define AUTO_TABU_SLOTS 1024
 #define AUTO_TABU_ITERS_PER_SLOT 50
 #define AUTO_TABU_WORK 1.5e8
 

@@ -28,8 +28,10 @@
  * - a fixed number of iterations (the caller's work budget), a deadline,
  *   and the seed's generator: the answer depends on the inputs, the seed and
  *   the iteration count only (unless the deadline stops it first).
- * Cost: O(m^2) per iteration in time, 4 m^2 numbers in memory; auto runs it
- * on jobs of at most AUTO_TABU_SLOTS slots (qap.h). */
+ * Cost: O(m^2) per iteration in time; in memory the problem's n x n
+ * weights and m x m hops (qap.h) and two m x m tables (the values, the
+ * iterations), 32 MB at 1024 slots; auto runs it on jobs of at most
+ * AUTO_TABU_SLOTS slots (qap.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +45,8 @@
 #define TABU_CLOCK_EVERY 16
 
 struct tabu {
-    int m;
-    double *f, *d; /* m x m: weights (dummies 0), hops */
+    int n, m;
+    const double *f, *d; /* q's: n x n weights (the dummies have none), m x m hops */
     double *delta; /* m x m, upper triangle: the cost change of exchanging r and s */
     long *left;    /* m x m: iteration unit r last left location k */
     const int *group; /* node of each location: exchanges inside one are skipped */
@@ -54,7 +56,10 @@ struct tabu {
     int *list;        /* m: those partners */
 };
 
-static double F(const struct tabu *T, int r, int s) { return T->f[(size_t)r * (size_t)T->m + (size_t)s]; }
+static double F(const struct tabu *T, int r, int s)
+{
+    return r < T->n && s < T->n ? T->f[(size_t)r * (size_t)T->n + (size_t)s] : 0;
+}
 static double D(const struct tabu *T, int a, int b) { return T->d[(size_t)a * (size_t)T->m + (size_t)b]; }
 
 /* The cost change of exchanging units r and s, from scratch: O(partners). */
@@ -177,18 +182,18 @@ static void exchange(struct tabu *T, int n, long it, int u, int v)
 static int tabu_alloc(struct tabu *T, const struct qap *q, const int *group, const int *node)
 {
     size_t m = (size_t)q->m, mm = m * m + 1;
+    T->n = q->n;
     T->m = q->m;
     T->group = group;
-    T->f = calloc(mm, sizeof(double));
-    T->d = malloc(sizeof(double) * mm);
+    T->f = q->f;
+    T->d = q->d;
     T->delta = calloc(mm, sizeof(double));
     T->left = malloc(sizeof(long) * mm);
     T->loc = malloc(sizeof(int) * (m + 1));
     T->xadj = malloc(sizeof(int) * ((size_t)q->n + 1));
     T->touched = calloc(m + 1, sizeof(int));
     T->list = malloc(sizeof(int) * (m + 1));
-    if (!T->f || !T->d || !T->delta || !T->left || !T->loc || !T->xadj || !T->touched ||
-        !T->list)
+    if (!T->delta || !T->left || !T->loc || !T->xadj || !T->touched || !T->list)
         return -1;
     size_t ne = 0;
     for (size_t k = 0; k < (size_t)q->n * (size_t)q->n; k++)
@@ -203,9 +208,6 @@ static int tabu_alloc(struct tabu *T, const struct qap *q, const int *group, con
                 T->adj[ne++] = j;
     }
     T->xadj[q->n] = (int)ne;
-    for (int i = 0; i < q->n; i++)
-        memcpy(T->f + (size_t)i * m, q->f + (size_t)i * (size_t)q->n, sizeof(double) * (size_t)q->n);
-    memcpy(T->d, q->d, sizeof(double) * m * m);
     /* Units n .. m-1 are the dummies, on the free locations in order. */
     char *used = calloc(m + 1, 1);
     if (!used)
@@ -221,7 +223,7 @@ static int tabu_alloc(struct tabu *T, const struct qap *q, const int *group, con
 
 static void tabu_free(struct tabu *T)
 {
-    free(T->f), free(T->d), free(T->delta), free(T->left), free(T->loc);
+    free(T->delta), free(T->left), free(T->loc);
     free(T->xadj), free(T->adj), free(T->touched), free(T->list);
 }
 
