@@ -84,6 +84,7 @@ struct cstate {
     int *pos; /* pos[s]: the index of slot s among its node's slots */
     char *moved; /* n, all 0 between node exchanges */
     double *acc; /* nnodes, all 0 between calls of partner() */
+    int *part;   /* nnodes: each node's partner (partner()), set per pair step */
 };
 
 static double objective(const struct cstate *x, double C, double H, double Q)
@@ -301,34 +302,28 @@ static int try_node_cycles(struct cstate *x, int r, const double *cross, struct 
     return 0;
 }
 
-/* The allocated node other than a, of w slots (w < 0: any), whose ranks
- * exchange the most bytes (both ways) with a's ranks; the lowest index on
- * ties, -1 when none exchanges any. */
-static int partner(const struct cstate *x, int a, int w)
+/* The allocated node other than a whose ranks exchange the most bytes
+ * (both ways) with a's ranks: a's partner; the lowest index on ties, -1
+ * when none exchanges any. O(a's pairs). */
+static int partner(const struct cstate *x, int a)
 {
     const struct topomap_problem *pb = x->pb;
     const int *r2s = topomap_cload_r2s(x->cl), *s2r = topomap_cload_s2r(x->cl);
     int best = -1;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (int j = x->nx[a]; j < x->nx[a + 1]; j++) {
             int r = s2r[x->ns[j]];
             for (int64_t e = r >= 0 ? pb->g.xadj[r] : 0; r >= 0 && e < pb->g.xadj[r + 1]; e++) {
                 int v = x->at[r2s[pb->g.adj[e]]];
-                if (pass == 0) {
+                if (pass == 0)
                     x->acc[v] += pb->g.w[e];
-                } else if (x->acc[v] > 0) {
-                    if (v != a && (w < 0 || x->nx[v + 1] - x->nx[v] == w) &&
-                        (best < 0 || x->acc[v] > x->acc[best] ||
-                         (x->acc[v] == x->acc[best] && v < best)))
-                        best = v;
-                }
+                else if (pass == 2)
+                    x->acc[v] = 0;
+                else if (v != a && (best < 0 || x->acc[v] > x->acc[best] ||
+                                    (x->acc[v] == x->acc[best] && v < best)))
+                    best = v;
             }
         }
-    for (int j = x->nx[a]; j < x->nx[a + 1]; j++) {
-        int r = s2r[x->ns[j]];
-        for (int64_t e = r >= 0 ? pb->g.xadj[r] : 0; r >= 0 && e < pb->g.xadj[r + 1]; e++)
-            x->acc[x->at[r2s[pb->g.adj[e]]]] = 0;
-    }
     return best;
 }
 
@@ -362,18 +357,21 @@ static int try_node_swaps(struct cstate *x, const int *cand, int nc, const doubl
                           struct best_move *best, int pairs)
 {
     double C = topomap_cload_max(x->cl), fch = C / x->C0 + LAMBDA * x->H / x->H0;
+    for (int v = 0; pairs && v < x->nnodes; v++)
+        x->part[v] = partner(x, v);
+    topomap_work_add(x->pb, pairs ? TOPOMAP_WORK_EDGE * (double)x->pb->g.xadj[x->pb->n] : 0);
     for (int k = 0; k < nc; k++) {
         if (topomap_expired(x->pb))
             return 1;
-        int a = cand_node(x, cand, k), a2 = a >= 0 && pairs ? partner(x, a, -1) : -1;
+        int a = cand_node(x, cand, k), a2 = a >= 0 && pairs ? x->part[a] : -1;
         if (a < 0 || (pairs && a2 < 0))
             continue;
         int w = x->nx[a + 1] - x->nx[a], w2 = pairs ? x->nx[a2 + 1] - x->nx[a2] : 0;
         for (int b = 0; b < x->nnodes; b++) {
             if (b == a || b == a2 || x->nx[b + 1] - x->nx[b] != w)
                 continue;
-            int b2 = pairs ? partner(x, b, w2) : -1;
-            if (pairs && (b2 < 0 || b2 == a || b2 == a2))
+            int b2 = pairs ? x->part[b] : -1;
+            if (pairs && (b2 < 0 || b2 == a || b2 == a2 || x->nx[b2 + 1] - x->nx[b2] != w2))
                 continue;
             const int sw[2][2] = {{a, b}, {a2, b2}}, v[4] = {a, b, a2, b2},
                       to[4] = {b, a, b2, a2};
@@ -461,7 +459,8 @@ static int node_lists(struct cstate *x)
     for (int s = 0; s < ns; s++)
         x->ns[x->nx[x->at[s] + 1]++] = s;
     x->acc = calloc((size_t)(x->nnodes ? x->nnodes : 1), sizeof *x->acc);
-    if (!x->acc) {
+    x->part = malloc(sizeof *x->part * (size_t)(x->nnodes ? x->nnodes : 1));
+    if (!x->acc || !x->part) {
         free(idx);
         errno = ENOMEM;
         return -1;
@@ -476,7 +475,8 @@ static int node_lists(struct cstate *x)
 static void cstate_free(struct cstate *x)
 {
     topomap_cload_free(x->cl);
-    free(x->nx), free(x->ns), free(x->at), free(x->pos), free(x->moved), free(x->acc);
+    free(x->nx), free(x->ns), free(x->at), free(x->pos), free(x->moved), free(x->acc),
+        free(x->part);
 }
 
 int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
@@ -488,7 +488,7 @@ int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long m
 int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, long max_moves,
                                     int cls, double *cmax, char *err, size_t errlen)
 {
-    struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     x.cl = topomap_cload_create_class(pb, r2s, cls);
     double *cross = malloc(sizeof *cross * (size_t)(pb->n ? pb->n : 1));
     struct crank *cr = malloc(sizeof *cr * (size_t)(pb->n ? pb->n : 1));
