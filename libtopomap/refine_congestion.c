@@ -83,6 +83,8 @@ struct cstate {
     int nnodes, *nx, *ns, *at;
     int *pos; /* pos[s]: the index of slot s among its node's slots */
     char *moved; /* n, all 0 between node exchanges */
+    double *acc; /* nnodes, all 0 between calls of partner() */
+    int *part;   /* nnodes: each node's partner (partner()), set per pair step */
 };
 
 static double objective(const struct cstate *x, double C, double H, double Q)
@@ -113,11 +115,13 @@ static double move_dh(const struct topomap_problem *pb, const int *r2s, int r, i
 }
 
 /* The best move so far: rank r to slot t, or (r < 0, t >= 0) the exchange
- * of the contents of allocated nodes na and t, or their rotation with nc. */
+ * of the contents of allocated nodes na and t, or their rotation with nc,
+ * or (pa >= 0) that exchange together with the exchange of pa and pb. */
 struct best_move {
     int r, t, na;
     double f, dh;
     int nc; /* >= 0: the rotation na -> t -> nc -> na (try_node_cycles) */
+    int pa, pb; /* >= 0: the partners exchanged with na and t (try_node_swaps with pairs) */
 };
 
 /* Exchange the contents of allocated nodes a and b (same slot counts),
@@ -173,69 +177,79 @@ static double node_cross(const struct cstate *x, int a, const double *cross)
     return c;
 }
 
-/* Try exchanging the node of each rank of cand[0..nc) with every other
- * allocated node of as many slots: moves of single ranks split the groups
- * that share a node, which hop-bytes punish; whole nodes keep them. Like
- * try_moves. */
-static int try_node_swaps(struct cstate *x, const int *cand, int nc, const double *cross,
-                          struct best_move *best)
+/* Trial of a move of whole nodes' contents: the exchanges sw[0..k) of
+ * allocated nodes, applied in order and undone in reverse, which move the
+ * m nodes v[] (hop-bytes change dh). Its F in *f and busiest link in *cmax,
+ * or *f = HUGE_VAL untried when even the busiest channel losing all of the
+ * m nodes' bytes over it could not bring F below fch. 0, or -1 + ENOMEM. */
+static int node_trial(struct cstate *x, const int (*sw)[2], int k, const int *v, int m,
+                      double dh, const double *cross, double fch, double *f, double *cmax)
 {
-    double C = topomap_cload_max(x->cl);
-    double fch = C / x->C0 + LAMBDA * x->H / x->H0;
-    for (int k = 0; k < nc; k++) {
-        if (topomap_expired(x->pb))
-            return 1;
-        int a = x->at[topomap_cload_r2s(x->cl)[cand[k]]], seen = 0;
-        for (int j = 0; j < k; j++)
-            seen |= x->at[topomap_cload_r2s(x->cl)[cand[j]]] == a;
-        for (int b = 0; !seen && b < x->nnodes; b++) {
-            if (b == a || x->nx[b + 1] - x->nx[b] != x->nx[a + 1] - x->nx[a])
-                continue;
-            double dh = swap_dh(x, a, b);
-            double lb = (C - node_cross(x, a, cross) - node_cross(x, b, cross)) / x->C0 +
-                        LAMBDA * (x->H + dh) / x->H0;
-            if (lb >= fch)
-                continue;
-            if (swap_nodes(x, a, b) < 0)
-                return -1;
-            double f = objective(x, topomap_cload_max(x->cl), x->H + dh,
-                                 topomap_cload_sumsq(x->cl));
-            if (swap_nodes(x, a, b) < 0)
-                return -1;
-            if (f < best->f)
-                *best = (struct best_move){-1, b, a, f, dh, -1};
-        }
-    }
+    double lb = topomap_cload_max(x->cl);
+    for (int i = 0; i < m; i++)
+        lb -= node_cross(x, v[i], cross);
+    *f = HUGE_VAL;
+    if (lb / x->C0 + LAMBDA * (x->H + dh) / x->H0 >= fch)
+        return 0;
+    for (int i = 0; i < k; i++)
+        if (swap_nodes(x, sw[i][0], sw[i][1]) < 0)
+            return -1;
+    *cmax = topomap_cload_max(x->cl);
+    *f = objective(x, *cmax, x->H + dh, topomap_cload_sumsq(x->cl));
+    for (int i = k - 1; i >= 0; i--)
+        if (swap_nodes(x, sw[i][0], sw[i][1]) < 0)
+            return -1;
     return 0;
 }
 
-/* Where rotate(x, a, b, c) takes slot s: the slot of the same rank in its
- * node (pos) on the next node of the cycle; s itself off the cycle. */
-static int rotated_slot(const struct cstate *x, int s, int a, int b, int c)
+/* The allocated node of rank cand[k], or -1 when an earlier candidate's is
+ * the same (tried already). */
+static int cand_node(const struct cstate *x, const int *cand, int k)
 {
-    int v = x->at[s];
-    int to = v == a ? b : v == b ? c : v == c ? a : -1;
-    return to < 0 ? s : x->ns[x->nx[to] + x->pos[s]];
+    const int *r2s = topomap_cload_r2s(x->cl);
+    int a = x->at[r2s[cand[k]]];
+    for (int j = 0; j < k; j++)
+        if (x->at[r2s[cand[j]]] == a)
+            return -1;
+    return a;
 }
 
-/* Hop-bytes change of rotate(x, a, b, c), computed without moving: every
- * pair with an end on the three nodes, pairs inside them counted once. */
-static double cycle_dh(const struct cstate *x, int a, int b, int c)
+/* Where moving the contents of allocated node v[i] to node to[i] (i < m;
+ * the to[] a permutation of the v[]) takes slot s: the slot of the same
+ * rank in its node (pos) on the target node; s itself off the moved nodes. */
+static int moved_slot(const struct cstate *x, int s, const int *v, const int *to, int m)
+{
+    for (int i = 0; i < m; i++)
+        if (x->at[s] == v[i])
+            return x->ns[x->nx[to[i]] + x->pos[s]];
+    return s;
+}
+
+/* Hop-bytes change of moving the contents of nodes v[i] to to[i] (i < m),
+ * computed without moving: every pair with an end on the moved nodes, pairs
+ * inside them counted once. */
+static double perm_dh(const struct cstate *x, const int *v, const int *to, int m)
 {
     const struct topomap_problem *pb = x->pb;
     const int *r2s = topomap_cload_r2s(x->cl), *s2r = topomap_cload_s2r(x->cl);
-    const int v[3] = {a, b, c};
     double d = 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < m; i++)
         for (int j = x->nx[v[i]]; j < x->nx[v[i] + 1]; j++) {
-            int s = x->ns[j], r = s2r[s], t = rotated_slot(x, s, a, b, c);
+            int s = x->ns[j], r = s2r[s], t = moved_slot(x, s, v, to, m);
             for (int64_t e = r >= 0 ? pb->g.xadj[r] : 0; r >= 0 && e < pb->g.xadj[r + 1]; e++) {
-                int su = r2s[pb->g.adj[e]], tu = rotated_slot(x, su, a, b, c);
+                int su = r2s[pb->g.adj[e]], tu = moved_slot(x, su, v, to, m);
                 d += pb->g.w[e] * (tu != su ? 0.5 : 1) *
                      (topomap_slot_hops(pb, t, tu) - topomap_slot_hops(pb, s, su));
             }
         }
     return d;
+}
+
+/* Hop-bytes change of rotate(x, a, b, c). */
+static double cycle_dh(const struct cstate *x, int a, int b, int c)
+{
+    const int v[3] = {a, b, c}, to[3] = {b, c, a};
+    return perm_dh(x, v, to, 3);
 }
 
 /* The rotation of the contents of allocated nodes a -> b -> c -> a (a's
@@ -275,23 +289,99 @@ static int try_node_cycles(struct cstate *x, int r, const double *cross, struct 
         for (int c = 0; c < x->nnodes; c++) {
             if (c == a || c == b || x->nx[c + 1] - x->nx[c] != w)
                 continue;
-            /* As in try_node_swaps: the busiest channel loses at most the
-             * three nodes' bytes over it. */
-            double dh = cycle_dh(x, a, b, c);
+            /* rotate(x, a, b, c) as its two exchanges. */
+            const int sw[2][2] = {{a, b}, {a, c}}, v[3] = {a, b, c};
+            double dh = cycle_dh(x, a, b, c), f, cr;
             topomap_work_add(x->pb, TOPOMAP_WORK_EDGE * 3.0 * w);
-            double lb = (C - node_cross(x, a, cross) - node_cross(x, b, cross) -
-                         node_cross(x, c, cross)) / x->C0 +
-                        LAMBDA * (x->H + dh) / x->H0;
-            if (lb >= fch)
-                continue;
-            if (rotate(x, a, b, c) < 0)
-                return -1;
-            double cr = topomap_cload_max(x->cl);
-            double f = objective(x, cr, x->H + dh, topomap_cload_sumsq(x->cl));
-            if (rotate(x, a, c, b) < 0)
+            if (node_trial(x, sw, 2, v, 3, dh, cross, fch, &f, &cr) < 0)
                 return -1;
             if (f < best->f && cr < C)
-                *best = (struct best_move){-1, b, a, f, dh, c};
+                *best = (struct best_move){-1, b, a, f, dh, c, -1, -1};
+        }
+    }
+    return 0;
+}
+
+/* The allocated node other than a whose ranks exchange the most bytes
+ * (both ways) with a's ranks: a's partner; the lowest index on ties, -1
+ * when none exchanges any. O(a's pairs). */
+static int partner(const struct cstate *x, int a)
+{
+    const struct topomap_problem *pb = x->pb;
+    const int *r2s = topomap_cload_r2s(x->cl), *s2r = topomap_cload_s2r(x->cl);
+    int best = -1;
+    for (int pass = 0; pass < 3; pass++)
+        for (int j = x->nx[a]; j < x->nx[a + 1]; j++) {
+            int r = s2r[x->ns[j]];
+            for (int64_t e = r >= 0 ? pb->g.xadj[r] : 0; r >= 0 && e < pb->g.xadj[r + 1]; e++) {
+                int v = x->at[r2s[pb->g.adj[e]]];
+                if (pass == 0)
+                    x->acc[v] += pb->g.w[e];
+                else if (pass == 2)
+                    x->acc[v] = 0;
+                else if (v != a && (best < 0 || x->acc[v] > x->acc[best] ||
+                                    (x->acc[v] == x->acc[best] && v < best)))
+                    best = v;
+            }
+        }
+    return best;
+}
+
+/* Exchange the contents of nodes a and b and of nodes c and d (four
+ * distinct nodes); done twice, it undoes itself. 0, or -1 + ENOMEM. */
+static int swap_pairs(struct cstate *x, int a, int b, int c, int d)
+{
+    return swap_nodes(x, a, b) < 0 || swap_nodes(x, c, d) < 0 ? -1 : 0;
+}
+
+/* Try exchanging the node of each rank of cand[0..nc) with every other
+ * allocated node of as many slots: moves of single ranks split the groups
+ * that share a node, which hop-bytes punish; whole nodes keep them. Like
+ * try_moves.
+ *
+ * With pairs (an addition of ours, no paper's move; tried when no move of a
+ * rank, no exchange of two nodes and no rotation lowers F): each node a
+ * together with its partner a' (the node its ranks exchange the most bytes
+ * with) against every other node b and b's partner b': a -> b and a' -> b'
+ * at once, b -> a and b' -> a'. Where two nodes are bound by heavy traffic
+ * (a domain split over two nodes), exchanging one of them alone stretches
+ * that traffic and is uphill; the pair moves as one and keeps it. On
+ * lammps-lj32k-128 on two rings of a 16^3 torus (doc/congestion.md) block is
+ * a local minimum of every other move, and exchanges of the node pairs at
+ * two positions of the rings lower its busiest link. O(nodes) pair
+ * exchanges per candidate; one is taken when it lowers F without raising
+ * the busiest link (taken on F alone, one that lowered the spread while
+ * raising the busiest link left petsc-ex45-mg65-128 on the base set's
+ * scattered 16^3 torus 1.4% above the answer without pairs). */
+static int try_node_swaps(struct cstate *x, const int *cand, int nc, const double *cross,
+                          struct best_move *best, int pairs)
+{
+    double C = topomap_cload_max(x->cl), fch = C / x->C0 + LAMBDA * x->H / x->H0;
+    for (int v = 0; pairs && v < x->nnodes; v++)
+        x->part[v] = partner(x, v);
+    topomap_work_add(x->pb, pairs ? TOPOMAP_WORK_EDGE * (double)x->pb->g.xadj[x->pb->n] : 0);
+    for (int k = 0; k < nc; k++) {
+        if (topomap_expired(x->pb))
+            return 1;
+        int a = cand_node(x, cand, k), a2 = a >= 0 && pairs ? x->part[a] : -1;
+        if (a < 0 || (pairs && a2 < 0))
+            continue;
+        int w = x->nx[a + 1] - x->nx[a], w2 = pairs ? x->nx[a2 + 1] - x->nx[a2] : 0;
+        for (int b = 0; b < x->nnodes; b++) {
+            if (b == a || b == a2 || x->nx[b + 1] - x->nx[b] != w)
+                continue;
+            int b2 = pairs ? x->part[b] : -1;
+            if (pairs && (b2 < 0 || b2 == a || b2 == a2 || x->nx[b2 + 1] - x->nx[b2] != w2))
+                continue;
+            const int sw[2][2] = {{a, b}, {a2, b2}}, v[4] = {a, b, a2, b2},
+                      to[4] = {b, a, b2, a2};
+            double dh = pairs ? perm_dh(x, v, to, 4) : swap_dh(x, a, b), f, cmax;
+            if (pairs)
+                topomap_work_add(x->pb, TOPOMAP_WORK_EDGE * 4.0 * w);
+            if (node_trial(x, sw, 1 + pairs, v, 2 + 2 * pairs, dh, cross, fch, &f, &cmax) < 0)
+                return -1;
+            if (f < best->f && (!pairs || cmax <= C))
+                *best = (struct best_move){-1, b, a, f, dh, -1, a2, b2};
         }
     }
     return 0;
@@ -333,7 +423,7 @@ static int try_moves(struct cstate *x, const int *cand, int nc, const double *cr
             if (topomap_cload_move(x->cl, r, s) < 0)
                 return -1;
             if (f < best->f)
-                *best = (struct best_move){r, t, -1, f, dh, -1};
+                *best = (struct best_move){r, t, -1, f, dh, -1, -1, -1};
         }
     }
     return 0;
@@ -368,6 +458,13 @@ static int node_lists(struct cstate *x)
         x->nx[k + 2] += x->nx[k + 1];
     for (int s = 0; s < ns; s++)
         x->ns[x->nx[x->at[s] + 1]++] = s;
+    x->acc = calloc((size_t)(x->nnodes ? x->nnodes : 1), sizeof *x->acc);
+    x->part = malloc(sizeof *x->part * (size_t)(x->nnodes ? x->nnodes : 1));
+    if (!x->acc || !x->part) {
+        free(idx);
+        errno = ENOMEM;
+        return -1;
+    }
     for (int k = 0; k < x->nnodes; k++)
         for (int j = x->nx[k]; j < x->nx[k + 1]; j++)
             x->pos[x->ns[j]] = j - x->nx[k];
@@ -378,7 +475,8 @@ static int node_lists(struct cstate *x)
 static void cstate_free(struct cstate *x)
 {
     topomap_cload_free(x->cl);
-    free(x->nx), free(x->ns), free(x->at), free(x->pos), free(x->moved);
+    free(x->nx), free(x->ns), free(x->at), free(x->pos), free(x->moved), free(x->acc),
+        free(x->part);
 }
 
 int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long max_moves,
@@ -390,7 +488,7 @@ int topomap_refine_congestion(const struct topomap_problem *pb, int *r2s, long m
 int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, long max_moves,
                                     int cls, double *cmax, char *err, size_t errlen)
 {
-    struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+    struct cstate x = {pb, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     x.cl = topomap_cload_create_class(pb, r2s, cls);
     double *cross = malloc(sizeof *cross * (size_t)(pb->n ? pb->n : 1));
     struct crank *cr = malloc(sizeof *cr * (size_t)(pb->n ? pb->n : 1));
@@ -409,7 +507,8 @@ int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, 
     x.H /= 2;
     x.H0 = x.H;
     double scan = (double)pb->g.xadj[pb->n] * (pb->topo->route_max > 0 ? pb->topo->route_max : 1);
-    long steps = max_moves > 0 ? max_moves : REFINE_CONG_STEPS, moves = 0, swaps = 0, rotations = 0;
+    long steps = max_moves > 0 ? max_moves : REFINE_CONG_STEPS, moves = 0, swaps = 0, rotations = 0,
+         pairs = 0;
     if (max_moves <= 0 && scan * steps > REFINE_CONG_SCAN)
         steps = REFINE_CONG_SCAN / scan > 16 ? (long)(REFINE_CONG_SCAN / scan) : 16;
     int rc = 0;
@@ -428,12 +527,14 @@ int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, 
         for (; nc < ncr && nc < REFINE_CONG_RANKS; nc++)
             cand[nc] = cr[nc].r;
         double f = objective(&x, topomap_cload_max(x.cl), x.H, topomap_cload_sumsq(x.cl));
-        struct best_move best = {-1, -1, -1, f - REFINE_CONG_EPS * f, 0, -1};
+        struct best_move best = {-1, -1, -1, f - REFINE_CONG_EPS * f, 0, -1, -1, -1};
         rc = try_moves(&x, cand, nc, cross, &best);
         if (rc == 0)
-            rc = try_node_swaps(&x, cand, nc, cross, &best);
+            rc = try_node_swaps(&x, cand, nc, cross, &best, 0);
         if (rc == 0 && best.t < 0)
             rc = try_node_cycles(&x, nc ? cand[0] : -1, cross, &best);
+        if (rc == 0 && best.t < 0)
+            rc = try_node_swaps(&x, cand, nc, cross, &best, 1);
         if (rc < 0) {
             rc = topomap_fail(err, errlen, errno, "out of memory");
             break;
@@ -442,22 +543,24 @@ int topomap_refine_congestion_class(const struct topomap_problem *pb, int *r2s, 
             break;
         if ((best.r >= 0    ? topomap_cload_move(x.cl, best.r, best.t)
              : best.nc >= 0 ? rotate(&x, best.na, best.t, best.nc)
+             : best.pa >= 0 ? swap_pairs(&x, best.na, best.t, best.pa, best.pb)
                             : swap_nodes(&x, best.na, best.t)) < 0) {
             rc = topomap_fail(err, errlen, errno, "out of memory");
             break;
         }
         x.H += best.dh;
         moves++;
-        swaps += best.r < 0 && best.nc < 0;
+        swaps += best.r < 0 && best.nc < 0 && best.pa < 0;
         rotations += best.nc >= 0;
+        pairs += best.pa >= 0;
         if (rc == 1) /* the deadline, after the best move found before it */
             break;
     }
     if (rc >= 0) {
         memcpy(r2s, topomap_cload_r2s(x.cl), sizeof *r2s * (size_t)pb->n);
-        topomap_log(pb, "refine congestion: %ld moves (%ld node exchanges, %ld rotations), "
-                        "busiest link %.6g -> %.6g, hop-bytes %.6g -> %.6g%s",
-                    moves, swaps, rotations, x.C0, topomap_cload_max(x.cl), x.H0, x.H,
+        topomap_log(pb, "refine congestion: %ld moves (%ld node exchanges, %ld pair exchanges, "
+                        "%ld rotations), busiest link %.6g -> %.6g, hop-bytes %.6g -> %.6g%s",
+                    moves, swaps, pairs, rotations, x.C0, topomap_cload_max(x.cl), x.H0, x.H,
                     rc == 1 ? " (time limit)" : "");
         if (cmax)
             *cmax = topomap_cload_max(x.cl);
