@@ -41,8 +41,6 @@
 
 #define ASPIRATION_PER_M2 5
 #define TABU_EPS 1e-9
-/* The deadline is read every this many iterations. */
-#define TABU_CLOCK_EVERY 16
 
 struct tabu {
     int n, m;
@@ -269,7 +267,9 @@ long topomap_qap_tabu(const struct qap *q, const int *group, int *node, double *
     for (it = 1; it <= iters; it++) {
         if (it % (2 * tmax) == 0)
             tenure = tmin + (long)topomap_rng_below(&rng, (uint64_t)(tmax - tmin + 1));
-        if (deadline > 0 && it % TABU_CLOCK_EVERY == 0 && topomap_now() > deadline)
+        /* Every iteration: one costs O(m^2), the clock next to nothing
+         * (every 16 overran a 50 ms limit 3.6 times under the sanitizers). */
+        if (deadline > 0 && topomap_now() > deadline)
             break;
         int u, v;
         choose(&T, n, it, tenure, aspiration, old, c, best, &u, &v);
