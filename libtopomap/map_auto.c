@@ -415,6 +415,19 @@ static int candidate(struct auto_run *ar, int k, int *r2s, char *err, size_t err
     return 0;
 }
 
+/* The steps after the candidates: the mapping in ar->tmp, of score hb
+ * (hop-bytes, or SumCom), becomes the answer r2s when auto_keep_if() keeps
+ * it (the guard, auto's key). 1 when kept, else 0. */
+static int keep_tmp(struct auto_run *ar, int *r2s, double hb)
+{
+    double key;
+    if (auto_keep_if(&ar->gd, ar->pb, ar->tmp, hb, &ar->best, &key) != 1)
+        return 0;
+    ar->best_hb = hb;
+    memcpy(r2s, ar->tmp, sizeof(int) * (size_t)ar->pb->n);
+    return 1;
+}
+
 /* Small jobs: iterated local search from the best candidate (refine_ils.c),
  * kept when it lowers the hop-bytes, when what is left of the work budget
  * holds its estimate (AUTO_ILS_COST x the first drb + refine). 0, or -1 +
@@ -434,21 +447,17 @@ static int ils_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
         return -1;
     topomap_log(pb, "auto: iterated local search (%d kicks) %.6g -> %.6g in %.3f s",
                 AUTO_ILS_TRIES, ar->best_hb, ar->best_hb - removed, topomap_now() - ti);
-    double key;
-    if (removed > 0 &&
-        auto_keep_if(&ar->gd, pb, ar->tmp, ar->best_hb - removed, &ar->best, &key) == 1) {
-        ar->best_hb -= removed;
-        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
-    }
+    if (removed > 0)
+        keep_tmp(ar, r2s, ar->best_hb - removed);
     return 0;
 }
 
 /* Jobs of at most AUTO_TABU_SLOTS slots (ours): Taillard's robust tabu
  * search (refine_tabu.c) from the kept mapping, for a number of iterations
  * fixed by the job's size and the work budget left (the same answer on any
- * machine unless the time limit comes first); kept when it lowers the hop-bytes and the guard
- * allows. After the iterated local search: it walks on from the local
- * minimum where that stopped. 0, or -1 + errno. */
+ * machine unless the time limit comes first); kept when it lowers the
+ * hop-bytes and the guard allows. After the iterated local search: it walks
+ * on from the local minimum where that stopped. 0, or -1 + errno. */
 static int tabu_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
 {
     const struct topomap_problem *pb = ar->pb;
@@ -469,12 +478,9 @@ static int tabu_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
                                   &hb);
     if (rc < 0)
         return topomap_fail(err, errlen, errno, "out of memory");
-    double key;
-    if (rc == 1 && hb < ar->best_hb && auto_keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
-        topomap_log(pb, "auto: tabu search %.6g -> %.6g kept", ar->best_hb, hb);
-        ar->best_hb = hb;
-        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
-    }
+    double before = ar->best_hb;
+    if (rc == 1 && hb < before && keep_tmp(ar, r2s, hb))
+        topomap_log(pb, "auto: tabu search %.6g -> %.6g kept", before, hb);
     return 0;
 }
 
@@ -500,11 +506,8 @@ static int exact_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
         return 0;
     topomap_log(pb, "auto: exact (%ld search nodes at most) %.6g -> %.6g in %.3f s",
                 AUTO_EXACT_VISITS, ar->best_hb, hb, topomap_now() - ti);
-    double key;
-    if (hb < ar->best_hb && auto_keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
-        ar->best_hb = hb;
-        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
-    }
+    if (hb < ar->best_hb)
+        keep_tmp(ar, r2s, hb);
     return 0;
 }
 
@@ -519,7 +522,7 @@ static int polish_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     if (ar->fast_k < 0 || ar->chosen <= 0 || ar->c[ar->chosen].refine ||
         (ar->end > 0 && topomap_now() > ar->end))
         return 0;
-    double tr = topomap_now(), key;
+    double tr = topomap_now();
     memcpy(ar->tmp, r2s, sizeof(int) * (size_t)pb->n);
     ar->sub.deadline = ar->end;
     struct topomap_refine_params rp = {0, ar->end, REFINE_MIN_GAIN, TOPOMAP_REFINE_AUTO};
@@ -529,10 +532,8 @@ static int polish_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
     double hb = auto_score(pb, ar->tmp, ar->sumcom);
     topomap_log(pb, "auto: refinement of %s %.6g -> %.6g in %.3f s", ar->c[ar->chosen].name,
                 ar->best_hb, hb, topomap_now() - tr);
-    if (hb < ar->best_hb && auto_keep_if(&ar->gd, pb, ar->tmp, hb, &ar->best, &key) == 1) {
-        ar->best_hb = hb;
-        memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
-    }
+    if (hb < ar->best_hb)
+        keep_tmp(ar, r2s, hb);
     return 0;
 }
 
@@ -550,11 +551,7 @@ static int sumcom_step(struct auto_run *ar, int *r2s, char *err, size_t errlen)
         double sc = auto_score(pb, ar->tmp, 1);
         topomap_log(pb, "auto: SumCom refinement %.6g -> %.6g in %.3f s", ar->best_hb, sc,
                     topomap_now() - tr);
-        double key;
-        if (auto_keep_if(&ar->gd, pb, ar->tmp, sc, &ar->best, &key) == 1) {
-            ar->best_hb = sc;
-            memcpy(r2s, ar->tmp, sizeof(int) * (size_t)pb->n);
-        }
+        keep_tmp(ar, r2s, sc);
     } else if (errno == ENOMEM) {
         return -1;
     }

@@ -58,12 +58,22 @@ static double F(const struct tabu *T, int r, int s)
 {
     return r < T->n && s < T->n ? T->f[(size_t)r * (size_t)T->n + (size_t)s] : 0;
 }
-static double D(const struct tabu *T, int a, int b) { return T->d[(size_t)a * (size_t)T->m + (size_t)b]; }
+static double D(const struct tabu *T, int a, int b)
+{
+    return T->d[(size_t)a * (size_t)T->m + (size_t)b];
+}
+
+/* The value below which a cost beats best (a relative tolerance, so that
+ * rounding never takes a tie for a gain). */
+static double beaten_below(double best)
+{
+    return best - TABU_EPS * (best > 1 ? best : 1);
+}
 
 /* The cost change of exchanging units r and s, from scratch: O(partners). */
-static double delta_full(const struct tabu *T, int n, int r, int s)
+static double delta_full(const struct tabu *T, int r, int s)
 {
-    int a = T->loc[r], b = T->loc[s];
+    int n = T->n, a = T->loc[r], b = T->loc[s];
     double x = 0;
     if (r < n)
         for (int e = T->xadj[r]; e < T->xadj[r + 1]; e++) {
@@ -81,9 +91,9 @@ static double delta_full(const struct tabu *T, int n, int r, int s)
 }
 
 /* Whether the exchange of r and s is looked at. */
-static int skipped(const struct tabu *T, int n, int r, int s)
+static int skipped(const struct tabu *T, int r, int s)
 {
-    return (r >= n && s >= n) || T->group[T->loc[r]] == T->group[T->loc[s]];
+    return (r >= T->n && s >= T->n) || T->group[T->loc[r]] == T->group[T->loc[s]];
 }
 
 /* Taillard's O(1) update of the value of exchanging r and s after u and v
@@ -101,11 +111,11 @@ static double delta_update(const struct tabu *T, int r, int s, int u, int v, dou
  * (looked for only once it can apply: "old" is -tmax - 1 at the start),
  * else the best allowed one (tabu unless it beats best), the first of
  * equals. -1 in *bu when none is allowed. */
-static void choose(const struct tabu *T, int n, long it, long tenure, long aspiration, long old,
+static void choose(const struct tabu *T, long it, long tenure, long aspiration, long old,
                    double cost, double best, int *bu, int *bv)
 {
-    int m = T->m, look_old = it - aspiration > old;
-    double bd = 0, beat = best - TABU_EPS * (best > 1 ? best : 1) - cost;
+    int n = T->n, m = T->m, look_old = it - aspiration > old;
+    double bd = 0, beat = beaten_below(best) - cost;
     *bu = *bv = -1;
     for (int r = 0; r < n && r < m - 1; r++) { /* a pair with a rank: r < n */
         const double *row = T->delta + (size_t)r * (size_t)m;
@@ -114,7 +124,7 @@ static void choose(const struct tabu *T, int n, long it, long tenure, long aspir
             double d = row[s];
             if (!look_old && *bu >= 0 && d >= bd)
                 continue;
-            if (skipped(T, n, r, s))
+            if (skipped(T, r, s))
                 continue;
             long lr = lrow[T->loc[s]], ls = T->left[(size_t)s * (size_t)m + (size_t)T->loc[r]];
             if (look_old && lr < it - aspiration && ls < it - aspiration) {
@@ -130,48 +140,44 @@ static void choose(const struct tabu *T, int n, long it, long tenure, long aspir
     }
 }
 
-static double *pair(struct tabu *T, int r, int s)
-{
-    return r < s ? &T->delta[(size_t)r * (size_t)T->m + (size_t)s]
-                 : &T->delta[(size_t)s * (size_t)T->m + (size_t)r];
-}
-
 /* Exchange u and v, update every value: those of the pairs with u or v
  * from scratch, those of the pairs with a partner of u or v by Taillard's
  * update; the others do not change (the update's weight is zero). */
-static void exchange(struct tabu *T, int n, long it, int u, int v)
+static void exchange(struct tabu *T, long it, int u, int v)
 {
-    int m = T->m, nl = 0;
+    int n = T->n, m = T->m, nl = 0;
+    const int uv[2] = {u, v};
     T->left[(size_t)u * (size_t)m + (size_t)T->loc[u]] = it;
     T->left[(size_t)v * (size_t)m + (size_t)T->loc[v]] = it;
     int t = T->loc[u];
     T->loc[u] = T->loc[v];
     T->loc[v] = t;
     T->touched[u] = T->touched[v] = 2; /* not partners: recomputed below */
-    for (int w = u; ; w = v) {
-        if (w < n)
-            for (int e = T->xadj[w]; e < T->xadj[w + 1]; e++)
-                if (!T->touched[T->adj[e]])
-                    T->touched[T->adj[e]] = 1, T->list[nl++] = T->adj[e];
-        if (w == v)
-            break;
+    for (int i = 0; i < 2; i++) {
+        if (uv[i] >= n)
+            continue; /* a dummy: no partners */
+        for (int e = T->xadj[uv[i]]; e < T->xadj[uv[i] + 1]; e++)
+            if (!T->touched[T->adj[e]])
+                T->touched[T->adj[e]] = 1, T->list[nl++] = T->adj[e];
     }
+    /* Each pair's value sits in the upper triangle and is computed with its
+     * lower unit first. */
     for (int i = 0; i < nl; i++) {
         int r = T->list[i];
         for (int s = 0; s < m; s++)
             if (T->touched[s] != 2 && s != r && !(r >= n && s >= n)) {
-                double *x = pair(T, r, s);
-                *x = r < s ? delta_update(T, r, s, u, v, *x) : delta_update(T, s, r, u, v, *x);
+                int lo = r < s ? r : s, hi = r < s ? s : r;
+                double *x = &T->delta[(size_t)lo * (size_t)m + (size_t)hi];
+                *x = delta_update(T, lo, hi, u, v, *x);
             }
         T->touched[r] = 2; /* its pairs are done */
     }
-    for (int w = u; ; w = v) {
-        for (int s = 0; s < m; s++)
-            if (s != w && !(w >= n && s >= n) && !(w == v && s == u))
-                *pair(T, w, s) = w < s ? delta_full(T, n, w, s) : delta_full(T, n, s, w);
-        if (w == v)
-            break;
-    }
+    for (int i = 0; i < 2; i++)
+        for (int s = 0, w = uv[i]; s < m; s++)
+            if (s != w && !(w >= n && s >= n) && !(i == 1 && s == u)) {
+                int lo = w < s ? w : s, hi = w < s ? s : w;
+                T->delta[(size_t)lo * (size_t)m + (size_t)hi] = delta_full(T, lo, hi);
+            }
     for (int i = 0; i < nl; i++)
         T->touched[T->list[i]] = 0;
     T->touched[u] = T->touched[v] = 0;
@@ -226,11 +232,11 @@ static void tabu_free(struct tabu *T)
 }
 
 /* The work of one iteration: the exchanges looked at (those with a rank),
- * and the values
- * updated (m per partner of the pair) or recomputed (2 m, each over the
- * partners of its two units), with the mean partner count. */
-static double work_per_iteration(const struct tabu *T, int n)
+ * and the values updated (m per partner of the pair) or recomputed (2 m,
+ * each over the partners of its two units), with the mean partner count. */
+static double work_per_iteration(const struct tabu *T)
 {
+    int n = T->n;
     double deg = n > 0 ? (double)T->xadj[n] / n : 0;
     return (double)n * T->m - (double)n * (n + 1) / 2 + 6.0 * T->m * deg;
 }
@@ -258,9 +264,9 @@ long topomap_qap_tabu(const struct qap *q, const int *group, int *node, double *
         T.left[k] = old;
     for (int r = 0; r < n && r < m - 1; r++)
         for (int s = r + 1; s < m; s++)
-            T.delta[(size_t)r * (size_t)m + (size_t)s] = delta_full(&T, n, r, s);
-    if (work > 0 && iters > work / work_per_iteration(&T, n))
-        iters = (long)(work / work_per_iteration(&T, n));
+            T.delta[(size_t)r * (size_t)m + (size_t)s] = delta_full(&T, r, s);
+    if (work > 0 && iters > work / work_per_iteration(&T))
+        iters = (long)(work / work_per_iteration(&T));
     uint64_t rng = seed ^ 0x7ab0u;
     double c = *cost, best = c;
     tenure = tmin + (long)topomap_rng_below(&rng, (uint64_t)(tmax - tmin + 1));
@@ -272,12 +278,12 @@ long topomap_qap_tabu(const struct qap *q, const int *group, int *node, double *
         if (deadline > 0 && topomap_now() > deadline)
             break;
         int u, v;
-        choose(&T, n, it, tenure, aspiration, old, c, best, &u, &v);
+        choose(&T, it, tenure, aspiration, old, c, best, &u, &v);
         if (u < 0)
             continue;
         c += T.delta[(size_t)u * (size_t)m + (size_t)v];
-        exchange(&T, n, it, u, v);
-        if (c < best - TABU_EPS * (best > 1 ? best : 1)) {
+        exchange(&T, it, u, v);
+        if (c < beaten_below(best)) {
             best = c;
             memcpy(node, T.loc, sizeof(int) * (size_t)n);
         }

@@ -379,9 +379,9 @@ static void rotation(void)
     topomap_topology_free(t);
 }
 
-/* The exchange of two node pairs (refine_congestion.c, try_pair_swaps): a
- * LAMMPS-like 8 x 4 x 4 stencil (x, y, z neighbours 2.5e6, 7.4e5, 4.4e5
- * bytes, each +-5% of deterministic noise, as measured profiles have) on
+/* The exchange of two node pairs (refine_congestion.c, try_node_swaps with
+ * pairs): a LAMMPS-like 8 x 4 x 4 stencil (x, y, z neighbours 2.5e6, 7.4e5,
+ * 4.4e5 bytes, each +-5% of deterministic noise, as measured profiles have) on
  * every 128th node of a 16^3 torus, 4 slots each: two rings of 16 nodes,
  * where block puts the x halves on the two rings. No exchange of two nodes'
  * contents lowers block's busiest link without raising its hop-bytes
@@ -419,7 +419,9 @@ static void pairs(void)
         for (int j = i + 1; j < 32; j++) {
             memcpy(rx, rb, sizeof rx);
             for (int r = 0; r < 128; r++)
-                rx[r] = rb[r] / 4 == i ? rb[r] + 4 * (j - i) : rb[r] / 4 == j ? rb[r] - 4 * (j - i) : rb[r];
+                rx[r] = rb[r] / 4 == i   ? rb[r] + 4 * (j - i)
+                        : rb[r] / 4 == j ? rb[r] - 4 * (j - i)
+                                         : rb[r];
             lower += topomap_eval_slots(p, a, rx, &mx) == 0 &&
                      mx.congestion_max < mb.congestion_max && mx.hop_bytes <= mb.hop_bytes;
         }

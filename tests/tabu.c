@@ -215,7 +215,8 @@ static void test_auto_step(void)
     topomap_topology_t *t = topology_text("name: t8\nnetwork:\n  kind: torus\n"
                                           "  dims: [8, 8, 8]\n");
     topomap_profile_t *p = random_profile(64, 4);
-    topomap_alloc_t *a = t ? topomap_alloc_create(t, "node[000-063]", "1(x64)", err, sizeof err) : NULL;
+    topomap_alloc_t *a =
+        t ? topomap_alloc_create(t, "node[000-063]", "1(x64)", err, sizeof err) : NULL;
     ok(a != NULL, "the 8 x 8 plane of the 8^3 torus: %s", a ? "" : err);
     if (!a || !p)
         return;
