@@ -85,7 +85,7 @@ static const struct topomap_algo algos[] = {
      .map = topomap_map_exact,
      .budgeted = 1},
     {.name = "auto",
-     .summary = "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, spectral-fit (<= 1024 ranks), drb (2 more seeds), ohtma (small jobs: all), each refined, then exact's search (<= 16 nodes, one rank each); best hop-bytes (SumCom on hierarchical nodes) within the time limit and a work budget",
+     .summary = "block, then grid (grid profiles), drb, treematch (trees), analytic-anchor (tori/meshes), block, greedy, spectral-fit (<= 1024 ranks), drb (2 more seeds), ohtma (small jobs: all), each refined, then (small jobs) an iterated local search, a tabu search (<= 1024 slots) and exact's search (<= 16 nodes, one rank each); best hop-bytes (SumCom on hierarchical nodes) within the time limit and a work budget",
      .map = topomap_map_auto,
      .budgeted = 1,
      .congestion_done = 1},
